@@ -1,0 +1,54 @@
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { ApiDeps, AppState } from './context';
+import { createDocsRouter, docsAssets } from './docs';
+import { errorHandler } from './middleware/error-handler';
+import { requestContext } from './middleware/request-context';
+import { API_PREFIX, buildOpenApiDocument } from './openapi';
+import type { Route } from './route';
+import { createHealthRoutes } from './routes/health';
+
+/** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
+export function createRoutes(deps: ApiDeps): Route[] {
+  return [...createHealthRoutes(deps)];
+}
+
+/** Builds the Koa app; the caller decides where it listens. */
+export function createApp(deps: ApiDeps): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = true;
+  const routes = createRoutes(deps);
+  const openapi = buildOpenApiDocument(routes, deps.config.PUBLIC_BASE_URL);
+
+  const api = new Router<AppState>({ prefix: API_PREFIX });
+  for (const route of routes) api[route.spec.method](route.koaPath, route.handler);
+  api.get('/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+
+  const root = new Router<AppState>();
+  root.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+
+  // Errors thrown past the error handler (there should be none) are logged, never sent.
+  app.on('error', (error: unknown) => deps.logger.error({ err: error }, 'koa error'));
+
+  app.use(requestContext(deps.logger, deps.metrics));
+  app.use(errorHandler());
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: deps.config.JSON_BODY_LIMIT_BYTES,
+      encoding: 'utf-8',
+    }),
+  );
+  app.use(docsAssets());
+  for (const router of [api, root, createDocsRouter()]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

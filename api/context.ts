@@ -1,0 +1,20 @@
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../platform/config';
+import type { Logger } from '../platform/logger';
+import type { Metrics } from './metrics';
+
+/** Everything the API needs, built by its entry point (or a test) and passed in. */
+export interface ApiDeps {
+  config: Config;
+  dataSource: DataSource;
+  temporal: Client;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/** Per-request state set by middleware. */
+export interface AppState {
+  requestId: string;
+  log: Logger;
+}

@@ -1,0 +1,63 @@
+/** The errors a route may throw; the error middleware turns each into `{detail}` with its status. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(detail: string) {
+    super(400, detail);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(detail: string) {
+    super(401, detail, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(detail: string) {
+    super(403, detail);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(detail = 'Not Found') {
+    super(404, detail);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(detail: string) {
+    super(409, detail);
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(detail: string) {
+    super(503, detail);
+  }
+}
+
+/** One FastAPI-shaped validation problem. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** 422 whose `detail` is a list of `{loc, msg, type}`, as FastAPI answers. */
+export class ValidationError extends Error {
+  readonly status = 422;
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '));
+    this.name = 'ValidationError';
+  }
+}

@@ -1,0 +1,57 @@
+import 'reflect-metadata';
+import { once } from 'node:events';
+import { Client, Connection } from '@temporalio/client';
+import { createDataSource } from '../entities/data-source';
+import { config } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { createApp } from './app';
+import { createMetrics } from './metrics';
+
+/** API process: config → PostgreSQL → Temporal client (lazy) → Koa; SIGTERM drains and closes. */
+async function main(): Promise<void> {
+  const cfg = config();
+  const logger = createLogger(cfg.LOG_LEVEL, 'api');
+  const dataSource = createDataSource({
+    url: cfg.DATABASE_URL,
+    poolSize: cfg.DATABASE_POOL_SIZE,
+    applicationName: 'switchboard-api',
+  });
+  await dataSource.initialize();
+  // Lazy: the API starts (and answers 503 on Temporal routes) while Temporal is still coming up.
+  const connection = Connection.lazy({ address: cfg.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
+  const app = createApp({ config: cfg, dataSource, temporal, logger, metrics: createMetrics() });
+
+  const server = app.listen(cfg.PORT, cfg.HOST);
+  await once(server, 'listening');
+  logger.info({ port: cfg.PORT, host: cfg.HOST }, 'api listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'api stopping');
+    server.close();
+    server.closeIdleConnections();
+    await once(server, 'close');
+    await connection.close();
+    await dataSource.destroy();
+    logger.info('api stopped');
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stop(signal).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'api shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

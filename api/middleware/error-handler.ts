@@ -1,0 +1,81 @@
+import type { Middleware } from 'koa';
+import { AppError, ValidationError } from '../errors';
+import { isDatabaseOutage, isTemporalOutage } from '../outages';
+import type { AppState } from '../context';
+
+const statusText: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Request body too large',
+  415: 'Unsupported Media Type',
+  501: 'Not Implemented',
+};
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  type?: string;
+  message?: string;
+}
+
+/**
+ * The one place that writes error bodies. Known errors become `{detail}` with their status,
+ * dependency outages 503, anything else a logged 500 without internals.
+ */
+export function errorHandler(): Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      // Unmatched routes (404) and the router's 405/501 (with `Allow`) arrive without a body.
+      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) {
+        const status = ctx.status;
+        ctx.body = { detail: statusText[status] ?? 'Error' };
+        ctx.status = status;
+      }
+    } catch (error: unknown) {
+      const log = ctx.state.log;
+      if (error instanceof ValidationError) {
+        ctx.status = 422;
+        ctx.body = { detail: error.issues };
+        return;
+      }
+      if (error instanceof AppError) {
+        ctx.status = error.status;
+        ctx.set(error.headers);
+        ctx.body = { detail: error.detail };
+        if (error.status >= 500) log.warn({ err: error }, error.detail);
+        return;
+      }
+      if (isDatabaseOutage(error)) {
+        log.error({ err: error }, 'database unavailable');
+        ctx.status = 503;
+        ctx.body = { detail: 'Database is unavailable' };
+        return;
+      }
+      if (isTemporalOutage(error)) {
+        log.error({ err: error }, 'temporal unavailable');
+        ctx.status = 503;
+        ctx.body = { detail: 'Temporal is unavailable' };
+        return;
+      }
+      const httpError = error as HttpLikeError;
+      const status = httpError.status ?? httpError.statusCode;
+      // Errors raised by Koa, the router and the body parser (http-errors) carry a client status.
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        if (httpError.type === 'entity.parse.failed') {
+          ctx.status = 422;
+          ctx.body = { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] };
+          return;
+        }
+        ctx.status = status;
+        ctx.body = { detail: statusText[status] ?? (httpError.expose ? httpError.message : 'Bad Request') };
+        return;
+      }
+      log.error({ err: error }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = { detail: 'Internal Server Error' };
+    }
+  };
+}

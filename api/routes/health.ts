@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import { healthCheckWorkflowId } from '../../workflows/definitions';
+import { healthCheckWorkflow } from '../../workflows/health-check.workflow';
+import type { ApiDeps } from '../context';
+import { ServiceUnavailableError } from '../errors';
+import { defineRoute, errorResponse, type Route } from '../route';
+import { DeepHealthResponse, HealthResponse, ReadinessResponse } from '../schemas/health';
+import { version } from '../../platform/version';
+
+const CHECK_TIMEOUT_MS = 3_000;
+const DEEP_CHECK_TIMEOUT_MS = 10_000;
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms).unref()),
+  ]);
+
+const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): Route[] {
+  const checkDatabase = async (): Promise<string | undefined> => {
+    try {
+      await withTimeout(dataSource.query('SELECT 1'), CHECK_TIMEOUT_MS, 'PostgreSQL check');
+      return undefined;
+    } catch (error) {
+      return `PostgreSQL is unavailable (${reason(error)})`;
+    }
+  };
+  const checkTemporal = async (): Promise<string | undefined> => {
+    try {
+      await temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () =>
+        temporal.workflowService.getSystemInfo({}),
+      );
+      return undefined;
+    } catch (error) {
+      return `Temporal is unavailable (${reason(error)})`;
+    }
+  };
+
+  return [
+    defineRoute(
+      {
+        method: 'get',
+        path: '/health',
+        summary: 'Liveness and instance information',
+        description: 'Needs no credentials. Answers while the process runs, whatever its dependencies do.',
+        tags: ['health'],
+        responses: { 200: { description: 'The service is up', schema: HealthResponse } },
+      },
+      (ctx) => {
+        ctx.body = {
+          status: 'ok',
+          version,
+          backend_api_endpoint: config.PUBLIC_BASE_URL,
+          deployment_mode: config.DEPLOYMENT_MODE,
+          auth_provider: config.AUTH_PROVIDER,
+        };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/health/ready',
+        summary: 'Readiness: PostgreSQL and Temporal both answer',
+        description: 'Needs no credentials. 503 names every dependency that is down.',
+        tags: ['health'],
+        responses: {
+          200: { description: 'Ready to serve', schema: ReadinessResponse },
+          503: errorResponse('A dependency is down; `detail` names it'),
+        },
+      },
+      async (ctx) => {
+        const problems = (await Promise.all([checkDatabase(), checkTemporal()])).filter(Boolean);
+        if (problems.length > 0) throw new ServiceUnavailableError(`Not ready: ${problems.join('; ')}`);
+        ctx.body = { status: 'ready', checks: { database: 'ok', temporal: 'ok' } };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/health/deep',
+        summary: 'End-to-end check through a worker',
+        description:
+          'Needs no credentials. Starts a `healthCheckWorkflow` on the worker task queue; a worker runs ' +
+          'its activity, which reads PostgreSQL\'s clock. 503 when no worker completes it within 10 s.',
+        tags: ['health'],
+        responses: {
+          200: { description: 'A worker ran the check against PostgreSQL', schema: DeepHealthResponse },
+          503: errorResponse('Temporal is down, no worker is polling, or the worker cannot reach PostgreSQL'),
+        },
+      },
+      async (ctx) => {
+        const workflowId = healthCheckWorkflowId(randomUUID());
+        const started = Date.now();
+        try {
+          const result = await withTimeout(
+            temporal.workflow.execute(healthCheckWorkflow, {
+              workflowId,
+              taskQueue: config.TEMPORAL_TASK_QUEUE,
+              workflowExecutionTimeout: `${DEEP_CHECK_TIMEOUT_MS} ms`,
+            }),
+            DEEP_CHECK_TIMEOUT_MS + 1_000,
+            'Health-check workflow',
+          );
+          ctx.body = {
+            status: 'ok',
+            workflow_id: workflowId,
+            worker_identity: result.workerIdentity,
+            database_name: result.databaseName,
+            database_time: result.databaseTime,
+            latency_ms: Date.now() - started,
+          };
+        } catch (error) {
+          const cause = error instanceof WorkflowFailedError ? reason(error.cause) : reason(error);
+          throw new ServiceUnavailableError(`End-to-end check failed: ${cause}`);
+        }
+      },
+    ),
+  ];
+}

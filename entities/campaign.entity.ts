@@ -1,0 +1,71 @@
+import { Column, Entity } from 'typeorm';
+import { CreatedEntity } from './base';
+
+export type CampaignState = 'draft' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+@Entity('campaigns')
+export class Campaign extends CreatedEntity {
+  @Column({ type: 'integer' })
+  organizationId: number;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  /** The agent dialed by this campaign ("workflow" in the interface). */
+  @Column({ type: 'integer' })
+  workflowId: number;
+
+  @Column({ type: 'text', default: 'csv' })
+  sourceType: string;
+
+  @Column({ type: 'text' })
+  sourceId: string;
+
+  @Column({ type: 'integer', nullable: true })
+  telephonyConfigurationId: number | null;
+
+  @Column({ type: 'text', default: 'draft' })
+  state: CampaignState;
+
+  @Column({ type: 'jsonb' })
+  retryConfig: Record<string, unknown>;
+
+  @Column({ type: 'integer', default: 10 })
+  maxConcurrency: number;
+
+  @Column({ type: 'jsonb', nullable: true })
+  scheduleConfig: Record<string, unknown> | null;
+
+  @Column({ type: 'jsonb' })
+  circuitBreaker: Record<string, unknown>;
+
+  @Column({ type: 'integer', nullable: true })
+  totalRows: number | null;
+
+  @Column({ type: 'integer', default: 0 })
+  processedRows: number;
+
+  @Column({ type: 'integer', default: 0 })
+  failedRows: number;
+
+  @Column({ type: 'integer', default: 0 })
+  executedCount: number;
+
+  @Column({ type: 'integer', default: 0 })
+  totalQueuedCount: number;
+
+  @Column({ type: 'integer', nullable: true })
+  parentCampaignId: number | null;
+
+  @Column({ type: 'integer', nullable: true })
+  redialedCampaignId: number | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  startedAt: Date | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  completedAt: Date | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  updatedAt: Date | null;
+}

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { entities } from './index';
+import { SnakeNamingStrategy } from './naming-strategy';
+import { InitialSchema1795000000000 } from './migrations/1795000000000-InitialSchema';
+
+/** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
+export const migrations = [InitialSchema1795000000000];
+
+export interface DataSourceOptions {
+  url: string;
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/** The one DataSource shape shared by the API, the worker, the migration script and the tests. */
+export function createDataSource({ url, poolSize = 10, applicationName = 'switchboard' }: DataSourceOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities,
+    migrations,
+    namingStrategy: new SnakeNamingStrategy(),
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTransactionMode: 'each',
+    applicationName,
+    extra: { max: poolSize, connectionTimeoutMillis: 5_000 },
+  });
+}

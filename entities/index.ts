@@ -1,0 +1,45 @@
+import { Agent } from './agent.entity';
+import { AgentVersion } from './agent-version.entity';
+import { ApiKey } from './api-key.entity';
+import { Campaign } from './campaign.entity';
+import { CampaignAttempt } from './campaign-attempt.entity';
+import { CampaignContact } from './campaign-contact.entity';
+import { CampaignLog } from './campaign-log.entity';
+import { CampaignSource } from './campaign-source.entity';
+import { Organization } from './organization.entity';
+import { PhoneNumber } from './phone-number.entity';
+import { Run } from './run.entity';
+import { TelephonyConfiguration } from './telephony-configuration.entity';
+import { User } from './user.entity';
+
+export {
+  Agent,
+  AgentVersion,
+  ApiKey,
+  Campaign,
+  CampaignAttempt,
+  CampaignContact,
+  CampaignLog,
+  CampaignSource,
+  Organization,
+  PhoneNumber,
+  Run,
+  TelephonyConfiguration,
+  User,
+};
+
+export const entities = [
+  Agent,
+  AgentVersion,
+  ApiKey,
+  Campaign,
+  CampaignAttempt,
+  CampaignContact,
+  CampaignLog,
+  CampaignSource,
+  Organization,
+  PhoneNumber,
+  Run,
+  TelephonyConfiguration,
+  User,
+];

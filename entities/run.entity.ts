@@ -1,0 +1,94 @@
+import { Column, Entity } from 'typeorm';
+import { TimestampedEntity } from './base';
+
+export type CallType = 'inbound' | 'outbound';
+export type RunState = 'initialized' | 'running' | 'completed';
+
+/** One call (or test conversation) of an agent, with what it did and cost. */
+@Entity('runs')
+export class Run extends TimestampedEntity {
+  @Column({ type: 'integer' })
+  organizationId: number;
+
+  /** The agent ("workflow" in the interface). */
+  @Column({ type: 'integer' })
+  workflowId: number;
+
+  /** The agent version the run executed. */
+  @Column({ type: 'integer' })
+  definitionId: number;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  /** The provider the call went through (`twilio`, `simulator`, ...). */
+  @Column({ type: 'text' })
+  mode: string;
+
+  @Column({ type: 'text', default: 'outbound' })
+  callType: CallType;
+
+  @Column({ type: 'text', default: 'initialized' })
+  state: RunState;
+
+  @Column({ type: 'boolean', default: false })
+  isCompleted: boolean;
+
+  @Column({ type: 'integer', nullable: true })
+  campaignId: number | null;
+
+  @Column({ type: 'integer', nullable: true })
+  campaignAttemptId: number | null;
+
+  @Column({ type: 'integer', nullable: true })
+  telephonyConfigurationId: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  callerNumber: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  calledNumber: string | null;
+
+  /** The Temporal workflow id of the call (`call-<runId>` or a campaign child id). */
+  @Column({ type: 'text', nullable: true })
+  temporalWorkflowId: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  providerCallId: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  recordingUrl: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  transcriptUrl: string | null;
+
+  @Column({ type: 'integer', default: 0 })
+  callDurationSeconds: number;
+
+  @Column({ type: 'numeric', default: 0, transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  platformTokenUsage: number;
+
+  @Column({ type: 'numeric', default: 0, transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  chargeUsd: number;
+
+  @Column({ type: 'text', nullable: true })
+  disposition: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  costInfo: Record<string, unknown> | null;
+
+  @Column({ type: 'jsonb', default: {} })
+  usageInfo: Record<string, unknown>;
+
+  @Column({ type: 'jsonb', default: {} })
+  initialContext: Record<string, unknown>;
+
+  @Column({ type: 'jsonb', default: {} })
+  gatheredContext: Record<string, unknown>;
+
+  @Column({ type: 'jsonb', default: {} })
+  logs: Record<string, unknown>;
+
+  @Column({ type: 'jsonb', default: {} })
+  annotations: Record<string, unknown>;
+}

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+
+/** `Boolean('false') === true`, so booleans are read from an explicit word list. */
+const envBoolean = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], {
+      error: 'must be one of true, false, 1, 0, yes, no',
+    })
+    .default(fallback ? 'true' : 'false')
+    .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+
+const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: port(8000),
+  PUBLIC_BASE_URL: z.url().default('http://localhost:8000'),
+  /** Largest JSON request body, in bytes; larger bodies answer 413. */
+  JSON_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  DEPLOYMENT_MODE: z.string().min(1).default('oss'),
+  AUTH_PROVIDER: z.enum(['local']).default('local'),
+
+  /** Unset: `npm start` runs an embedded PostgreSQL and everything connects to it. */
+  DATABASE_URL: z.url().optional(),
+  EMBEDDED_POSTGRES_PORT: port(54329),
+  /** Local state of `npm start`: the embedded PostgreSQL cluster and the Temporal SQLite file. */
+  DATA_DIR: z.string().min(1).default('.data'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+
+  /** Unset: `npm start` runs `temporal server start-dev` on TEMPORAL_PORT. */
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_PORT: port(7233),
+  TEMPORAL_UI_PORT: port(8233),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('switchboard'),
+
+  WORKER_METRICS_PORT: port(9464),
+  /** How long in-flight activities may finish after SIGTERM before they are cancelled. */
+  WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /** Prebuilt workflow bundle (`npm run build`); required in production, optional in development. */
+  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
+
+  TELEPHONY_SIMULATOR: envBoolean(true),
+});
+
+type ParsedConfig = z.infer<typeof configSchema>;
+
+/** Where local services run when no external address is given. */
+export const EMBEDDED_DATABASE = { user: 'switchboard', password: 'switchboard', database: 'switchboard' };
+
+export type Config = Omit<ParsedConfig, 'DATABASE_URL' | 'TEMPORAL_ADDRESS'> & {
+  DATABASE_URL: string;
+  TEMPORAL_ADDRESS: string;
+  /** True when DATABASE_URL was not given: the embedded PostgreSQL is the database. */
+  EMBEDDED_POSTGRES: boolean;
+  /** True when TEMPORAL_ADDRESS was not given: the CLI dev server is the Temporal server. */
+  EMBEDDED_TEMPORAL: boolean;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError naming every bad variable (never its value). */
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset", as in most .env files.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const result = configSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  const parsed = result.data;
+  if (parsed.NODE_ENV === 'production') {
+    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((name) => !parsed[name]);
+    if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name}: required in production`));
+  }
+  const { user, password, database } = EMBEDDED_DATABASE;
+  return {
+    ...parsed,
+    DATABASE_URL:
+      parsed.DATABASE_URL ?? `postgres://${user}:${password}@127.0.0.1:${parsed.EMBEDDED_POSTGRES_PORT}/${database}`,
+    TEMPORAL_ADDRESS: parsed.TEMPORAL_ADDRESS ?? `127.0.0.1:${parsed.TEMPORAL_PORT}`,
+    EMBEDDED_POSTGRES: !parsed.DATABASE_URL,
+    EMBEDDED_TEMPORAL: !parsed.TEMPORAL_ADDRESS,
+  };
+}
+
+let loaded: Config | undefined;
+
+/** The process-wide configuration, parsed once on first use. */
+export function config(): Config {
+  loaded ??= parseConfig();
+  return loaded;
+}

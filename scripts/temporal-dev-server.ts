@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TemporalExecutable } from './temporal-cli';
+
+export interface DevServerOptions {
+  executable: TemporalExecutable;
+  dbFile: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningTemporal {
+  address: string;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls the frontend until it answers (the SDK's own launcher gives up after 5 s; we allow 60 s). */
+export async function waitForTemporal(address: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: '1 second' });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await sleep(200);
+    }
+  }
+  throw new Error(`Temporal at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+const waitForExit = (child: ChildProcess, ms: number): Promise<boolean> =>
+  new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done(true);
+    const timer = setTimeout(() => done(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      done(true);
+    });
+  });
+
+/**
+ * Runs `temporal server start-dev` with a SQLite file, so workflows survive restarts, and the Web UI.
+ * Without a local binary it falls back to the SDK's download (internet needed).
+ */
+export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningTemporal> {
+  const dbFile = resolve(options.dbFile);
+  mkdirSync(dirname(dbFile), { recursive: true });
+  const address = `127.0.0.1:${options.port}`;
+  const log = options.log ?? (() => undefined);
+
+  if (options.executable.type === 'cached-download') {
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: { dbFilename: dbFile, port: options.port, uiPort: options.uiPort, namespace: options.namespace },
+    });
+    return { address, stop: () => env.teardown() };
+  }
+
+  const child = spawn(
+    options.executable.path,
+    [
+      'server',
+      'start-dev',
+      '--db-filename',
+      dbFile,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(options.port),
+      '--ui-port',
+      String(options.uiPort),
+      '--namespace',
+      options.namespace,
+      '--log-level',
+      'warn',
+    ],
+    // Its own process group, so a terminal's Ctrl-C does not stop it before the worker has drained.
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => log(line)));
+  }
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`temporal server start-dev exited with code ${code}`))),
+  );
+  exited.catch(() => undefined);
+  await Promise.race([waitForTemporal(address), exited]);
+  return {
+    address,
+    async stop() {
+      child.kill('SIGTERM');
+      if (!(await waitForExit(child, 10_000))) child.kill('SIGKILL');
+    },
+  };
+}
