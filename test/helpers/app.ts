@@ -1,0 +1,23 @@
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import { createApp } from '../../api/app';
+import type { ApiDeps } from '../../api/context';
+import { createMetrics } from '../../api/metrics';
+import { parseConfig } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
+
+/** The real app over real dependencies, configured as a test would run it. */
+export function buildTestApp(
+  { dataSource, temporal }: { dataSource: DataSource; temporal: Client },
+  env: Record<string, string> = {},
+): { app: ReturnType<typeof createApp>; deps: ApiDeps } {
+  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const deps: ApiDeps = {
+    config,
+    dataSource,
+    temporal,
+    logger: createLogger(config.LOG_LEVEL, 'api-test'),
+    metrics: createMetrics(),
+  };
+  return { app: createApp(deps), deps };
+}

@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createDataSource } from '../../entities/data-source';
+import { runMigrations } from '../../scripts/migrate';
+import { startEmbeddedPostgres } from '../../scripts/embedded-postgres';
+import { provisionTemporalCli } from '../../scripts/temporal-cli';
+import { customSearchAttributes } from '../../workflows/search-attributes';
+import { TEST_ENV } from './test-env';
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+
+/**
+ * Once per `jest` run: a real PostgreSQL (fresh data directory, free port) with a migrated template
+ * database, and a real Temporal dev server (the provisioned CLI) with our search attributes.
+ */
+export default async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  const log = (line: string) => process.stdout.write(`[test setup] ${line}\n`);
+  const executable = await provisionTemporalCli(log);
+
+  // /tmp is reachable by the `postgres` user when the tests run as root.
+  const runDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+  chmodSync(runDir, 0o755);
+  const dataDir = join(runDir, 'postgres');
+  const user = 'switchboard';
+  const password = 'switchboard';
+  const template = 'switchboard_template';
+  const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort(), user, password, database: template });
+  const dataSource = createDataSource({ url: postgres.url, applicationName: 'test-setup' });
+  await dataSource.initialize();
+  await runMigrations(dataSource);
+  await dataSource.destroy();
+
+  const temporal = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: executable.type === 'existing-path' ? { type: 'existing-path', path: executable.path } : executable,
+      searchAttributes: customSearchAttributes,
+    },
+  });
+
+  const adminUrl = new URL(postgres.url);
+  adminUrl.pathname = '/postgres';
+  process.env[TEST_ENV.postgresAdminUrl] = adminUrl.toString();
+  process.env[TEST_ENV.templateDatabase] = template;
+  process.env[TEST_ENV.temporalAddress] = temporal.address;
+  if (executable.type === 'existing-path') process.env[TEST_ENV.temporalCliPath] = executable.path;
+  (globalThis as Record<string, unknown>).__switchboardTestServers = { postgres, temporal };
+  log(`PostgreSQL and Temporal (${temporal.address}) ready in ${Date.now() - started} ms`);
+}

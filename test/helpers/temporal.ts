@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { testEnv } from './test-env';
+
+export interface TestTemporal {
+  client: Client;
+  nativeConnection: NativeConnection;
+  close(): Promise<void>;
+}
+
+/** Clients for the run's Temporal dev server (started once by the global setup). */
+export async function connectTestTemporal(): Promise<TestTemporal> {
+  const address = testEnv('temporalAddress');
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  return {
+    client: new Client({ connection, namespace: 'default' }),
+    nativeConnection,
+    async close() {
+      await nativeConnection.close();
+      await connection.close();
+    },
+  };
+}
+
+/** Each test gets its own task queue so no other test's worker can take its tasks. */
+export const uniqueTaskQueue = (label: string): string => `test-${label}-${randomUUID()}`;
