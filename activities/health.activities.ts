@@ -10,10 +10,9 @@ export interface HealthActivityDeps {
 export function createHealthActivities({ dataSource, workerIdentity }: HealthActivityDeps) {
   return {
     async checkDatabase(): Promise<HealthCheckResult> {
-      const [row] = (await dataSource.query('SELECT now() AS now, current_database() AS name')) as {
-        now: Date;
-        name: string;
-      }[];
+      const [row] = await dataSource.query<{ now: Date; name: string }[]>(
+        'SELECT now() AS now, current_database() AS name',
+      );
       if (!row) throw new Error('PostgreSQL returned no row');
       return {
         workerIdentity,

@@ -86,7 +86,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     responses: { ...(hasInput ? { 422: standardErrors[422] } : {}), 503: standardErrors[503], ...responses },
   };
   return {
-    spec: spec as unknown as Route['spec'],
+    spec,
     koaPath: spec.path.replace(/\{(\w+)\}/g, ':$1'),
     handler,
     openapi,

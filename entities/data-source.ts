@@ -14,7 +14,11 @@ export interface DataSourceOptions {
 }
 
 /** The one DataSource shape shared by the API, the worker, the migration script and the tests. */
-export function createDataSource({ url, poolSize = 10, applicationName = 'switchboard' }: DataSourceOptions): DataSource {
+export function createDataSource({
+  url,
+  poolSize = 10,
+  applicationName = 'switchboard',
+}: DataSourceOptions): DataSource {
   return new DataSource({
     type: 'postgres',
     url,

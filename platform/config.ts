@@ -19,7 +19,11 @@ const configSchema = z.object({
   PORT: port(8000),
   PUBLIC_BASE_URL: z.url().default('http://localhost:8000'),
   /** Largest JSON request body, in bytes; larger bodies answer 413. */
-  JSON_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  JSON_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   DEPLOYMENT_MODE: z.string().min(1).default('oss'),
   AUTH_PROVIDER: z.enum(['local']).default('local'),
 
@@ -73,9 +77,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const result = configSchema.safeParse(cleaned);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-    );
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const parsed = result.data;
   if (parsed.NODE_ENV === 'production') {

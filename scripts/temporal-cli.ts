@@ -13,8 +13,7 @@ export const cacheDir = (): string =>
   join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'switchboard', `temporal-cli-v${TEMPORAL_CLI_VERSION}`);
 
 export type TemporalExecutable =
-  | { type: 'existing-path'; path: string; source: string }
-  | { type: 'cached-download'; source: string };
+  { type: 'existing-path'; path: string; source: string } | { type: 'cached-download'; source: string };
 
 const isExecutable = (path: string): boolean => {
   try {

@@ -92,7 +92,12 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   );
   for (const stream of [child.stdout, child.stderr]) {
     stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => log(line)));
+    stream.on('data', (chunk: string) =>
+      chunk
+        .split('\n')
+        .filter(Boolean)
+        .forEach((line) => log(line)),
+    );
   }
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`temporal server start-dev exited with code ${code}`))),

@@ -14,7 +14,9 @@ const DEEP_CHECK_TIMEOUT_MS = 10_000;
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   Promise.race([
     promise,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms).unref()),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms).unref(),
+    ),
   ]);
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -84,7 +86,7 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
         summary: 'End-to-end check through a worker',
         description:
           'Needs no credentials. Starts a `healthCheckWorkflow` on the worker task queue; a worker runs ' +
-          'its activity, which reads PostgreSQL\'s clock. 503 when no worker completes it within 10 s.',
+          "its activity, which reads PostgreSQL's clock. 503 when no worker completes it within 10 s.",
         tags: ['health'],
         responses: {
           200: { description: 'A worker ran the check against PostgreSQL', schema: DeepHealthResponse },

@@ -111,9 +111,7 @@ describe('OpenAPI, docs and metrics', () => {
     const res = await request(server()).get('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    expect(Object.keys(res.body.paths)).toEqual(
-      expect.arrayContaining(['/health', '/health/ready', '/health/deep']),
-    );
+    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/health', '/health/ready', '/health/deep']));
     expect(res.body.components.schemas.HealthResponse.required).toEqual(
       expect.arrayContaining(['status', 'version', 'backend_api_endpoint', 'deployment_mode', 'auth_provider']),
     );
@@ -137,6 +135,8 @@ describe('OpenAPI, docs and metrics', () => {
     const res = await request(app).get('/metrics');
     expect(res.status).toBe(200);
     expect(res.text).toContain('process_cpu_user_seconds_total');
-    expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/health",status="200"\} 1/);
+    expect(res.text).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/health",status="200"\} 1/,
+    );
   });
 });

@@ -29,7 +29,10 @@ it('goes HTTP → API → Temporal → worker → activity → PostgreSQL and ba
     workflowsPath: require.resolve('../../workflows'),
     activities: createActivities({ dataSource: db.dataSource, workerIdentity: identity }),
   });
-  const { app } = buildTestApp({ dataSource: db.dataSource, temporal: temporal.client }, { TEMPORAL_TASK_QUEUE: taskQueue });
+  const { app } = buildTestApp(
+    { dataSource: db.dataSource, temporal: temporal.client },
+    { TEMPORAL_TASK_QUEUE: taskQueue },
+  );
 
   const res = await worker.runUntil(request(app.callback()).get('/api/v1/health/deep'));
 

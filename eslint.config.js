@@ -1,0 +1,77 @@
+// @ts-check
+const { builtinModules } = require('node:module');
+const js = require('@eslint/js');
+const tseslint = require('typescript-eslint');
+const prettier = require('eslint-config-prettier');
+const globals = require('globals');
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+module.exports = tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: __dirname },
+      globals: { ...globals.node },
+    },
+    rules: {
+      // Forgetting to await an activity, a query or a workflow call loses work silently.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Workflow code is replayed: it must be deterministic and must not reach the outside world.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Node builtins are not allowed in workflow code.' })),
+          patterns: [
+            {
+              group: ['../activities', '../activities/*'],
+              allowTypeImports: true,
+              message: 'Workflows import activities as types only (proxyActivities).',
+            },
+            {
+              group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'typeorm', 'pg', 'koa'],
+              message: 'Workflow code runs in the sandbox: use @temporalio/workflow and call activities instead.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'require', 'Buffer', '__dirname', '__filename', 'fetch', 'crypto', 'performance'].map(
+          (name) => ({ name, message: `${name} is not deterministic or not available in workflow code.` }),
+        ),
+        { name: 'setInterval', message: 'Use sleep() or condition() with a timeout in workflow code.' },
+        { name: 'setImmediate', message: 'Use sleep() or condition() in workflow code.' },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      // supertest bodies are `any` by design; the assertions check their shape.
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+    },
+  },
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { ...globals.node },
+      parserOptions: { projectService: false, project: null },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  prettier,
+);
