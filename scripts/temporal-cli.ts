@@ -9,8 +9,8 @@ const MODULE = `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`
 const MIN_GO = [1, 25] as const;
 
 /** Where the one-time build lands: outside the repo, shared by every clone on the machine. */
-export const cacheDir = (): string =>
-  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'switchboard', `temporal-cli-v${TEMPORAL_CLI_VERSION}`);
+export const cacheDir = (env: NodeJS.ProcessEnv = process.env): string =>
+  join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'switchboard', `temporal-cli-v${TEMPORAL_CLI_VERSION}`);
 
 export type TemporalExecutable =
   { type: 'existing-path'; path: string; source: string } | { type: 'cached-download'; source: string };
@@ -24,16 +24,16 @@ const isExecutable = (path: string): boolean => {
   }
 };
 
-const onPath = (name: string): string | undefined =>
-  (process.env.PATH ?? '')
+const onPath = (name: string, env: NodeJS.ProcessEnv): string | undefined =>
+  (env.PATH ?? '')
     .split(delimiter)
     .filter(Boolean)
     .map((dir) => join(dir, name))
     .find(isExecutable);
 
-function goVersion(): [number, number] | undefined {
+function goVersion(env: NodeJS.ProcessEnv): [number, number] | undefined {
   try {
-    const out = execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' }).trim(); // "go1.26.8"
+    const out = execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8', env }).trim(); // "go1.26.8"
     const match = /^go(\d+)\.(\d+)/.exec(out);
     return match ? [Number(match[1]), Number(match[2])] : undefined;
   } catch {
@@ -42,8 +42,8 @@ function goVersion(): [number, number] | undefined {
 }
 
 /** Builds the official CLI with the Go toolchain into the cache; shows Go's progress. */
-async function buildWithGo(log: (line: string) => void): Promise<string> {
-  const dir = cacheDir();
+async function buildWithGo(log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<string> {
+  const dir = cacheDir(env);
   mkdirSync(dir, { recursive: true });
   log(`Building the Temporal CLI v${TEMPORAL_CLI_VERSION} once into ${dir} (a few minutes on 2 cores)...`);
   const started = Date.now();
@@ -60,7 +60,7 @@ async function buildWithGo(log: (line: string) => void): Promise<string> {
       {
         // A neutral working directory: go install pkg@version must not see a go.mod of ours.
         cwd: dir,
-        env: { ...process.env, GOBIN: dir, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' },
+        env: { ...env, GOBIN: dir, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' },
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );
@@ -93,21 +93,24 @@ async function buildWithGo(log: (line: string) => void): Promise<string> {
  * Finds the Temporal CLI, in order: TEMPORAL_CLI_PATH, `temporal` on PATH, the cache, a Go build
  * into the cache, and last the SDK's own download (which needs internet access).
  */
-export async function provisionTemporalCli(log: (line: string) => void = console.log): Promise<TemporalExecutable> {
-  const explicit = process.env.TEMPORAL_CLI_PATH;
+export async function provisionTemporalCli(
+  log: (line: string) => void = console.log,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TemporalExecutable> {
+  const explicit = env.TEMPORAL_CLI_PATH;
   if (explicit) {
     if (!isExecutable(explicit)) throw new Error(`TEMPORAL_CLI_PATH=${explicit} is not an executable file.`);
     return { type: 'existing-path', path: explicit, source: 'TEMPORAL_CLI_PATH' };
   }
-  const fromPath = onPath('temporal');
+  const fromPath = onPath('temporal', env);
   if (fromPath) return { type: 'existing-path', path: fromPath, source: 'PATH' };
 
-  const cached = join(cacheDir(), 'temporal');
+  const cached = join(cacheDir(env), 'temporal');
   if (isExecutable(cached)) return { type: 'existing-path', path: cached, source: 'cache' };
 
-  const go = goVersion();
+  const go = goVersion(env);
   if (go && (go[0] > MIN_GO[0] || (go[0] === MIN_GO[0] && go[1] >= MIN_GO[1]))) {
-    return { type: 'existing-path', path: await buildWithGo(log), source: 'go install' };
+    return { type: 'existing-path', path: await buildWithGo(log, env), source: 'go install' };
   }
   log(
     go

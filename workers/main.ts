@@ -7,6 +7,16 @@ import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { workflowSource } from './workflow-source';
 
+const sdkLogLevel = {
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARN',
+  error: 'ERROR',
+  fatal: 'ERROR',
+  silent: 'ERROR',
+} as const;
+
 /**
  * Worker process: registers the workflows and activities on the task queue. On SIGINT/SIGTERM the
  * SDK stops polling and lets in-flight activities finish for WORKER_SHUTDOWN_GRACE_SECONDS.
@@ -15,7 +25,7 @@ async function main(): Promise<void> {
   const cfg = config();
   const logger = createLogger(cfg.LOG_LEVEL, 'worker');
   Runtime.install({
-    logger: new DefaultLogger(cfg.LOG_LEVEL === 'debug' || cfg.LOG_LEVEL === 'trace' ? 'DEBUG' : 'INFO'),
+    logger: new DefaultLogger(sdkLogLevel[cfg.LOG_LEVEL]),
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
       // The SDK's own Prometheus endpoint: task latencies, slots, polls, sticky cache.
