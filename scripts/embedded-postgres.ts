@@ -17,6 +17,8 @@ export interface RunningPostgres {
   stop(): Promise<void>;
 }
 
+const STOP_TIMEOUT_MS = 15_000;
+
 const isRoot = (): boolean => process.getuid?.() === 0;
 
 /** As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory. */
@@ -79,6 +81,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const auth = `${encodeURIComponent(options.user)}:${encodeURIComponent(options.password)}`;
   return {
     url: `postgres://${auth}@127.0.0.1:${options.port}/${options.database}`,
-    stop: () => server.stop(),
+    // The package waits for the server's exit event, which never comes if it already died.
+    stop: () =>
+      Promise.race([server.stop(), new Promise<void>((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS).unref())]),
   };
 }

@@ -90,14 +90,14 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     // Its own process group, so a terminal's Ctrl-C does not stop it before the worker has drained.
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
+  // While it shuts down the server warns about every connection it is closing: noise, not news.
+  let stopping = false;
   for (const stream of [child.stdout, child.stderr]) {
     stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) =>
-      chunk
-        .split('\n')
-        .filter(Boolean)
-        .forEach((line) => log(line)),
-    );
+    stream.on('data', (chunk: string) => {
+      if (stopping) return;
+      for (const line of chunk.split('\n')) if (line) log(line);
+    });
   }
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`temporal server start-dev exited with code ${code}`))),
@@ -107,6 +107,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   return {
     address,
     async stop() {
+      stopping = true;
       child.kill('SIGTERM');
       if (!(await waitForExit(child, 10_000))) child.kill('SIGKILL');
     },
