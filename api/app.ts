@@ -1,29 +1,39 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { createAuthServices, type AuthServices } from './auth/auth-services';
 import type { ApiDeps, AppState } from './context';
 import { createDocsRouter, docsAssets } from './docs';
 import { ValidationError } from './errors';
+import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { API_PREFIX, buildOpenApiDocument } from './openapi';
 import type { Route } from './route';
+import { createApiKeyRoutes } from './routes/api-keys';
+import { createAuthRoutes } from './routes/auth';
 import { createHealthRoutes } from './routes/health';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
-export function createRoutes(deps: ApiDeps): Route[] {
-  return [...createHealthRoutes(deps)];
+export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
+  return [...createHealthRoutes(deps), ...createAuthRoutes(deps, auth), ...createApiKeyRoutes(deps)];
 }
 
 /** Builds the Koa app; the caller decides where it listens. */
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
-  app.proxy = true;
-  const routes = createRoutes(deps);
+  // Only behind a proxy we run: otherwise any client could pick its own address in X-Forwarded-For.
+  app.proxy = deps.config.TRUST_PROXY;
+  const auth = createAuthServices(deps);
+  const routes = createRoutes(deps, auth);
   const openapi = buildOpenApiDocument(routes, deps.config.PUBLIC_BASE_URL);
 
   const api = new Router<AppState>({ prefix: API_PREFIX });
-  for (const route of routes) api[route.spec.method](route.koaPath, route.handler);
+  for (const { spec, koaPath, handler } of routes) {
+    // A route's declared credentials are what is enforced: it cannot be documented one way and run another.
+    const guard = spec.security.length > 0 ? [authenticate(auth.credentials, spec.security)] : [];
+    api[spec.method](koaPath, ...guard, handler);
+  }
   api.get('/openapi.json', (ctx) => {
     ctx.body = openapi;
   });

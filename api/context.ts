@@ -13,8 +13,15 @@ export interface ApiDeps {
   metrics: Metrics;
 }
 
+/** Who is calling: set by authentication on every route that declares credentials. */
+export interface AuthContext {
+  userId: number;
+  organizationId: number;
+}
+
 /** Per-request state set by middleware. */
 export interface AppState {
   requestId: string;
   log: Logger;
+  auth?: AuthContext;
 }

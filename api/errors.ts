@@ -40,6 +40,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** 429 with `Retry-After` in whole seconds (at least 1), so clients know when to try again. */
+export class TooManyRequestsError extends AppError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(429, detail, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(detail: string) {
     super(503, detail);

@@ -6,6 +6,7 @@ import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { createApp } from './app';
 import { createMetrics } from './metrics';
+import { ensureAdminUser } from './services/admin-user';
 
 /** API process: config → PostgreSQL → Temporal client (lazy) → Koa; SIGTERM drains and closes. */
 async function main(): Promise<void> {
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     applicationName: 'switchboard-api',
   });
   await dataSource.initialize();
+  if (await ensureAdminUser(dataSource, cfg)) logger.info({ email: cfg.ADMIN_EMAIL }, 'admin user created');
   // Lazy: the API starts (and answers 503 on Temporal routes) while Temporal is still coming up.
   const connection = Connection.lazy({ address: cfg.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });

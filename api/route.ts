@@ -2,14 +2,20 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import { ErrorBody, ValidationErrorBody } from './schemas/common';
-import { parseInput } from './validation';
-import type { AppState } from './context';
+import { parseRequest } from './validation';
+import type { AppState, AuthContext } from './context';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodObject;
 export type SecurityScheme = 'SessionToken' | 'ApiKey';
+type Security = readonly SecurityScheme[];
 
-export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
+export interface RouteSpec<
+  P extends AnyObject,
+  Q extends AnyObject,
+  B extends z.ZodType,
+  S extends Security = Security,
+> {
   method: Method;
   /** OpenAPI style, relative to the API root: `/campaign/{campaign_id}`. */
   path: string;
@@ -19,15 +25,25 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends z
   params?: P;
   query?: Q;
   body?: B;
-  /** Accepted credentials; empty or absent means the route needs none. */
-  security?: SecurityScheme[];
+  /**
+   * Accepted credentials, stated by every route: `[]` for a public one. Otherwise the app
+   * authenticates the request before the handler runs, and the OpenAPI document lists the schemes.
+   */
+  security: S;
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
 }
 
-export interface RouteInput<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
+export interface RouteInput<
+  P extends AnyObject,
+  Q extends AnyObject,
+  B extends z.ZodType,
+  S extends Security = Security,
+> {
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
+  /** The caller, on routes that declare credentials. */
+  auth: S extends readonly [] ? undefined : AuthContext;
 }
 
 export type RouteContext = ParameterizedContext<AppState>;
@@ -41,6 +57,7 @@ export interface Route {
 }
 
 const standardErrors = {
+  401: { description: 'Missing or invalid credentials', content: { 'application/json': { schema: ErrorBody } } },
   422: { description: 'Validation error', content: { 'application/json': { schema: ValidationErrorBody } } },
   503: { description: 'PostgreSQL or Temporal unavailable', content: { 'application/json': { schema: ErrorBody } } },
 };
@@ -49,16 +66,22 @@ const standardErrors = {
  * A route is its zod schemas plus a handler: the same schemas validate the request, type the
  * handler's input and describe the route in the OpenAPI document.
  */
-export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends z.ZodType>(
-  spec: RouteSpec<P, Q, B>,
-  handle: (ctx: RouteContext, input: RouteInput<P, Q, B>) => Promise<void> | void,
+export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, const S extends Security>(
+  spec: RouteSpec<P, Q, B, S>,
+  handle: (ctx: RouteContext, input: RouteInput<P, Q, B, S>) => Promise<void> | void,
 ): Route {
   const handler: Middleware<AppState> = async (ctx) => {
+    const parsed = parseRequest({
+      ...(spec.params ? { path: { schema: spec.params, value: ctx.params } } : {}),
+      ...(spec.query ? { query: { schema: spec.query, value: ctx.query } } : {}),
+      ...(spec.body ? { body: { schema: spec.body, value: (ctx.request as { body?: unknown }).body } } : {}),
+    });
     const input = {
-      params: spec.params ? parseInput(spec.params, ctx.params, 'path') : {},
-      query: spec.query ? parseInput(spec.query, ctx.query, 'query') : {},
-      body: spec.body ? parseInput(spec.body, (ctx.request as { body?: unknown }).body, 'body') : undefined,
-    } as RouteInput<P, Q, B>;
+      params: parsed.path ?? {},
+      query: parsed.query ?? {},
+      body: parsed.body,
+      auth: spec.security.length > 0 ? authenticatedCaller(ctx.state) : undefined,
+    } as RouteInput<P, Q, B, S>;
     await handle(ctx, input);
   };
   const responses: RouteConfig['responses'] = {};
@@ -77,13 +100,18 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
-    security: spec.security?.map((scheme) => ({ [scheme]: [] })) ?? [],
+    security: spec.security.map((scheme) => ({ [scheme]: [] })),
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
       ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
     },
-    responses: { ...(hasInput ? { 422: standardErrors[422] } : {}), 503: standardErrors[503], ...responses },
+    responses: {
+      ...(spec.security.length > 0 ? { 401: standardErrors[401] } : {}),
+      ...(hasInput ? { 422: standardErrors[422] } : {}),
+      503: standardErrors[503],
+      ...responses,
+    },
   };
   return {
     spec,
@@ -91,6 +119,12 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     handler,
     openapi,
   };
+}
+
+/** A route that declares credentials must have been authenticated (see `createApp`); never run it otherwise. */
+function authenticatedCaller(state: AppState): AuthContext {
+  if (!state.auth) throw new Error('A route that declares credentials ran without authentication');
+  return state.auth;
 }
 
 export const errorResponse = (description: string) => ({ description, schema: ErrorBody });

@@ -24,9 +24,20 @@ export function toValidationIssues(error: z.ZodError, location: InputLocation): 
   }));
 }
 
-/** Parses one part of a request; a failure becomes a 422 whose `loc` starts with the location. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: InputLocation): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ValidationError(toValidationIssues(result.error, location));
-  return result.data;
+type Parts = Partial<Record<InputLocation, { schema: z.ZodType; value: unknown }>>;
+
+/**
+ * Parses every part of a request and reports the problems of all parts together, as one 422 whose
+ * `loc` entries start with their location (`path`, `query`, `body`, `header`).
+ */
+export function parseRequest(parts: Parts): Partial<Record<InputLocation, unknown>> {
+  const parsed: Partial<Record<InputLocation, unknown>> = {};
+  const issues: ValidationIssue[] = [];
+  for (const [location, part] of Object.entries(parts) as [InputLocation, { schema: z.ZodType; value: unknown }][]) {
+    const result = part.schema.safeParse(part.value);
+    if (result.success) parsed[location] = result.data;
+    else issues.push(...toValidationIssues(result.error, location));
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return parsed;
 }

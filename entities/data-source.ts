@@ -3,9 +3,10 @@ import { DataSource } from 'typeorm';
 import { entities } from './index';
 import { SnakeNamingStrategy } from './naming-strategy';
 import { InitialSchema1795000000000 } from './migrations/1795000000000-InitialSchema';
+import { LoginThrottle1795000000100 } from './migrations/1795000000100-LoginThrottle';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
-export const migrations = [InitialSchema1795000000000];
+export const migrations = [InitialSchema1795000000000, LoginThrottle1795000000100];
 
 export interface DataSourceOptions {
   url: string;

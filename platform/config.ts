@@ -24,6 +24,8 @@ const configSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /** `true` behind a reverse proxy: client addresses (login throttling, logs) come from X-Forwarded-For. */
+  TRUST_PROXY: envBoolean(false),
   DEPLOYMENT_MODE: z.string().min(1).default('oss'),
   AUTH_PROVIDER: z.enum(['local']).default('local'),
 
@@ -48,6 +50,24 @@ const configSchema = z.object({
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
 
   TELEPHONY_SIMULATOR: envBoolean(true),
+
+  /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
+  ENABLE_SIGNUP: envBoolean(true),
+  /** First-run administrator, created at API start when no user has this email (both or neither). */
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  /** HS256 key for session tokens; required in production. Unset elsewhere: one is kept in DATA_DIR. */
+  SESSION_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 366)
+    .default(720),
+  /** Failed logins allowed per email, and per client address, within the window; then 429. */
+  LOGIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
+  LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
 });
 
 type ParsedConfig = z.infer<typeof configSchema>;
@@ -81,8 +101,11 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const parsed = result.data;
   if (parsed.NODE_ENV === 'production') {
-    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((name) => !parsed[name]);
+    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SESSION_SECRET'] as const).filter((name) => !parsed[name]);
     if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name}: required in production`));
+  }
+  if (Boolean(parsed.ADMIN_EMAIL) !== Boolean(parsed.ADMIN_PASSWORD)) {
+    throw new ConfigError(['ADMIN_EMAIL, ADMIN_PASSWORD: set both or neither']);
   }
   const { user, password, database } = EMBEDDED_DATABASE;
   return {

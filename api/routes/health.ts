@@ -49,6 +49,7 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
         summary: 'Liveness and instance information',
         description: 'Needs no credentials. Answers while the process runs, whatever its dependencies do.',
         tags: ['health'],
+        security: [],
         responses: { 200: { description: 'The service is up', schema: HealthResponse } },
       },
       (ctx) => {
@@ -68,6 +69,7 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
         summary: 'Readiness: PostgreSQL and Temporal both answer',
         description: 'Needs no credentials. 503 names every dependency that is down.',
         tags: ['health'],
+        security: [],
         responses: {
           200: { description: 'Ready to serve', schema: ReadinessResponse },
           503: errorResponse('A dependency is down; `detail` names it'),
@@ -88,6 +90,7 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
           'Needs no credentials. Starts a `healthCheckWorkflow` on the worker task queue; a worker runs ' +
           "its activity, which reads PostgreSQL's clock. 503 when no worker completes it within 10 s.",
         tags: ['health'],
+        security: [],
         responses: {
           200: { description: 'A worker ran the check against PostgreSQL', schema: DeepHealthResponse },
           503: errorResponse('Temporal is down, no worker is polling, or the worker cannot reach PostgreSQL'),

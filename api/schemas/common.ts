@@ -24,3 +24,17 @@ export const PageQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
+
+/** Timestamps answer as ISO 8601 strings. */
+export const DateTimeString = z.string().openapi({ format: 'date-time' });
+
+/** A query-string boolean read from exactly `true` or `false` (`Boolean('false')` is true). */
+export const queryBoolean = (fallback: boolean) =>
+  z
+    .enum(['true', 'false'])
+    .default(fallback ? 'true' : 'false')
+    .transform((value) => value === 'true');
+
+export const SuccessResponse = z
+  .object({ success: z.literal(true), message: z.string() })
+  .openapi('SuccessResponse', { description: 'An action that has nothing else to return.' });

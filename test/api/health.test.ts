@@ -1,24 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { buildTestApp } from '../helpers/app';
-import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';
-import { createTestDatabase, takeDatabaseOffline, type TestDatabase } from '../helpers/test-db';
+import { takeDatabaseOffline } from '../helpers/test-db';
+import { useTestServices } from '../helpers/services';
 
-let db: TestDatabase;
-let temporal: TestTemporal;
+const services = useTestServices();
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  temporal = await connectTestTemporal();
-});
-
-afterAll(async () => {
-  await temporal.close();
-  await db.drop();
-});
-
-const server = (env: Record<string, string> = {}) =>
-  buildTestApp({ dataSource: db.dataSource, temporal: temporal.client }, env).app.callback();
+const server = (env: Record<string, string> = {}) => services.server(env);
 
 describe('GET /api/v1/health', () => {
   it('answers the spec fields without credentials', async () => {
@@ -42,7 +30,7 @@ describe('GET /api/v1/health/ready', () => {
   });
 
   it('is 503 naming PostgreSQL when the database refuses connections, and recovers', async () => {
-    const bringBack = await takeDatabaseOffline(db.name);
+    const bringBack = await takeDatabaseOffline(services.db.name);
     try {
       const res = await request(server()).get('/api/v1/health/ready');
       expect(res.status).toBe(503);
@@ -58,7 +46,7 @@ describe('GET /api/v1/health/ready', () => {
     // A port nothing listens on: the lazy connection fails on first use, as in an outage.
     const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: '1 second' });
     const deadTemporal = new Client({ connection, namespace: 'default' });
-    const { app } = buildTestApp({ dataSource: db.dataSource, temporal: deadTemporal });
+    const { app } = buildTestApp({ dataSource: services.db.dataSource, temporal: deadTemporal });
     const res = await request(app.callback()).get('/api/v1/health/ready');
     expect(res.status).toBe(503);
     expect(res.body.detail).toMatch(/Temporal is unavailable/);

@@ -3,44 +3,33 @@ import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { createActivities } from '../../activities';
 import { buildTestApp } from '../helpers/app';
-import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+import { uniqueTaskQueue } from '../helpers/temporal';
+import { useTestServices } from '../helpers/services';
 
-let db: TestDatabase;
-let temporal: TestTemporal;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  temporal = await connectTestTemporal();
-});
-
-afterAll(async () => {
-  await temporal.close();
-  await db.drop();
-});
+const services = useTestServices();
 
 it('goes HTTP → API → Temporal → worker → activity → PostgreSQL and back', async () => {
   const taskQueue = uniqueTaskQueue('deep-health');
   const identity = `e2e-${process.pid}@${hostname()}`;
   const worker = await Worker.create({
-    connection: temporal.nativeConnection,
+    connection: services.temporal.nativeConnection,
     taskQueue,
     identity,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ dataSource: db.dataSource, workerIdentity: identity }),
+    activities: createActivities({ dataSource: services.db.dataSource, workerIdentity: identity }),
   });
   const { app } = buildTestApp(
-    { dataSource: db.dataSource, temporal: temporal.client },
+    { dataSource: services.db.dataSource, temporal: services.temporal.client },
     { TEMPORAL_TASK_QUEUE: taskQueue },
   );
 
   const res = await worker.runUntil(request(app.callback()).get('/api/v1/health/deep'));
 
   expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ status: 'ok', worker_identity: identity, database_name: db.name });
+  expect(res.body).toMatchObject({ status: 'ok', worker_identity: identity, database_name: services.db.name });
   expect(Date.now() - Date.parse(res.body.database_time)).toBeLessThan(60_000);
   // The workflow really ran in Temporal and is there for operators to inspect.
-  const description = await temporal.client.workflow.getHandle(res.body.workflow_id).describe();
+  const description = await services.temporal.client.workflow.getHandle(res.body.workflow_id).describe();
   expect(description.status.name).toBe('COMPLETED');
   expect(description.taskQueue).toBe(taskQueue);
 });

@@ -6,12 +6,15 @@ import { createMetrics } from '../../api/metrics';
 import { parseConfig } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
 
+/** Signs every test app's session tokens, so apps built in one test accept each other's tokens. */
+export const TEST_SESSION_SECRET = 'test-session-secret-of-at-least-32-characters';
+
 /** The real app over real dependencies, configured as a test would run it. */
 export function buildTestApp(
   { dataSource, temporal }: { dataSource: DataSource; temporal: Client },
   env: Record<string, string> = {},
 ): { app: ReturnType<typeof createApp>; deps: ApiDeps } {
-  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  const config = parseConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SESSION_SECRET: TEST_SESSION_SECRET, ...env });
   const deps: ApiDeps = {
     config,
     dataSource,

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { chmodSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -10,19 +9,7 @@ import { startEmbeddedPostgres } from '../../scripts/embedded-postgres';
 import { provisionTemporalCli } from '../../scripts/temporal-cli';
 import { customSearchAttributes } from '../../workflows/search-attributes';
 import { TEST_ENV } from './test-env';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
+import { freePort } from '../../scripts/free-port';
 
 /**
  * Once per `jest` run: a real PostgreSQL (fresh data directory, free port) with a migrated template

@@ -66,7 +66,8 @@ describe('defineRoute + error middleware', () => {
   it('validates path and query too, each under its own location', async () => {
     const res = await request(app()).post('/things/zero?limit=0').send({ name: 'ok', max_concurrency: 1 });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+    const issues = res.body.detail as { loc: unknown[] }[];
+    expect(issues.map((issue) => issue.loc)).toEqual([
       ['path', 'thing_id'],
       ['query', 'limit'],
     ]);

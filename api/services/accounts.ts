@@ -1,0 +1,37 @@
+import type { DataSource } from 'typeorm';
+import { Organization, User } from '../../entities';
+import { hashPassword } from '../auth/passwords';
+import { isUniqueViolation } from '../db-errors';
+import { ConflictError } from '../errors';
+
+export interface NewAccount {
+  /** Already lower-cased. */
+  email: string;
+  password: string;
+  name?: string | null;
+}
+
+/** A user and the organization it owns, created together; 409 when the email is taken. */
+export async function createAccount(dataSource: DataSource, account: NewAccount): Promise<User> {
+  const users = dataSource.getRepository(User);
+  // Checked first so a taken email is answered without spending a password hash.
+  if (await users.existsBy({ email: account.email })) throw new ConflictError('Email already registered');
+  const passwordHash = await hashPassword(account.password);
+  try {
+    return await dataSource.transaction(async (manager) => {
+      const organization = await manager.save(manager.create(Organization, { name: account.name ?? account.email }));
+      return manager.save(
+        manager.create(User, {
+          organizationId: organization.id,
+          email: account.email,
+          name: account.name ?? null,
+          passwordHash,
+        }),
+      );
+    });
+  } catch (error) {
+    // Two signups with one email at the same moment: the unique index decides.
+    if (isUniqueViolation(error, 'users_email_key')) throw new ConflictError('Email already registered');
+    throw error;
+  }
+}

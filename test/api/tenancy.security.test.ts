@@ -1,0 +1,109 @@
+import request from 'supertest';
+import { createRoutes } from '../../api/app';
+import { createAuthServices } from '../../api/auth/auth-services';
+import { buildTestApp } from '../helpers/app';
+import { createApiKey, signUp, type SignedUp, type TestServer } from '../helpers/accounts';
+import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+
+/** Ids of resources that organization A owns; later features add theirs. */
+export interface OwnedIds {
+  apiKeyId: number;
+}
+
+export interface OrgScopedRoute {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Full path to one of A's resources. */
+  path: (ids: OwnedIds) => string;
+  /** A valid body, so the answer is about ownership and not validation. */
+  body?: object;
+}
+
+/** Every route that takes a resource id: organization B must get 404 on each of A's ids. */
+export const orgScopedRoutes: OrgScopedRoute[] = [
+  { method: 'delete', path: (ids) => `/api/v1/user/api-keys/${ids.apiKeyId}` },
+  { method: 'put', path: (ids) => `/api/v1/user/api-keys/${ids.apiKeyId}/reactivate` },
+];
+
+/** Creates one of each resource in the organization of `owner`. */
+async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<OwnedIds> {
+  const { id: apiKeyId } = await createApiKey(app, owner.token, 'owned by A');
+  return { apiKeyId };
+}
+
+let db: TestDatabase;
+let temporal: TestTemporal;
+let app: TestServer;
+let orgA: SignedUp;
+let orgB: SignedUp;
+let idsOfA: OwnedIds;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  temporal = await connectTestTemporal();
+  app = buildTestApp({ dataSource: db.dataSource, temporal: temporal.client }).app.callback();
+  orgA = await signUp(app);
+  orgB = await signUp(app);
+  idsOfA = await createOwnedResources(app, orgA);
+});
+
+afterAll(async () => {
+  await temporal.close();
+  await db.drop();
+});
+
+const call = (route: OrgScopedRoute, caller: SignedUp) => {
+  const req = request(app)[route.method](route.path(idsOfA)).auth(caller.token, { type: 'bearer' });
+  return route.body ? req.send(route.body) : req;
+};
+
+describe("organization B on organization A's resources", () => {
+  it.each(orgScopedRoutes.map((route) => [route.method.toUpperCase(), route]))(
+    '%s answers 404, as for a missing id',
+    async (_method, route) => {
+      const res = await call(route, orgB);
+      expect({ path: route.path(idsOfA), status: res.status }).toEqual({ path: route.path(idsOfA), status: 404 });
+    },
+  );
+
+  it('with an API key of B, is refused the same way', async () => {
+    const { api_key } = await createApiKey(app, orgB.token);
+    for (const route of orgScopedRoutes) {
+      const res = await request(app)[route.method](route.path(idsOfA)).set('X-API-Key', api_key).send(route.body);
+      expect({ path: route.path(idsOfA), status: res.status }).toEqual({ path: route.path(idsOfA), status: 404 });
+    }
+  });
+
+  it("does not list A's API keys", async () => {
+    const res = await request(app)
+      .get('/api/v1/user/api-keys?include_archived=true')
+      .auth(orgB.token, { type: 'bearer' });
+    expect(res.status).toBe(200);
+    expect((res.body as { id: number }[]).map((key) => key.id)).not.toContain(idsOfA.apiKeyId);
+  });
+
+  // Run last, as it may change A's resources: it shows the 404s above are about ownership, not the ids.
+  it('answers A itself on the same ids', async () => {
+    for (const route of orgScopedRoutes) {
+      const res = await call(route, orgA);
+      expect({ path: route.path(idsOfA), status: res.status }).toEqual({ path: route.path(idsOfA), status: 200 });
+    }
+  });
+});
+
+describe('the table', () => {
+  it('covers every authenticated route that takes an id in its path', () => {
+    const { deps } = buildTestApp({ dataSource: db.dataSource, temporal: temporal.client });
+    const routesWithIds = createRoutes(deps, createAuthServices(deps)).filter(
+      ({ spec }) => spec.security.length > 0 && spec.path.includes('{'),
+    );
+    for (const { spec } of routesWithIds) {
+      const pattern = new RegExp(`^/api/v1${spec.path.replace(/\{\w+\}/g, '[^/]+')}$`);
+      const covered = orgScopedRoutes.some((row) => row.method === spec.method && pattern.test(row.path(idsOfA)));
+      expect({ route: `${spec.method.toUpperCase()} ${spec.path}`, covered }).toEqual({
+        route: `${spec.method.toUpperCase()} ${spec.path}`,
+        covered: true,
+      });
+    }
+  });
+});
