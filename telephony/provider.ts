@@ -1,0 +1,150 @@
+import type { z } from 'zod';
+
+/**
+ * The one interface every telephony provider adapter implements. Adapters call the provider's real
+ * HTTP API; tests point `apiBaseUrl` at a local server that speaks the provider's wire format.
+ */
+
+export const PROVIDER_NAMES = [
+  'ari',
+  'cloudonix',
+  'plivo',
+  'telnyx',
+  'twilio',
+  'vobiz',
+  'vonage',
+  'simulator',
+] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/** Normalized call status (`gathered_context.call_status` uses the terminal ones). */
+export const CALL_STATUSES = [
+  'initiated',
+  'ringing',
+  'answered',
+  'completed',
+  'busy',
+  'no-answer',
+  'voicemail',
+  'failed',
+  'canceled',
+  'error',
+] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+export const TERMINAL_CALL_STATUSES: ReadonlySet<CallStatus> = new Set([
+  'completed',
+  'busy',
+  'no-answer',
+  'voicemail',
+  'failed',
+  'canceled',
+  'error',
+]);
+
+export interface OriginateRequest {
+  runId: number;
+  /** E.164, or a SIP address for providers that dial SIP. */
+  to: string;
+  /** The caller id (E.164); null where the provider allows none (ARI). */
+  from: string | null;
+  /** Derived from the call workflow id and attempt: the same key never dials twice. */
+  idempotencyKey: string;
+  /** `${PUBLIC_BASE_URL}/api/v1/telephony/{provider}/status/{runId}`. */
+  statusCallbackUrl: string;
+  /** Where the provider fetches call instructions on answer (`.../telephony/{provider}/answer/{runId}`). */
+  answerUrl: string;
+  /** The media WebSocket (`wss://.../telephony/{provider}/media/{runId}`). */
+  mediaStreamUrl: string;
+}
+
+export interface OriginateResult {
+  providerCallId: string;
+}
+
+export interface StatusEvent {
+  status: CallStatus;
+  providerCallId?: string;
+  /** Billable seconds when the provider reports them. */
+  durationSeconds?: number;
+  /** The provider's own payload, kept in the run's logs. */
+  raw: Record<string, unknown>;
+}
+
+/** A webhook as it arrived: the public URL the provider called, lower-cased headers and the raw body. */
+export interface WebhookRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | undefined>;
+  rawBody: string;
+}
+
+export interface ProviderSync {
+  ok: boolean;
+  message: string;
+}
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+export interface NumberForReadiness {
+  address: string;
+  isActive: boolean;
+  isDefaultCallerId: boolean;
+}
+
+export interface TelephonyProvider {
+  /** Places the call; throws ProviderError on a refusal. */
+  originate(request: OriginateRequest): Promise<OriginateResult>;
+  /** Asks the provider for the call's current status (reconciliation); null when it does not know the call. */
+  getCallStatus(providerCallId: string): Promise<StatusEvent | null>;
+  hangup(providerCallId: string): Promise<void>;
+  /** One normalized status from a status webhook; throws ProviderError when the payload is not one. */
+  parseStatusWebhook(request: WebhookRequest): StatusEvent;
+  /** True only when the webhook carries a valid signature (or key) of this configuration. */
+  verifyWebhook(request: WebhookRequest): boolean | Promise<boolean>;
+  /** Points the number's inbound calls at `url`, or detaches it (null). Never throws. */
+  configureInbound(address: string, url: string | null): Promise<ProviderSync>;
+  readiness(numbers: NumberForReadiness[]): Readiness;
+}
+
+export interface ProviderField {
+  name: string;
+  label: string;
+  type: 'text' | 'password' | 'textarea' | 'number' | 'boolean' | 'select';
+  description: string;
+  placeholder: string;
+  required: boolean;
+  sensitive: boolean;
+}
+
+export interface ProviderContext {
+  /** Overrides the provider's API origin (tests point it at a local server). */
+  apiBaseUrl?: string;
+  fetch?: typeof fetch;
+  /** Per-request timeout, ms. */
+  timeoutMs?: number;
+  now?: () => Date;
+}
+
+export interface ProviderDefinition<Config extends Record<string, unknown> = Record<string, unknown>> {
+  name: ProviderName;
+  displayName: string;
+  docsUrl: string;
+  connectivity: 'api' | 'sip';
+  /** The provider's configuration fields (without `provider`); sensitive ones are listed in `fields`. */
+  configSchema: z.ZodType<Config>;
+  fields: ProviderField[];
+  create(config: Config, context?: ProviderContext): TelephonyProvider;
+}
+
+/** A provider answered with an error, or could not be reached. `status` is the provider's HTTP status. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
