@@ -10,13 +10,27 @@ import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { API_PREFIX, buildOpenApiDocument } from './openapi';
 import type { Route } from './route';
+import { createAgentRunRoutes } from './routes/agent-runs';
+import { createAgentRoutes } from './routes/agents';
 import { createApiKeyRoutes } from './routes/api-keys';
 import { createAuthRoutes } from './routes/auth';
 import { createHealthRoutes } from './routes/health';
+import { createPhoneNumberRoutes } from './routes/phone-numbers';
+import { createTelephonyConfigRoutes } from './routes/telephony-configs';
+import { createUsageRoutes } from './routes/usage';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
 export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
-  return [...createHealthRoutes(deps), ...createAuthRoutes(deps, auth), ...createApiKeyRoutes(deps)];
+  return [
+    ...createHealthRoutes(deps),
+    ...createAuthRoutes(deps, auth),
+    ...createApiKeyRoutes(deps),
+    ...createAgentRoutes(deps),
+    ...createAgentRunRoutes(deps),
+    ...createUsageRoutes(deps),
+    ...createTelephonyConfigRoutes(deps),
+    ...createPhoneNumberRoutes(deps),
+  ];
 }
 
 /** Builds the Koa app; the caller decides where it listens. */

@@ -47,6 +47,13 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
+/** An upstream service (a telephony provider, the language model) failed or answered nonsense. */
+export class BadGatewayError extends AppError {
+  constructor(detail: string) {
+    super(502, detail);
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(detail: string) {
     super(503, detail);

@@ -4,9 +4,16 @@ import { entities } from './index';
 import { SnakeNamingStrategy } from './naming-strategy';
 import { InitialSchema1795000000000 } from './migrations/1795000000000-InitialSchema';
 import { LoginThrottle1795000000100 } from './migrations/1795000000100-LoginThrottle';
+import { Telephony1795000000200 } from './migrations/1795000000200-Telephony';
+import { AgentTriggersAndRunFilters1795000000500 } from './migrations/1795000000500-AgentTriggersAndRunFilters';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
-export const migrations = [InitialSchema1795000000000, LoginThrottle1795000000100];
+export const migrations = [
+  InitialSchema1795000000000,
+  LoginThrottle1795000000100,
+  Telephony1795000000200,
+  AgentTriggersAndRunFilters1795000000500,
+];
 
 export interface DataSourceOptions {
   url: string;

@@ -1,4 +1,5 @@
 import { Agent } from './agent.entity';
+import { AgentTrigger } from './agent-trigger.entity';
 import { AgentVersion } from './agent-version.entity';
 import { ApiKey } from './api-key.entity';
 import { Campaign } from './campaign.entity';
@@ -9,11 +10,13 @@ import { CampaignSource } from './campaign-source.entity';
 import { Organization } from './organization.entity';
 import { PhoneNumber } from './phone-number.entity';
 import { Run } from './run.entity';
+import { SimulatorCall } from './simulator-call.entity';
 import { TelephonyConfiguration } from './telephony-configuration.entity';
 import { User } from './user.entity';
 
 export {
   Agent,
+  AgentTrigger,
   AgentVersion,
   ApiKey,
   Campaign,
@@ -24,12 +27,14 @@ export {
   Organization,
   PhoneNumber,
   Run,
+  SimulatorCall,
   TelephonyConfiguration,
   User,
 };
 
 export const entities = [
   Agent,
+  AgentTrigger,
   AgentVersion,
   ApiKey,
   Campaign,
@@ -40,6 +45,7 @@ export const entities = [
   Organization,
   PhoneNumber,
   Run,
+  SimulatorCall,
   TelephonyConfiguration,
   User,
 ];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decodeSecretsKey } from './secrets-key';
 
 /** `Boolean('false') === true`, so booleans are read from an explicit word list. */
 const envBoolean = (fallback: boolean) =>
@@ -50,6 +51,16 @@ const configSchema = z.object({
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
 
   TELEPHONY_SIMULATOR: envBoolean(true),
+  /**
+   * AES-256-GCM key for telephony credentials at rest: 32 bytes, hex or base64. Required in
+   * production; elsewhere one is generated once into `${DATA_DIR}/secrets-key`.
+   */
+  SECRETS_KEY: z
+    .string()
+    .refine((value) => decodeSecretsKey(value) !== null, { error: 'must be 32 bytes written as hex or base64' })
+    .optional(),
+  /** Sends every provider API request to this origin instead of the provider's (a mock provider server). */
+  TELEPHONY_API_BASE_URL: z.url().optional(),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),
@@ -68,6 +79,15 @@ const configSchema = z.object({
   LOGIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
+
+  /** OpenAI-compatible endpoint that drafts agents for `POST /workflow/create/template`; unset: a fixed builder. */
+  LLM_BASE_URL: z.url().optional(),
+  /** Sent as the bearer token; setting it alone uses OpenAI's own endpoint. */
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** Usage charges: `charge_usd` = minutes × PRICE_PER_MINUTE_USD + tokens / 1000 × PRICE_PER_1K_TOKENS_USD. */
+  PRICE_PER_MINUTE_USD: z.coerce.number().min(0).default(0),
+  PRICE_PER_1K_TOKENS_USD: z.coerce.number().min(0).default(0),
 });
 
 type ParsedConfig = z.infer<typeof configSchema>;
@@ -101,7 +121,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const parsed = result.data;
   if (parsed.NODE_ENV === 'production') {
-    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SESSION_SECRET'] as const).filter((name) => !parsed[name]);
+    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SESSION_SECRET', 'SECRETS_KEY'] as const).filter(
+      (name) => !parsed[name],
+    );
     if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name}: required in production`));
   }
   if (Boolean(parsed.ADMIN_EMAIL) !== Boolean(parsed.ADMIN_PASSWORD)) {

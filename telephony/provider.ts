@@ -1,4 +1,6 @@
+import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
+import type { Secrets } from './secrets';
 
 /**
  * The one interface every telephony provider adapter implements. Adapters call the provider's real
@@ -17,11 +19,9 @@ export const PROVIDER_NAMES = [
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-/** Normalized call status (`gathered_context.call_status` uses the terminal ones). */
-export const CALL_STATUSES = [
-  'initiated',
-  'ringing',
-  'answered',
+const PROGRESS_STATUSES = ['initiated', 'ringing', 'answered'] as const;
+/** How a call ends; `gathered_context.call_status` is one of these. */
+export const TERMINAL_STATUS_LIST = [
   'completed',
   'busy',
   'no-answer',
@@ -30,17 +30,12 @@ export const CALL_STATUSES = [
   'canceled',
   'error',
 ] as const;
+
+/** Normalized call status. */
+export const CALL_STATUSES = [...PROGRESS_STATUSES, ...TERMINAL_STATUS_LIST] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
-export const TERMINAL_CALL_STATUSES: ReadonlySet<CallStatus> = new Set([
-  'completed',
-  'busy',
-  'no-answer',
-  'voicemail',
-  'failed',
-  'canceled',
-  'error',
-]);
+export const TERMINAL_CALL_STATUSES: ReadonlySet<CallStatus> = new Set(TERMINAL_STATUS_LIST);
 
 export interface OriginateRequest {
   runId: number;
@@ -124,6 +119,10 @@ export interface ProviderContext {
   /** Per-request timeout, ms. */
   timeoutMs?: number;
   now?: () => Date;
+  /** For providers that keep state in PostgreSQL (the simulator). */
+  dataSource?: DataSource;
+  /** For providers that sign their own webhooks (the simulator derives its key from SECRETS_KEY). */
+  secrets?: Secrets;
 }
 
 export interface ProviderDefinition<Config extends Record<string, unknown> = Record<string, unknown>> {

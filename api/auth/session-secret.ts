@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../platform/config';
+import { readOrCreateSecretFile } from '../../platform/data-dir-secret';
 
 const MIN_LENGTH = 32;
 
@@ -12,21 +12,9 @@ const MIN_LENGTH = 32;
  */
 export function loadSessionSecret(config: Pick<Config, 'SESSION_SECRET' | 'DATA_DIR'>): string {
   if (config.SESSION_SECRET) return config.SESSION_SECRET;
-  mkdirSync(config.DATA_DIR, { recursive: true });
-  const file = join(config.DATA_DIR, 'session-secret');
-  const draft = `${file}.${process.pid}.tmp`;
-  try {
-    // Written whole, then linked into place: linking fails when the file exists, so when two
-    // processes start together one secret wins and nobody reads a half-written file.
-    writeFileSync(draft, randomBytes(48).toString('base64url'), { mode: 0o600 });
-    linkSync(draft, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    rmSync(draft, { force: true });
-  }
-  const secret = readFileSync(file, 'utf8').trim();
+  const secret = readOrCreateSecretFile(config.DATA_DIR, 'session-secret', () => randomBytes(48).toString('base64url'));
   if (secret.length < MIN_LENGTH) {
+    const file = join(config.DATA_DIR, 'session-secret');
     throw new Error(`${file} holds fewer than ${MIN_LENGTH} characters: delete it to generate a new secret`);
   }
   return secret;

@@ -3,12 +3,18 @@ import { createRoutes } from '../../api/app';
 import { createAuthServices } from '../../api/auth/auth-services';
 import { buildTestApp } from '../helpers/app';
 import { createApiKey, signUp, type SignedUp, type TestServer } from '../helpers/accounts';
+import { createAgent, insertRun } from '../helpers/agents';
+import { createPhoneNumber, createTelephonyConfig } from '../helpers/telephony';
 import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 
 /** Ids of resources that organization A owns; later features add theirs. */
 export interface OwnedIds {
   apiKeyId: number;
+  telephonyConfigId: number;
+  phoneNumberId: number;
+  workflowId: number;
+  runId: number;
 }
 
 export interface OrgScopedRoute {
@@ -17,18 +23,77 @@ export interface OrgScopedRoute {
   path: (ids: OwnedIds) => string;
   /** A valid body, so the answer is about ownership and not validation. */
   body?: object;
+  /** What A itself gets, when not 200 (a create answers 201). */
+  ownerStatus?: number;
 }
 
 /** Every route that takes a resource id: organization B must get 404 on each of A's ids. */
 export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'delete', path: (ids) => `/api/v1/user/api-keys/${ids.apiKeyId}` },
   { method: 'put', path: (ids) => `/api/v1/user/api-keys/${ids.apiKeyId}/reactivate` },
+  { method: 'get', path: (ids) => `/api/v1/workflow/fetch/${ids.workflowId}` },
+  { method: 'put', path: (ids) => `/api/v1/workflow/${ids.workflowId}`, body: { name: 'renamed by A' } },
+  { method: 'put', path: (ids) => `/api/v1/workflow/${ids.workflowId}/status`, body: { status: 'active' } },
+  { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/versions` },
+  { method: 'post', path: (ids) => `/api/v1/workflow/${ids.workflowId}/validate`, body: {} },
+  { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs` },
+  { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}` },
+  { method: 'get', path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}` },
+  {
+    method: 'put',
+    path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}`,
+    body: { name: 'renamed by A' },
+  },
+  {
+    method: 'post',
+    path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}/set-default-outbound`,
+  },
+  { method: 'get', path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}/phone-numbers` },
+  {
+    method: 'post',
+    path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}/phone-numbers`,
+    body: { address: '+14155550999' },
+    ownerStatus: 201,
+  },
+  {
+    method: 'get',
+    path: (ids) =>
+      `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}/phone-numbers/${ids.phoneNumberId}`,
+  },
+  {
+    method: 'put',
+    path: (ids) =>
+      `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}/phone-numbers/${ids.phoneNumberId}`,
+    body: { label: 'relabelled by A' },
+  },
+  {
+    method: 'post',
+    path: (ids) =>
+      `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}/phone-numbers/${ids.phoneNumberId}/set-default-caller`,
+  },
+  {
+    method: 'delete',
+    path: (ids) =>
+      `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}/phone-numbers/${ids.phoneNumberId}`,
+  },
+  // Last: deleting the configuration deletes its numbers.
+  { method: 'delete', path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}` },
 ];
 
 /** Creates one of each resource in the organization of `owner`. */
 async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<OwnedIds> {
   const { id: apiKeyId } = await createApiKey(app, owner.token, 'owned by A');
-  return { apiKeyId };
+  const { id: telephonyConfigId } = await createTelephonyConfig(app, owner.token);
+  const { id: phoneNumberId } = await createPhoneNumber(app, owner.token, telephonyConfigId, {
+    address: '+14155550998',
+  });
+  const agent = await createAgent(app, owner.token);
+  const runId = await insertRun(db.dataSource, {
+    workflowId: agent.id,
+    definitionId: agent.current_definition_id,
+    organizationId: owner.user.organization_id,
+  });
+  return { apiKeyId, telephonyConfigId, phoneNumberId, workflowId: agent.id, runId };
 }
 
 let db: TestDatabase;
@@ -86,7 +151,10 @@ describe("organization B on organization A's resources", () => {
   it('answers A itself on the same ids', async () => {
     for (const route of orgScopedRoutes) {
       const res = await call(route, orgA);
-      expect({ path: route.path(idsOfA), status: res.status }).toEqual({ path: route.path(idsOfA), status: 200 });
+      expect({ path: route.path(idsOfA), status: res.status }).toEqual({
+        path: route.path(idsOfA),
+        status: route.ownerStatus ?? 200,
+      });
     }
   });
 });
@@ -105,5 +173,14 @@ describe('the table', () => {
         covered: true,
       });
     }
+  });
+});
+
+describe("organization B's lists", () => {
+  it("leave out A's agents and runs", async () => {
+    const agents = await request(app).get('/api/v1/workflow/fetch').auth(orgB.token, { type: 'bearer' });
+    expect((agents.body as { id: number }[]).map((agent) => agent.id)).not.toContain(idsOfA.workflowId);
+    const usage = await request(app).get('/api/v1/organizations/usage/runs').auth(orgB.token, { type: 'bearer' });
+    expect(usage.body).toMatchObject({ runs: [], total_count: 0 });
   });
 });

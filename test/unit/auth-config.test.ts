@@ -1,6 +1,11 @@
 import { ConfigError, parseConfig } from '../../platform/config';
 
-const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', TEMPORAL_ADDRESS: 'temporal:7233' };
+const production = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://db/x',
+  TEMPORAL_ADDRESS: 'temporal:7233',
+  SECRETS_KEY: 'ab'.repeat(32),
+};
 
 describe('auth configuration', () => {
   it('has the documented defaults', () => {

@@ -1,0 +1,52 @@
+import type { ApiDeps } from '../context';
+import { defineRoute, errorResponse, type Route } from '../route';
+import { WorkflowIdParams } from '../schemas/agents';
+import { WorkflowRunDetail, WorkflowRunParams, WorkflowRunsPage, WorkflowRunsQuery } from '../schemas/runs';
+import { workflowRunDetail, workflowRunsPage } from '../services/runs/run-queries';
+
+export function createAgentRunRoutes({ dataSource, config }: ApiDeps): Route[] {
+  const prices = { perMinuteUsd: config.PRICE_PER_MINUTE_USD, per1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD };
+  return [
+    defineRoute(
+      {
+        method: 'get',
+        path: '/workflow/{workflow_id}/runs',
+        summary: "An agent's runs (test and live calls), one page at a time",
+        description:
+          'Filter attributes: `dateRange` (dateRange, `{from?, to?}` inclusive), `dispositionCode` (multiSelect, ' +
+          '`{codes}`), `duration` (numberRange, `{min?, max?}` seconds inclusive), `status` (radio, ' +
+          '`{status: completed|in_progress}`), `runId` and `campaignId` (number, `{value}`), `callerNumber` and ' +
+          '`calledNumber` (text, `{value}`, substring).',
+        tags: ['runs'],
+        security: ['ApiKey', 'SessionToken'],
+        params: WorkflowIdParams,
+        query: WorkflowRunsQuery,
+        responses: {
+          200: { description: 'A page of runs', schema: WorkflowRunsPage },
+          400: errorResponse('Invalid filter format'),
+          404: errorResponse('Workflow with id {workflow_id} not found'),
+        },
+      },
+      async (ctx, { params, query, auth }) => {
+        ctx.body = await workflowRunsPage(dataSource, auth, params.workflow_id, query, prices);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/workflow/{workflow_id}/runs/{run_id}',
+        summary: 'One run of an agent',
+        tags: ['runs'],
+        security: ['ApiKey', 'SessionToken'],
+        params: WorkflowRunParams,
+        responses: {
+          200: { description: 'The run', schema: WorkflowRunDetail },
+          404: errorResponse('Workflow run not found'),
+        },
+      },
+      async (ctx, { params, auth }) => {
+        ctx.body = await workflowRunDetail(dataSource, auth, params.workflow_id, params.run_id, prices);
+      },
+    ),
+  ];
+}

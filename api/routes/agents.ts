@@ -1,0 +1,196 @@
+import type { ApiDeps } from '../context';
+import { defineRoute, errorResponse, type Route } from '../route';
+import {
+  AgentListItem,
+  AgentResponse,
+  AgentVersionResponse,
+  CreateAgentFromDefinitionRequest,
+  CreateAgentFromTemplateRequest,
+  ListAgentsQuery,
+  UpdateAgentRequest,
+  UpdateAgentStatusRequest,
+  ValidateAgentRequest,
+  ValidationReport,
+  WorkflowIdParams,
+} from '../schemas/agents';
+import { WorkflowDefinition } from '../schemas/workflow-definition';
+import { createAgent, setAgentStatus, updateAgent } from '../services/agents/agent-versions';
+import { agentList, agentView, versionList } from '../services/agents/agent-views';
+import { defaultAgent } from '../services/agents/default-agent';
+import { draftAgentWithLlm } from '../services/agents/llm-agent';
+import { toValidationIssues } from '../validation';
+
+const NOT_FOUND = errorResponse('Workflow with id {workflow_id} not found');
+const TRIGGER_TAKEN = errorResponse("A trigger node's `trigger_path` is already used by another agent");
+const security = ['ApiKey', 'SessionToken'] as const;
+const tags = ['agents'];
+
+export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
+  const llmConfigured = Boolean(config.LLM_BASE_URL ?? config.LLM_API_KEY);
+
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/workflow/create/definition',
+        summary: 'Create an agent from a definition',
+        description: 'Creates version 1, published. Missing trigger paths are minted.',
+        tags,
+        security,
+        body: CreateAgentFromDefinitionRequest,
+        responses: { 201: { description: 'Created', schema: AgentResponse }, 409: TRIGGER_TAKEN },
+      },
+      async (ctx, { body, auth }) => {
+        const id = await createAgent(dataSource, auth, body.name, {
+          workflowDefinition: body.workflow_definition,
+          workflowConfigurations: body.workflow_configurations ?? {},
+          templateContextVariables: body.template_context_variables ?? {},
+        });
+        ctx.status = 201;
+        ctx.body = await agentView(dataSource, auth, id);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/workflow/create/template',
+        summary: 'Create an agent from a description',
+        description:
+          'The configured language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) drafts the definition; an ' +
+          'invalid draft is sent back once for repair. Without a model, a start → conversation → end agent is ' +
+          'built from the two texts. The agent is fully editable afterwards.',
+        tags,
+        security,
+        body: CreateAgentFromTemplateRequest,
+        responses: {
+          201: { description: 'Created', schema: AgentResponse },
+          502: errorResponse('The language model failed or answered an invalid agent twice'),
+        },
+      },
+      async (ctx, { body, auth }) => {
+        const draft = llmConfigured
+          ? await draftAgentWithLlm(
+              { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL },
+              body,
+            )
+          : defaultAgent(body);
+        const id = await createAgent(dataSource, auth, draft.name, {
+          workflowDefinition: draft.definition,
+          workflowConfigurations: {},
+          templateContextVariables: {},
+        });
+        ctx.status = 201;
+        ctx.body = await agentView(dataSource, auth, id);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/workflow/fetch',
+        summary: "The organization's agents, newest first",
+        tags,
+        security,
+        query: ListAgentsQuery,
+        responses: { 200: { description: 'Agents', schema: AgentListItem.array() } },
+      },
+      async (ctx, { query, auth }) => {
+        ctx.body = await agentList(dataSource, auth, query.status);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/workflow/fetch/{workflow_id}',
+        summary: 'An agent with its current version and run count',
+        tags,
+        security,
+        params: WorkflowIdParams,
+        responses: { 200: { description: 'The agent', schema: AgentResponse }, 404: NOT_FOUND },
+      },
+      async (ctx, { params, auth }) => {
+        ctx.body = await agentView(dataSource, auth, params.workflow_id);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'put',
+        path: '/workflow/{workflow_id}',
+        summary: 'Update an agent',
+        description:
+          'A change to `workflow_definition`, `workflow_configurations` or `template_context_variables` ' +
+          'publishes version n+1 and archives the previous one, which stays readable. A name alone makes no version.',
+        tags,
+        security,
+        params: WorkflowIdParams,
+        body: UpdateAgentRequest,
+        responses: { 200: { description: 'The agent', schema: AgentResponse }, 404: NOT_FOUND, 409: TRIGGER_TAKEN },
+      },
+      async (ctx, { params, body, auth }) => {
+        await updateAgent(dataSource, auth, params.workflow_id, {
+          name: body.name,
+          workflowDefinition: body.workflow_definition,
+          workflowConfigurations: body.workflow_configurations,
+          templateContextVariables: body.template_context_variables,
+        });
+        ctx.body = await agentView(dataSource, auth, params.workflow_id);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'put',
+        path: '/workflow/{workflow_id}/status',
+        summary: 'Archive or restore an agent',
+        description: 'An archived agent takes no calls; its definition and history are kept.',
+        tags,
+        security,
+        params: WorkflowIdParams,
+        body: UpdateAgentStatusRequest,
+        responses: { 200: { description: 'The agent', schema: AgentResponse }, 404: NOT_FOUND },
+      },
+      async (ctx, { params, body, auth }) => {
+        await setAgentStatus(dataSource, auth, params.workflow_id, body.status);
+        ctx.body = await agentView(dataSource, auth, params.workflow_id);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/workflow/{workflow_id}/versions',
+        summary: "An agent's versions, newest first",
+        tags,
+        security,
+        params: WorkflowIdParams,
+        responses: { 200: { description: 'Versions', schema: AgentVersionResponse.array() }, 404: NOT_FOUND },
+      },
+      async (ctx, { params, auth }) => {
+        ctx.body = await versionList(dataSource, auth, params.workflow_id);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/workflow/{workflow_id}/validate',
+        summary: 'Check a definition without saving it',
+        description:
+          "Checks `workflow_definition` from the body, or the agent's current definition when the body has none, " +
+          'and reports every problem as a 422 would, with `loc` starting at `workflow_definition`.',
+        tags,
+        security,
+        params: WorkflowIdParams,
+        body: ValidateAgentRequest,
+        responses: { 200: { description: 'The report', schema: ValidationReport }, 404: NOT_FOUND },
+      },
+      async (ctx, { params, body, auth }) => {
+        const agent = await agentView(dataSource, auth, params.workflow_id);
+        const result = WorkflowDefinition.safeParse(body.workflow_definition ?? agent.workflow_definition);
+        const errors = result.success
+          ? []
+          : toValidationIssues(result.error, 'body').map((issue) => ({
+              ...issue,
+              loc: ['workflow_definition', ...issue.loc.slice(1)],
+            }));
+        ctx.body = { is_valid: errors.length === 0, errors };
+      },
+    ),
+  ];
+}

@@ -1,0 +1,173 @@
+import { isSupportedCountry } from 'libphonenumber-js';
+import type { ProviderDefinition } from '../../telephony/provider';
+import { z } from '../zod';
+import { DateTimeString, IdParam } from './common';
+
+export const ConfigIdParams = z.object({ config_id: IdParam });
+export const PhoneNumberParams = z.object({ config_id: IdParam, phone_number_id: IdParam });
+
+const ConfigurationName = z.string().trim().min(1).max(64);
+
+export const ProviderFieldDescriptor = z
+  .object({
+    name: z.string(),
+    label: z.string(),
+    type: z.enum(['text', 'password', 'textarea', 'number', 'boolean', 'select']),
+    description: z.string(),
+    placeholder: z.string(),
+    required: z.boolean(),
+    sensitive: z.boolean().openapi({ description: 'Masked in responses and encrypted at rest.' }),
+  })
+  .openapi('ProviderFieldDescriptor');
+
+export const ProviderMetadataList = z
+  .object({
+    providers: z.array(
+      z.object({
+        provider: z.string(),
+        display_name: z.string(),
+        docs_url: z.string(),
+        connectivity: z.enum(['api', 'sip']),
+        fields: z.array(ProviderFieldDescriptor),
+      }),
+    ),
+  })
+  .openapi('ProviderMetadataList');
+
+export const TelephonyConfiguration = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    provider: z.string(),
+    is_default_outbound: z.boolean(),
+    credentials: z.record(z.string(), z.unknown()).openapi({
+      description: "The provider's fields; sensitive values masked (all but the last four characters are `*`).",
+      example: { account_sid: '******************************1234', auth_token: '****************************abcd' },
+    }),
+    created_at: DateTimeString,
+    updated_at: DateTimeString,
+  })
+  .openapi('TelephonyConfiguration');
+
+export const TelephonyConfigurationList = z
+  .object({ configurations: z.array(TelephonyConfiguration) })
+  .openapi('TelephonyConfigurationList');
+
+/** A provider's config schema with its `provider` discriminator; every provider's schema is an object. */
+function providerConfigVariant(
+  definition: ProviderDefinition,
+): z.ZodObject<{ provider: z.ZodLiteral<string> }, z.core.$strip> {
+  if (!(definition.configSchema instanceof z.ZodObject)) {
+    throw new Error(`The ${definition.name} config schema must be a zod object`);
+  }
+  const name = `${definition.name.charAt(0).toUpperCase()}${definition.name.slice(1)}Config`;
+  return definition.configSchema.extend({ provider: z.literal(definition.name) }).openapi(name);
+}
+
+/** Request schemas that depend on the providers this deployment offers. */
+export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
+  const [first, ...rest] = definitions.map(providerConfigVariant);
+  if (!first) throw new Error('No telephony provider is available');
+  const names = definitions.map((definition) => definition.name);
+  return {
+    CreateTelephonyConfigRequest: z
+      .object({
+        name: ConfigurationName,
+        is_default_outbound: z.boolean().default(false),
+        config: z.discriminatedUnion('provider', [first, ...rest]),
+      })
+      .openapi('CreateTelephonyConfigRequest'),
+    UpdateTelephonyConfigRequest: z
+      .object({
+        name: ConfigurationName.optional(),
+        config: z
+          .looseObject({ provider: z.enum(names as [string, ...string[]]) })
+          .optional()
+          .openapi({
+            description:
+              "`provider` (unchanged) and the fields that change; fields not sent keep their value. A masked value sent back unchanged keeps the stored secret. The result must satisfy the provider's config schema.",
+          }),
+      })
+      .openapi('UpdateTelephonyConfigRequest'),
+  };
+}
+
+const CountryCode = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .refine((code) => /^[A-Z]{2}$/.test(code) && isSupportedCountry(code), {
+    error: 'must be an ISO 3166-1 alpha-2 country code',
+  })
+  .openapi({ example: 'US' });
+
+const Label = z.string().trim().max(64);
+const ExtraMetadata = z.record(z.string(), z.unknown());
+
+export const ProviderSync = z.object({ ok: z.boolean(), message: z.string() }).openapi('ProviderSync', {
+  description:
+    'The result of pushing an inbound change to the provider; `ok: false` is a warning: the write succeeded.',
+});
+
+export const PhoneNumber = z
+  .object({
+    id: z.number().int(),
+    telephony_configuration_id: z.number().int(),
+    address: z.string(),
+    address_normalized: z.string().openapi({ description: 'E.164 for PSTN numbers.' }),
+    address_type: z.enum(['pstn', 'sip_uri', 'sip_extension']),
+    country_code: z.string().nullable(),
+    label: z.string().nullable(),
+    inbound_workflow_id: z.number().int().nullable(),
+    inbound_workflow_name: z.string().nullable(),
+    is_active: z.boolean(),
+    is_default_caller_id: z.boolean(),
+    extra_metadata: ExtraMetadata,
+    created_at: DateTimeString,
+    updated_at: DateTimeString,
+    provider_sync: ProviderSync.optional(),
+  })
+  .openapi('PhoneNumber');
+
+export const PhoneNumberList = z.object({ phone_numbers: z.array(PhoneNumber) }).openapi('PhoneNumberList');
+
+export const CreatePhoneNumberRequest = z
+  .object({
+    address: z.string().trim().min(1).max(255).openapi({
+      description: 'E.164 (`+14155550100`), a national number with `country_code`, a `sip:` URI or a SIP extension.',
+    }),
+    country_code: CountryCode.nullish(),
+    label: Label.nullish(),
+    inbound_workflow_id: z.number().int().positive().nullish(),
+    is_active: z.boolean().default(true),
+    is_default_caller_id: z.boolean().default(false),
+    extra_metadata: ExtraMetadata.default({}),
+  })
+  .openapi('CreatePhoneNumberRequest');
+
+export const UpdatePhoneNumberRequest = z
+  .object({
+    address: z.string().optional().openapi({ description: 'Immutable: only the current address is accepted.' }),
+    label: Label.nullish(),
+    inbound_workflow_id: z
+      .number()
+      .int()
+      .positive()
+      .nullish()
+      .openapi({ description: 'Binds inbound calls to this agent; `null` alone changes nothing.' }),
+    clear_inbound_workflow: z.boolean().default(false).openapi({ description: '`true` removes the inbound binding.' }),
+    is_active: z.boolean().optional(),
+    country_code: CountryCode.nullish(),
+    extra_metadata: ExtraMetadata.optional(),
+  })
+  .refine((body) => !(body.clear_inbound_workflow && body.inbound_workflow_id), {
+    error: 'send either inbound_workflow_id or clear_inbound_workflow: true, not both',
+    path: ['clear_inbound_workflow'],
+  })
+  .openapi('UpdatePhoneNumberRequest');
+
+export const DeletedTelephonyConfiguration = z.object({ message: z.string() }).openapi('DeletedTelephonyConfiguration');
+
+export const DeletedPhoneNumber = z
+  .object({ message: z.string(), provider_sync: ProviderSync })
+  .openapi('DeletedPhoneNumber');

@@ -1,0 +1,167 @@
+import { z } from '../zod';
+import { checkGraphRules } from '../services/agents/graph-rules';
+
+/**
+ * An agent's conversation graph, a React Flow document: `nodes[]` and `edges[]`. Unknown keys inside
+ * a node's or an edge's `data` are dropped on save; other keys (`viewport`, node `width`, ...) are kept
+ * for the editor.
+ */
+
+const name = z.string().trim().min(1).openapi({ description: 'Shown in the editor; at least 1 character.' });
+
+const promptFields = {
+  name,
+  prompt: z.string().trim().min(1).openapi({ description: 'May use `{{variables}}` (see the README).' }),
+  allow_interrupt: z.boolean().default(false),
+  add_global_prompt: z.boolean().default(true).openapi({ description: "Prepends the global node's prompt." }),
+};
+
+const extractionFields = {
+  extraction_enabled: z.boolean().default(false),
+  extraction_prompt: z.string().optional(),
+  extraction_variables: z
+    .array(
+      z.object({
+        name: z.string().trim().min(1),
+        type: z.enum(['string', 'number', 'boolean']),
+        prompt: z.string().optional(),
+      }),
+    )
+    .default([]),
+};
+
+const toolFields = {
+  tool_uuids: z.array(z.string()).optional(),
+  document_uuids: z.array(z.string()).optional(),
+};
+
+const position = z.object({ x: z.number(), y: z.number() }).default({ x: 0, y: 0 });
+
+/** One node type: `{id, type, position, data}`, other editor keys kept. */
+const node = <T extends string, D extends z.ZodObject>(type: T, data: D, description: string) =>
+  z.looseObject({ id: z.string().min(1), type: z.literal(type), position, data }).openapi({ description });
+
+export const StartCallNode = node(
+  'startCall',
+  z.object({
+    ...promptFields,
+    ...extractionFields,
+    ...toolFields,
+    greeting: z.string().optional(),
+    greeting_type: z.enum(['text', 'audio']).default('text'),
+    greeting_recording_id: z.string().optional(),
+    delayed_start: z.boolean().default(false),
+    delayed_start_duration: z.number().min(0.1).max(10).default(2),
+    pre_call_fetch_mode: z.enum(['disabled', 'always', 'inbound', 'outbound']).default('disabled'),
+    pre_call_fetch_url: z.url().optional(),
+    pre_call_fetch_credential_uuid: z.string().optional(),
+    mcp_tool_filters: z.record(z.string(), z.unknown()).optional(),
+  }),
+  'Where every call starts: exactly one, with no incoming edge.',
+).openapi('StartCallNode');
+
+export const AgentNode = node(
+  'agentNode',
+  z.object({ ...promptFields, ...extractionFields, ...toolFields }),
+  'A conversation step; needs at least one incoming edge.',
+).openapi('AgentNode');
+
+export const EndCallNode = node(
+  'endCall',
+  z.object({ ...promptFields, ...extractionFields }),
+  'Ends the call; needs an incoming edge and has no outgoing edge.',
+).openapi('EndCallNode');
+
+export const GlobalNode = node(
+  'globalNode',
+  z.object(promptFields),
+  'At most one, with no edges: its prompt is prepended to nodes that set `add_global_prompt`.',
+).openapi('GlobalNode');
+
+export const TriggerNode = node(
+  'trigger',
+  z.object({
+    name,
+    trigger_path: z
+      .uuid()
+      .optional()
+      .openapi({ description: 'Minted when missing; unique across the service. Calls use `POST /public/agent/{it}`.' }),
+    enabled: z.boolean().default(true),
+  }),
+  'API trigger: at most one, with no incoming edge.',
+).openapi('TriggerNode');
+
+export const WebhookNode = node(
+  'webhook',
+  z.object({
+    name,
+    enabled: z.boolean().default(true),
+    http_method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
+    endpoint_url: z.url(),
+    credential_uuid: z.string().optional(),
+    custom_headers: z.array(z.object({ key: z.string().min(1), value: z.string() })).default([]),
+    payload_template: z.record(z.string(), z.unknown()).default({}),
+  }),
+  'Called after the call ends; no edges.',
+).openapi('WebhookNode');
+
+export const QaNode = node(
+  'qa',
+  z.object({
+    name,
+    qa_enabled: z.boolean().default(true),
+    qa_system_prompt: z.string().optional(),
+    qa_min_call_duration: z.number().int().min(0).default(15),
+    qa_voicemail_calls: z.boolean().default(false),
+    qa_sample_rate: z.number().min(0).max(100).default(100),
+    qa_use_workflow_llm: z.boolean().default(true),
+    qa_provider: z.enum(['openai', 'azure', 'openrouter', 'anthropic']).optional(),
+    qa_model: z.string().optional(),
+    qa_api_key: z.string().optional(),
+    qa_endpoint: z.string().optional(),
+  }),
+  'Post-call quality analysis; no edges.',
+).openapi('QaNode');
+
+export const WorkflowNode = z.discriminatedUnion('type', [
+  StartCallNode,
+  AgentNode,
+  EndCallNode,
+  GlobalNode,
+  TriggerNode,
+  WebhookNode,
+  QaNode,
+]);
+
+export const WorkflowEdge = z
+  .looseObject({
+    id: z.string().min(1),
+    source: z.string().min(1),
+    target: z.string().min(1),
+    data: z.object({
+      label: z
+        .string()
+        .trim()
+        .min(1)
+        .openapi({ description: 'Becomes the LLM function name: lower-cased, every non-[a-z0-9] as `_`.' }),
+      condition: z.string().trim().min(1).openapi({ description: 'When to take the edge, judged by the LLM.' }),
+      transition_speech: z.string().optional(),
+      transition_speech_type: z.enum(['text', 'audio']).optional(),
+      transition_speech_recording_id: z.string().optional(),
+    }),
+  })
+  .openapi('WorkflowEdge');
+
+/** The shape alone, without the graph rules: what a language model is asked to produce. */
+export const WorkflowGraph = z.looseObject({
+  nodes: z.array(WorkflowNode).min(1),
+  edges: z.array(WorkflowEdge).default([]),
+});
+
+export const WorkflowDefinition = WorkflowGraph.superRefine(checkGraphRules).openapi('WorkflowDefinition', {
+  description: 'Nodes and edges; the graph rules are in the README. Problems answer 422 with `loc` inside it.',
+});
+
+export type WorkflowDefinition = z.output<typeof WorkflowDefinition>;
+export type WorkflowNode = z.output<typeof WorkflowNode>;
+export type WorkflowEdge = z.output<typeof WorkflowEdge>;

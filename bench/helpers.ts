@@ -1,0 +1,122 @@
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDataSource } from '../entities/data-source';
+import { startEmbeddedPostgres, type RunningPostgres } from '../scripts/embedded-postgres';
+import { runMigrations } from '../scripts/migrate';
+import { freePort } from '../scripts/free-port';
+
+/** Pieces every benchmark shares: a migrated PostgreSQL, the real API process, an API key. */
+
+export const HOST = '127.0.0.1';
+export const ADMIN = { email: 'bench@example.com', password: 'bench password' };
+
+export const say = (line: string) => console.log(`[bench] ${line}`);
+
+export interface Database {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** DATABASE_URL when set, else an embedded PostgreSQL in a temporary directory removed on stop. */
+export async function startDatabase(): Promise<Database> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: () => Promise.resolve() };
+  // PostgreSQL runs as the `postgres` user when we are root: it must be able to enter the directory.
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  chmodSync(dir, 0o755);
+  const postgres: RunningPostgres = await startEmbeddedPostgres({
+    dataDir: join(dir, 'postgres'),
+    port: await freePort(),
+    user: 'bench',
+    password: 'bench',
+    database: 'bench',
+  });
+  return {
+    url: postgres.url,
+    async stop() {
+      await postgres.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function migrate(url: string): Promise<void> {
+  const dataSource = createDataSource({ url, applicationName: 'bench-migrate' });
+  await dataSource.initialize();
+  try {
+    await runMigrations(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+export interface RunningApi {
+  base: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The API from its real entry point (api/main.ts) in production mode, on 127.0.0.1 only, logs
+ * discarded. Temporal is never reached by the benchmarked routes, so its address is a closed port.
+ */
+export async function startApi(databaseUrl: string): Promise<RunningApi> {
+  const port = await freePort();
+  const base = `http://${HOST}:${port}`;
+  const api: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'api', 'main.ts')], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: `${HOST}:1`,
+      SESSION_SECRET: randomBytes(32).toString('base64url'),
+      SECRETS_KEY: randomBytes(32).toString('hex'),
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stop = async () => {
+    if (api.exitCode !== null) return;
+    api.kill('SIGTERM');
+    await once(api, 'exit');
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (api.exitCode !== null) throw new Error(`the API exited with code ${api.exitCode}`);
+    const ok = await fetch(`${base}/api/v1/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return { base, stop };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await stop();
+  throw new Error('the API did not answer within 60 s');
+}
+
+export async function postJson<T>(url: string, body: object, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Logs in as the first-run admin (created by the API at start) and creates an API key. */
+export async function createApiKey(base: string): Promise<string> {
+  const { token } = await postJson<{ token: string }>(`${base}/api/v1/auth/login`, ADMIN);
+  const { api_key } = await postJson<{ api_key: string }>(
+    `${base}/api/v1/user/api-keys`,
+    { name: 'bench' },
+    { Authorization: `Bearer ${token}` },
+  );
+  return api_key;
+}

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { ProviderField } from '../../provider';
+
+export const DEFAULT_DIAL_STRING_TEMPLATE = 'PJSIP/{number}';
+
+export const ariConfigSchema = z.object({
+  /** Asterisk's HTTP origin, e.g. `http://pbx.example.com:8088` (a trailing `/ari` is accepted). */
+  ari_endpoint: z.url({ protocol: /^https?$/ }),
+  /** The ARI user (ari.conf). */
+  app_name: z.string().min(1),
+  app_password: z.string().min(1),
+  /** The websocket_client.conf connection Asterisk uses for external media. */
+  ws_client_name: z.string().default(''),
+  /** How a number becomes a dial string; `{number}` is replaced by the called number. */
+  dial_string_template: z.string().includes('{number}').default(DEFAULT_DIAL_STRING_TEMPLATE),
+  /** Server-managed: minted with `mintStasisAppName` when the configuration is created, then kept. */
+  stasis_app_name: z.string().min(1).optional(),
+});
+export type AriConfig = z.infer<typeof ariConfigSchema>;
+
+export function mintStasisAppName(): string {
+  return `switchboard_${randomBytes(6).toString('hex')}`;
+}
+
+export const ariFields: ProviderField[] = [
+  {
+    name: 'ari_endpoint',
+    label: 'ARI endpoint',
+    type: 'text',
+    description: "Asterisk's HTTP server (http.conf), reachable from Switchboard.",
+    placeholder: 'http://pbx.example.com:8088',
+    required: true,
+    sensitive: false,
+  },
+  {
+    name: 'app_name',
+    label: 'ARI user',
+    type: 'text',
+    description: 'The user defined in ari.conf.',
+    placeholder: 'switchboard',
+    required: true,
+    sensitive: false,
+  },
+  {
+    name: 'app_password',
+    label: 'ARI password',
+    type: 'password',
+    description: "The ARI user's password.",
+    placeholder: 'a-long-random-password',
+    required: true,
+    sensitive: true,
+  },
+  {
+    name: 'ws_client_name',
+    label: 'WebSocket client name',
+    type: 'text',
+    description: 'The connection in websocket_client.conf that Asterisk uses to stream call audio.',
+    placeholder: 'switchboard',
+    required: false,
+    sensitive: false,
+  },
+  {
+    name: 'dial_string_template',
+    label: 'Dial string template',
+    type: 'text',
+    description: 'How a called number becomes an Asterisk dial string; {number} is replaced by the number.',
+    placeholder: DEFAULT_DIAL_STRING_TEMPLATE,
+    required: false,
+    sensitive: false,
+  },
+];

@@ -1,0 +1,44 @@
+import type { ProviderContext, ProviderDefinition, TelephonyProvider } from '../../provider';
+import { AriClient } from './client';
+import { ariConfigSchema, ariFields, type AriConfig } from './config';
+import { AriCallTracker, parseAriEvent } from './status';
+
+export type { AriConfig } from './config';
+export { mintStasisAppName } from './config';
+export { openAriEventStream, type AriEventHandlers, type AriEventStream } from './events';
+
+export const ariProvider: ProviderDefinition<AriConfig> = {
+  name: 'ari',
+  displayName: 'Asterisk ARI',
+  docsUrl: 'https://docs.asterisk.org/Configuration/Interfaces/Asterisk-REST-Interface-ARI/',
+  connectivity: 'sip',
+  configSchema: ariConfigSchema,
+  fields: ariFields,
+  create: createAriAdapter,
+};
+
+function createAriAdapter(config: AriConfig, context: ProviderContext = {}): TelephonyProvider {
+  const client = new AriClient(config, context);
+  const tracker = new AriCallTracker();
+  return {
+    originate: async (call) => ({ providerCallId: await client.originate(call) }),
+    getCallStatus: (channelId) => client.channelStatus(channelId),
+    hangup: (channelId) => client.hangup(channelId),
+    /** Takes an ARI event as JSON text (see openAriEventStream); `ChannelDestroyed` needs the channel's earlier events. */
+    parseStatusWebhook: (request) => {
+      const { event, raw } = parseAriEvent(request.rawBody);
+      return tracker.toStatusEvent(event, raw);
+    },
+    // Asterisk sends no HTTP webhooks: its events arrive over the WebSocket we open with Basic auth.
+    verifyWebhook: () => false,
+    // The dialplan routes inbound calls into the Stasis app; there is nothing to change on Asterisk.
+    configureInbound: (_address, url) =>
+      Promise.resolve({
+        ok: true,
+        message: url === null ? 'Nothing to detach on Asterisk' : 'Asterisk routes inbound calls through its dialplan',
+      }),
+    // Asterisk needs no caller id (a call without one uses the endpoint's default), only its Stasis app.
+    readiness: () =>
+      config.stasis_app_name ? { ready: true } : { ready: false, reason: 'ARI stasis_app_name is not set' },
+  };
+}

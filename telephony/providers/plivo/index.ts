@@ -1,0 +1,17 @@
+import type { ProviderDefinition } from '../../provider';
+import {
+  plivoCompatibleConfigSchema,
+  plivoCompatibleFields,
+  type PlivoCompatibleConfig,
+} from '../plivo-compatible/config';
+import { createPlivoProvider } from './adapter';
+
+export const plivoProvider: ProviderDefinition<PlivoCompatibleConfig> = {
+  name: 'plivo',
+  displayName: 'Plivo',
+  docsUrl: 'https://www.plivo.com/docs/voice/api/call',
+  connectivity: 'api',
+  configSchema: plivoCompatibleConfigSchema,
+  fields: plivoCompatibleFields('Plivo'),
+  create: createPlivoProvider,
+};

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { SimulatorCall } from '../../../entities';
+import {
+  ProviderError,
+  type OriginateRequest,
+  type ProviderContext,
+  type StatusEvent,
+  type TelephonyProvider,
+  type WebhookRequest,
+} from '../../provider';
+import { requireActiveNumber } from '../../readiness';
+import type { SimulatorConfig } from './config';
+import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
+import { plannedOutcome, simulatedStatus, statusChangeOffsets } from './timeline';
+import { SIGNATURE_HEADER, SimulatorWebhookBody, simulatorSignature, simulatorSignatureValid } from './webhook';
+
+const WEBHOOK_TIMEOUT_MS = 5_000;
+
+/**
+ * The virtual carrier: calls are rows in `simulator_calls`, their status a function of the row
+ * and the clock, and status webhooks are posted signed like a real provider's.
+ */
+export function createSimulatorProvider(
+  config: SimulatorConfig,
+  context: ProviderContext = {},
+  dispatcher: SimulatorDispatcher = processDispatcher,
+): TelephonyProvider {
+  const { dataSource, secrets } = context;
+  if (!dataSource || !secrets) throw new Error('The simulator provider needs the database and the secrets key');
+  const calls = dataSource.getRepository(SimulatorCall);
+  const signingKey = secrets.deriveKey('simulator-webhooks');
+  const now = context.now ?? (() => new Date());
+  const post = context.fetch ?? fetch;
+
+  const statusEvent = (call: SimulatorCall): StatusEvent => {
+    const { status, durationSeconds } = simulatedStatus(call, now());
+    return { status, durationSeconds, providerCallId: call.providerCallId, raw: { simulated: true } };
+  };
+
+  /** Posts the call's current status; a failed delivery is left to getCallStatus reconciliation. */
+  const report = async (providerCallId: string): Promise<void> => {
+    const call = await calls.findOneBy({ providerCallId }).catch(() => null);
+    if (!call) return;
+    const { status, durationSeconds } = simulatedStatus(call, now());
+    const body = JSON.stringify({ call_id: call.providerCallId, status, duration: durationSeconds });
+    await post(call.statusCallbackUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: simulatorSignature(signingKey, body) },
+      body,
+      signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+    })
+      .then((response) => response.body?.cancel())
+      .catch(() => undefined);
+  };
+
+  return {
+    /** The same idempotency key always yields the first call's id, and dials (schedules) nothing new. */
+    async originate(request: OriginateRequest) {
+      const candidate: Partial<SimulatorCall> = {
+        providerCallId: `SIM${randomUUID().replace(/-/g, '')}`,
+        idempotencyKey: request.idempotencyKey,
+        toAddress: request.to,
+        fromAddress: request.from,
+        statusCallbackUrl: request.statusCallbackUrl,
+        startedAt: now(),
+        plannedOutcome: plannedOutcome(request.to),
+        ringSeconds: config.ring_seconds,
+        talkSeconds: config.talk_seconds,
+      };
+      await calls.createQueryBuilder().insert().values(candidate).orIgnore().execute();
+      const call = await calls.findOneByOrFail({ idempotencyKey: request.idempotencyKey });
+      if (call.providerCallId === candidate.providerCallId) {
+        dispatcher.schedule(
+          call.providerCallId,
+          statusChangeOffsets(call).map((offset) => ({
+            afterMs: offset * 1000,
+            deliver: () => report(call.providerCallId),
+          })),
+        );
+      }
+      return { providerCallId: call.providerCallId };
+    },
+
+    async getCallStatus(providerCallId: string) {
+      const call = await calls.findOneBy({ providerCallId });
+      return call ? statusEvent(call) : null;
+    },
+
+    async hangup(providerCallId: string) {
+      const hungUp = await calls
+        .createQueryBuilder()
+        .update()
+        .set({ hungUpAt: now() })
+        .where('provider_call_id = :providerCallId AND hung_up_at IS NULL', { providerCallId })
+        .execute();
+      if (!hungUp.affected) {
+        if (!(await calls.existsBy({ providerCallId })))
+          throw new ProviderError('The simulator knows no such call', 404);
+        return;
+      }
+      dispatcher.cancel(providerCallId);
+      await report(providerCallId);
+    },
+
+    parseStatusWebhook(request: WebhookRequest): StatusEvent {
+      const parsed = SimulatorWebhookBody.safeParse(parseJson(request.rawBody));
+      if (!parsed.success) throw new ProviderError('The simulator webhook body is not a status report');
+      const { call_id, status, duration } = parsed.data;
+      return { status, providerCallId: call_id, durationSeconds: duration, raw: parsed.data };
+    },
+
+    verifyWebhook(request: WebhookRequest) {
+      return simulatorSignatureValid(signingKey, request.rawBody, request.headers[SIGNATURE_HEADER]);
+    },
+
+    configureInbound() {
+      return Promise.resolve({ ok: true, message: 'The simulator needs no inbound configuration.' });
+    },
+
+    readiness: requireActiveNumber,
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}

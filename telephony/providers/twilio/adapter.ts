@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { basicAuth, callProvider, readBody, syncFailure, unlessNotFound, type ProviderRequest } from '../../http';
+import {
+  ProviderError,
+  type OriginateRequest,
+  type ProviderContext,
+  type ProviderSync,
+  type StatusEvent,
+  type TelephonyProvider,
+  type WebhookRequest,
+} from '../../provider';
+import { requireActiveNumber } from '../../readiness';
+import { durationOf } from '../../status-fields';
+import { formFields } from '../../webhook-signatures';
+import type { TwilioConfig } from './config';
+import { verifyTwilioSignature } from './signature';
+import { twilioStatus } from './statuses';
+
+const LABEL = 'Twilio';
+const ORIGIN = 'https://api.twilio.com';
+
+const CallResource = z.object({
+  sid: z.string().min(1),
+  status: z.string(),
+  duration: z.string().nullish(),
+  answered_by: z.string().nullish(),
+});
+type CallResource = z.output<typeof CallResource>;
+
+const IncomingNumbers = z.object({ incoming_phone_numbers: z.array(z.object({ sid: z.string() })) });
+
+/** Twilio Programmable Voice (REST API 2010-04-01), HTTP Basic with the account SID and auth token. */
+export function createTwilioProvider(config: TwilioConfig, context: ProviderContext = {}): TelephonyProvider {
+  const account = `/2010-04-01/Accounts/${encodeURIComponent(config.account_sid)}`;
+  const call = (request: ProviderRequest) =>
+    callProvider(LABEL, ORIGIN, context, {
+      ...request,
+      headers: { authorization: basicAuth(config.account_sid, config.auth_token) },
+    });
+  const callPath = (sid: string) => `${account}/Calls/${encodeURIComponent(sid)}.json`;
+
+  return {
+    // Twilio's REST API takes no idempotency key: before re-dialing, the call workflow asks
+    // getCallStatus about the call id it already has.
+    async originate(request: OriginateRequest) {
+      if (!request.from) throw new ProviderError('Twilio needs a caller id (from number) to place a call');
+      const { body } = await call({
+        method: 'POST',
+        path: `${account}/Calls.json`,
+        form: {
+          To: request.to,
+          From: request.from,
+          Url: request.answerUrl,
+          Method: 'POST',
+          StatusCallback: request.statusCallbackUrl,
+          StatusCallbackMethod: 'POST',
+          StatusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+          ...(config.amd_enabled ? { MachineDetection: 'Enable' } : {}),
+        },
+      });
+      return { providerCallId: readBody(LABEL, CallResource, body).sid };
+    },
+
+    async getCallStatus(providerCallId: string) {
+      const response = await unlessNotFound(call({ method: 'GET', path: callPath(providerCallId) }));
+      if (!response) return null;
+      return statusOfResource(readBody(LABEL, CallResource, response.body));
+    },
+
+    async hangup(providerCallId: string) {
+      // `completed` ends a call in any state; `canceled` would leave one in progress running.
+      await call({ method: 'POST', path: callPath(providerCallId), form: { Status: 'completed' } });
+    },
+
+    parseStatusWebhook(request: WebhookRequest): StatusEvent {
+      const fields = formFields(request.rawBody);
+      const status = twilioStatus(fields.CallStatus ?? '', fields.AnsweredBy);
+      if (!status) throw new ProviderError(`Twilio sent an unknown CallStatus: ${fields.CallStatus ?? '(none)'}`);
+      return {
+        status,
+        providerCallId: fields.CallSid,
+        ...durationOf(fields.CallDuration),
+        raw: fields,
+      };
+    },
+
+    verifyWebhook(request: WebhookRequest) {
+      return verifyTwilioSignature(config.auth_token, request);
+    },
+
+    async configureInbound(address: string, url: string | null): Promise<ProviderSync> {
+      if (!address.startsWith('+')) return { ok: true, message: 'Not a PSTN number: nothing to configure at Twilio.' };
+      try {
+        const { body } = await call({
+          method: 'GET',
+          path: `${account}/IncomingPhoneNumbers.json?PhoneNumber=${encodeURIComponent(address)}`,
+        });
+        const [owned] = readBody(LABEL, IncomingNumbers, body).incoming_phone_numbers;
+        if (!owned) {
+          return url
+            ? { ok: false, message: `${address} is not a phone number of this Twilio account.` }
+            : { ok: true, message: `${address} is not in this Twilio account: nothing to detach.` };
+        }
+        await call({
+          method: 'POST',
+          path: `${account}/IncomingPhoneNumbers/${encodeURIComponent(owned.sid)}.json`,
+          form: { VoiceUrl: url ?? '', VoiceMethod: 'POST' },
+        });
+        return url
+          ? { ok: true, message: `Twilio sends inbound calls to ${address} to Switchboard.` }
+          : { ok: true, message: `Twilio no longer sends inbound calls to ${address} to Switchboard.` };
+      } catch (error) {
+        return syncFailure(error);
+      }
+    },
+
+    readiness: requireActiveNumber,
+  };
+}
+
+function statusOfResource(resource: CallResource): StatusEvent {
+  const status = twilioStatus(resource.status, resource.answered_by);
+  if (!status) throw new ProviderError(`Twilio reported an unknown call status: ${resource.status}`);
+  return { status, providerCallId: resource.sid, ...durationOf(resource.duration), raw: resource };
+}

@@ -1,0 +1,13 @@
+import type { ProviderDefinition } from '../../provider';
+import { createTwilioProvider } from './adapter';
+import { twilioConfigSchema, twilioFields, type TwilioConfig } from './config';
+
+export const twilioProvider: ProviderDefinition<TwilioConfig> = {
+  name: 'twilio',
+  displayName: 'Twilio',
+  docsUrl: 'https://www.twilio.com/docs/voice/api/call-resource',
+  connectivity: 'api',
+  configSchema: twilioConfigSchema,
+  fields: twilioFields,
+  create: createTwilioProvider,
+};

@@ -1,0 +1,25 @@
+import type { CallStatus } from '../../provider';
+
+/** Twilio `CallStatus` (webhooks) and `status` (Call resource) onto the normalized statuses. */
+export const TWILIO_STATUSES: Readonly<Record<string, CallStatus>> = {
+  queued: 'initiated',
+  initiated: 'initiated',
+  ringing: 'ringing',
+  'in-progress': 'answered',
+  answered: 'answered',
+  completed: 'completed',
+  busy: 'busy',
+  'no-answer': 'no-answer',
+  failed: 'failed',
+  canceled: 'canceled',
+};
+
+/**
+ * The normalized status, or undefined for a value Twilio does not document. With answering-machine
+ * detection on, a completed call that a machine answered (`AnsweredBy=machine_*`) is `voicemail`.
+ */
+export function twilioStatus(callStatus: string, answeredBy?: string | null): CallStatus | undefined {
+  const status = TWILIO_STATUSES[callStatus];
+  if (status === 'completed' && answeredBy?.startsWith('machine_')) return 'voicemail';
+  return status;
+}

@@ -1,0 +1,17 @@
+import type { ProviderDefinition } from '../../provider';
+import {
+  plivoCompatibleConfigSchema,
+  plivoCompatibleFields,
+  type PlivoCompatibleConfig,
+} from '../plivo-compatible/config';
+import { createVobizProvider } from './adapter';
+
+export const vobizProvider: ProviderDefinition<PlivoCompatibleConfig> = {
+  name: 'vobiz',
+  displayName: 'Vobiz',
+  docsUrl: 'https://docs.vobiz.ai',
+  connectivity: 'api',
+  configSchema: plivoCompatibleConfigSchema,
+  fields: plivoCompatibleFields('Vobiz'),
+  create: createVobizProvider,
+};

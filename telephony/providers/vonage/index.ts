@@ -1,0 +1,45 @@
+import type { ProviderContext, ProviderDefinition, TelephonyProvider } from '../../provider';
+import { requireActiveNumber } from '../../readiness';
+import { VonageClient } from './client';
+import { vonageConfigSchema, vonageFields, type VonageConfig } from './config';
+import { verifyVonageSignature } from './signature';
+import { parseVonageStatusWebhook } from './status';
+
+export type { VonageConfig } from './config';
+
+export const vonageProvider: ProviderDefinition<VonageConfig> = {
+  name: 'vonage',
+  displayName: 'Vonage',
+  docsUrl: 'https://developer.vonage.com/en/voice/voice-api/overview',
+  connectivity: 'api',
+  configSchema: vonageConfigSchema,
+  fields: vonageFields,
+  create: createVonageAdapter,
+};
+
+function createVonageAdapter(config: VonageConfig, context: ProviderContext = {}): TelephonyProvider {
+  const client = new VonageClient(config, context);
+  const now = context.now ?? (() => new Date());
+  return {
+    originate: async (call) => ({ providerCallId: await client.createCall(call) }),
+    getCallStatus: (uuid) => client.callStatus(uuid),
+    hangup: (uuid) => client.hangup(uuid),
+    parseStatusWebhook: parseVonageStatusWebhook,
+    verifyWebhook: (request) => verifyVonageSignature(request, config.signature_secret, now()),
+    async configureInbound(_address, url) {
+      // The answer URL belongs to the application that all the account's numbers share.
+      if (url === null) return { ok: true, message: 'Nothing to detach: the application answer URL is shared' };
+      if (!config.signature_secret) {
+        return { ok: false, message: 'Vonage signature_secret is required to receive inbound calls' };
+      }
+      try {
+        // Inbound calls carry no per-run event URL, so the application's events go to the sibling `events` route.
+        await client.setInboundWebhooks(url, new URL('events', url).toString());
+        return { ok: true, message: 'Vonage application answer URL points at Switchboard' };
+      } catch (error) {
+        return { ok: false, message: error instanceof Error ? error.message : String(error) };
+      }
+    },
+    readiness: requireActiveNumber,
+  };
+}

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import { jwtVerify } from 'jose';
+import type { WebhookRequest } from '../../provider';
+import { signaturesMatch } from '../../webhook-signatures';
+
+/** Vonage documents no `iat` window; five minutes either way matches the other providers. */
+export const VONAGE_IAT_TOLERANCE_SECONDS = 300;
+
+/**
+ * Signed callbacks carry `Authorization: Bearer <JWT>` signed HS256 with the account signature secret. The
+ * algorithm is pinned (no `none`, no RS256 with the secret as a key), `iat` must be fresh, and when the token
+ * has `payload_hash` it must be the hex SHA-256 of the raw body.
+ */
+export async function verifyVonageSignature(
+  request: WebhookRequest,
+  signatureSecret: string | undefined,
+  now: Date,
+): Promise<boolean> {
+  const token = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  if (!signatureSecret || !token) return false;
+  let claims: Record<string, unknown>;
+  try {
+    ({ payload: claims } = await jwtVerify(token, new TextEncoder().encode(signatureSecret), {
+      algorithms: ['HS256'],
+      currentDate: now,
+    }));
+  } catch {
+    return false;
+  }
+  if (typeof claims.iat !== 'number') return false;
+  if (Math.abs(now.getTime() / 1000 - claims.iat) > VONAGE_IAT_TOLERANCE_SECONDS) return false;
+  if (claims.payload_hash === undefined) return true;
+  return (
+    typeof claims.payload_hash === 'string' &&
+    signaturesMatch(sha256Hex(request.rawBody), claims.payload_hash.toLowerCase())
+  );
+}
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
