@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonObjectBody } from '../../status-fields';
 import { ProviderError, type CallStatus, type StatusEvent, type WebhookRequest } from '../../provider';
 
 /** The CDR's `disposition` is the authoritative end of a Cloudonix call. */
@@ -19,21 +20,11 @@ const cdrSchema = z.object({
 
 /** Cloudonix's per-session updates are too chatty (and their status field undocumented); the CDR is parsed. */
 export function parseCloudonixCdr(request: WebhookRequest): StatusEvent {
-  const raw = parseJsonBody(request.rawBody);
+  const raw = jsonObjectBody(request.rawBody, 'Cloudonix');
   const parsed = cdrSchema.safeParse(raw);
   if (!parsed.success) throw new ProviderError('Cloudonix webhook is not a CDR');
   const { disposition, billsec, session } = parsed.data;
   const status = CDR_DISPOSITION_STATUS[disposition.toUpperCase()];
   if (!status) throw new ProviderError(`Cloudonix disposition "${disposition}" is not a call status`);
   return { status, providerCallId: session?.token, durationSeconds: billsec ?? 0, raw };
-}
-
-function parseJsonBody(rawBody: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(rawBody);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Falls through to the error below.
-  }
-  throw new ProviderError('Cloudonix webhook body is not a JSON object');
 }

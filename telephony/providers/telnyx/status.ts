@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonObjectBody } from '../../status-fields';
 import { ProviderError, type CallStatus, type StatusEvent, type WebhookRequest } from '../../provider';
 
 /** `call.hangup` ends every call; its `hangup_cause` says how (Telnyx SDK enum plus the causes Dograh maps). */
@@ -48,7 +49,7 @@ const telnyxWebhookSchema = z.object({
 type TelnyxEvent = z.infer<typeof telnyxWebhookSchema>['data'];
 
 export function parseTelnyxStatusWebhook(request: WebhookRequest): StatusEvent {
-  const raw = parseJsonBody(request.rawBody);
+  const raw = jsonObjectBody(request.rawBody, 'Telnyx');
   const parsed = telnyxWebhookSchema.safeParse(raw);
   if (!parsed.success) throw new ProviderError('Telnyx webhook is not a call event');
   const event = parsed.data.data;
@@ -75,14 +76,4 @@ function telnyxEventStatus({ event_type, payload }: TelnyxEvent): CallStatus | u
     default:
       return undefined;
   }
-}
-
-function parseJsonBody(rawBody: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(rawBody);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Falls through to the error below.
-  }
-  throw new ProviderError('Telnyx webhook body is not a JSON object');
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationOf } from '../../status-fields';
+import { durationOf, jsonObjectBody } from '../../status-fields';
 import { ProviderError, type CallStatus, type StatusEvent, type WebhookRequest } from '../../provider';
 
 /** Vonage `status` values (SDK enum CallStatus plus AMD results and WebSocket legs) → ours. */
@@ -38,15 +38,5 @@ export function vonageStatusEvent(raw: Record<string, unknown>): StatusEvent {
 }
 
 export function parseVonageStatusWebhook(request: WebhookRequest): StatusEvent {
-  return vonageStatusEvent(parseJsonBody(request.rawBody));
-}
-
-function parseJsonBody(rawBody: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(rawBody);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Falls through to the error below.
-  }
-  throw new ProviderError('Vonage webhook body is not a JSON object');
+  return vonageStatusEvent(jsonObjectBody(request.rawBody, 'Vonage'));
 }
