@@ -133,5 +133,12 @@ function providerMessage(body: unknown): string | undefined {
     const value = record[key];
     if (typeof value === 'string' && value) return value.slice(0, MAX_MESSAGE_LENGTH);
   }
+  // Telnyx (JSON:API style): `{"errors": [{"title": "...", "detail": "..."}]}`.
+  const [first] = Array.isArray(record.errors) ? (record.errors as unknown[]) : [];
+  if (first && typeof first === 'object') {
+    const { detail, title } = first as Record<string, unknown>;
+    const text = typeof detail === 'string' && detail ? detail : typeof title === 'string' ? title : undefined;
+    if (text) return text.slice(0, MAX_MESSAGE_LENGTH);
+  }
   return undefined;
 }

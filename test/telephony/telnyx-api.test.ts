@@ -76,6 +76,14 @@ describe('originate', () => {
     expect((error as Error).message).not.toContain(config.api_key);
   });
 
+  it("quotes Telnyx's own error text", async () => {
+    server.answer({
+      status: 422,
+      body: { errors: [{ code: '10016', title: 'Phone number must be in +E.164 format' }] },
+    });
+    await expect(telnyx.originate(call)).rejects.toThrow('Phone number must be in +E.164 format');
+  });
+
   it('gives up on a provider that does not answer, as a retryable error', async () => {
     server.answer('hang');
     await expect(telnyx.originate(call)).rejects.toMatchObject({ name: 'ProviderError', retryable: true });
