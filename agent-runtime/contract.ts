@@ -52,6 +52,8 @@ export interface ConversationResult {
   /** Node ids in the order the conversation visited them. */
   nodePath: string[];
   usage: ConversationUsage;
+  /** Simulated seconds from the first utterance to the end of the call (capped at the limit that ended it). */
+  durationSeconds?: number;
 }
 
 export interface ConversationDeps {

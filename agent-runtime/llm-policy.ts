@@ -1,0 +1,195 @@
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import type { ConversationResult, LlmSettings, TranscriptLine } from './contract';
+import {
+  coerce,
+  formatTranscript,
+  type ExtractionRequest,
+  type Policy,
+  type TurnDecision,
+  type TurnRequest,
+} from './policy';
+import { UsageMeter } from './usage';
+
+/**
+ * The language-model policy, over any OpenAI-compatible chat completions API (`LLM_BASE_URL`,
+ * `LLM_API_KEY`, `LLM_MODEL`), one request per decision:
+ * - a turn sends the system prompt (global + node prompt + short call instructions) and the
+ *   conversation as assistant/user messages, with one function per outgoing edge (named after its
+ *   label, described by its condition). Text in the answer is spoken; a call to an edge's function
+ *   takes that edge (after the text, if both). A call to an unknown function is ignored.
+ * - an end node sends the same without tools; the answer's text is the agent's last words.
+ * - extraction forces an `extract_variables` function whose parameters are the node's variables
+ *   (each nullable), with the transcript as the user message; values are coerced to their types.
+ * - the disposition forces a `set_disposition` function whose `code` is an enum of the codes; an
+ *   answer outside the codes falls back to the first code.
+ * Usage is summed from every response's `usage` field. A failed request throws `LlmRequestError`.
+ */
+
+export class LlmRequestError extends Error {
+  override readonly name = 'LlmRequestError';
+}
+
+const CALL_INSTRUCTIONS = `You are the agent on a phone call. Reply with what you say next: one or two short spoken
+sentences, no markup. When the condition of one of your functions holds, call that function (you may say a
+short sentence too).`;
+
+const toMessages = (history: TranscriptLine[]): ChatCompletionMessageParam[] =>
+  history.map((line) => ({ role: line.role, content: line.text }));
+
+const NO_PARAMETERS = { type: 'object', properties: {}, additionalProperties: false };
+
+export class LlmPolicy implements Policy {
+  readonly usage: UsageMeter;
+  private readonly client: OpenAI;
+
+  constructor(private readonly settings: LlmSettings) {
+    this.usage = new UsageMeter(settings.model);
+    this.client = new OpenAI({
+      baseURL: settings.baseUrl,
+      // Local OpenAI-compatible servers often need no key, but the client insists on one.
+      apiKey: settings.apiKey ?? 'unused',
+      maxRetries: 1,
+      timeout: 60_000,
+    });
+  }
+
+  private async complete(params: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>): Promise<ChatCompletion> {
+    let completion: ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create({ ...params, model: this.settings.model });
+    } catch (error) {
+      if (error instanceof OpenAI.APIError) {
+        throw new LlmRequestError(`Language model request failed: ${error.message}`, { cause: error });
+      }
+      throw error;
+    }
+    const usage = completion.usage;
+    if (usage) this.usage.add(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens);
+    return completion;
+  }
+
+  /** The function calls of the first choice, with their names and raw arguments. */
+  private static calls(completion: ChatCompletion): { name: string; arguments: string }[] {
+    return (completion.choices[0]?.message.tool_calls ?? []).flatMap((call) =>
+      call.type === 'function' ? [{ name: call.function.name, arguments: call.function.arguments }] : [],
+    );
+  }
+
+  private static text(completion: ChatCompletion): string {
+    return completion.choices[0]?.message.content?.trim() ?? '';
+  }
+
+  async turn(request: TurnRequest): Promise<TurnDecision> {
+    const tools: ChatCompletionTool[] = request.edges.map((choice) => ({
+      type: 'function',
+      function: {
+        name: choice.functionName,
+        description: choice.condition || choice.edge.data.label,
+        parameters: NO_PARAMETERS,
+      },
+    }));
+    const completion = await this.complete({
+      messages: [
+        { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}` },
+        ...toMessages(request.history),
+      ],
+      tools,
+      tool_choice: 'auto',
+    });
+    const names = new Map(request.edges.map((choice) => [choice.functionName, choice.edge]));
+    const edge = LlmPolicy.calls(completion)
+      .map((call) => names.get(call.name))
+      .find((found) => found !== undefined);
+    const say = LlmPolicy.text(completion);
+    return { ...(say ? { say } : {}), ...(edge ? { edge } : {}) };
+  }
+
+  async closing(request: TurnRequest): Promise<string> {
+    const completion = await this.complete({
+      messages: [
+        { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}\nThis is your last turn.` },
+        ...toMessages(request.history),
+      ],
+    });
+    return LlmPolicy.text(completion);
+  }
+
+  async extract(request: ExtractionRequest): Promise<Record<string, unknown>> {
+    const properties = Object.fromEntries(
+      request.variables.map((variable) => [
+        variable.name,
+        { type: [variable.type, 'null'], ...(variable.prompt ? { description: variable.prompt } : {}) },
+      ]),
+    );
+    const completion = await this.complete({
+      messages: [
+        {
+          role: 'system',
+          content: `${request.instructions || 'Extract these variables from the phone call transcript.'}
+Call extract_variables with every variable; use null for what the call did not reveal.`,
+        },
+        { role: 'user', content: formatTranscript(request.history) || '(no conversation)' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'extract_variables',
+            description: 'Records the values found in the conversation.',
+            parameters: { type: 'object', properties, required: Object.keys(properties) },
+          },
+        },
+      ],
+      tool_choice: { type: 'function', function: { name: 'extract_variables' } },
+    });
+    const args = parseArguments(LlmPolicy.calls(completion).find((call) => call.name === 'extract_variables'));
+    return Object.fromEntries(
+      request.variables.map((variable) => [variable.name, coerce(args[variable.name], variable.type)]),
+    );
+  }
+
+  async dispose(codes: string[], history: TranscriptLine[], endedBy: ConversationResult['endedBy']): Promise<string> {
+    const completion = await this.complete({
+      messages: [
+        {
+          role: 'system',
+          content: `The phone call below has ended (${endedBy}). Call set_disposition with the code that best describes its outcome.`,
+        },
+        { role: 'user', content: formatTranscript(history) || '(no conversation)' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'set_disposition',
+            description: 'Records the outcome of the call.',
+            parameters: {
+              type: 'object',
+              properties: { code: { type: 'string', enum: codes } },
+              required: ['code'],
+            },
+          },
+        },
+      ],
+      tool_choice: { type: 'function', function: { name: 'set_disposition' } },
+    });
+    const code = parseArguments(LlmPolicy.calls(completion).find((call) => call.name === 'set_disposition')).code;
+    return typeof code === 'string' && codes.includes(code) ? code : (codes[0] ?? '');
+  }
+}
+
+function parseArguments(call: { arguments: string } | undefined): Record<string, unknown> {
+  if (!call) return {};
+  try {
+    const parsed: unknown = JSON.parse(call.arguments);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,239 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { converse, LlmRequestError, type ConversationInput } from '../../agent-runtime';
+
+interface ChatRequest {
+  model: string;
+  messages: { role: string; content: string }[];
+  tools?: { type: string; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
+  tool_choice?: unknown;
+}
+
+interface Scripted {
+  content?: string;
+  call?: { name: string; arguments?: Record<string, unknown> };
+  usage?: [number, number, number];
+  status?: number;
+}
+
+/** A local OpenAI-compatible server answering each chat completion with the next scripted message. */
+let llm: Server;
+let baseUrl: string;
+let script: Scripted[] = [];
+let received: ChatRequest[] = [];
+
+const readBody = async (req: IncomingMessage): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+beforeAll(async () => {
+  llm = createServer((req, res) => {
+    void readBody(req).then((text) => {
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404).end();
+        return;
+      }
+      received.push(JSON.parse(text) as ChatRequest);
+      const next = script.shift();
+      if (!next || next.status) {
+        res
+          .writeHead(next?.status ?? 500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: next ? 'model overloaded' : 'script exhausted' } }));
+        return;
+      }
+      const [prompt, completion, total] = next.usage ?? [1, 1, 2];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'chatcmpl-test',
+          object: 'chat.completion',
+          created: 0,
+          model: 'test-model',
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: next.content ?? null,
+                ...(next.call
+                  ? {
+                      tool_calls: [
+                        {
+                          id: 'call_1',
+                          type: 'function',
+                          function: { name: next.call.name, arguments: JSON.stringify(next.call.arguments ?? {}) },
+                        },
+                      ],
+                    }
+                  : {}),
+              },
+              finish_reason: next.call ? 'tool_calls' : 'stop',
+            },
+          ],
+          usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total },
+        }),
+      );
+    });
+  });
+  llm.listen(0, '127.0.0.1');
+  await once(llm, 'listening');
+  baseUrl = `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`;
+});
+
+afterAll(async () => {
+  llm.close();
+  await once(llm, 'close');
+});
+
+beforeEach(() => {
+  script = [];
+  received = [];
+});
+
+const START = new Date('2026-01-01T00:00:00.000Z');
+const deps = () => ({ llm: { baseUrl, model: 'test-model' }, now: () => START });
+
+const definition = {
+  nodes: [
+    { id: 'global', type: 'globalNode', data: { name: 'Global', prompt: 'You are Sam from Acme Dental.' } },
+    { id: 'start', type: 'startCall', data: { name: 'Start', prompt: 'Greet {{first_name}} and offer a cleaning.' } },
+    {
+      id: 'book',
+      type: 'agentNode',
+      data: {
+        name: 'Book',
+        prompt: 'Book the slot.',
+        extraction_enabled: true,
+        extraction_prompt: 'Find the details about {{first_name}}.',
+        extraction_variables: [
+          { name: 'age', type: 'number', prompt: 'Their age' },
+          { name: 'slot', type: 'string' },
+        ],
+      },
+    },
+    { id: 'booked', type: 'endCall', data: { name: 'Booked', prompt: 'Thank them.' } },
+    {
+      id: 'bye',
+      type: 'endCall',
+      data: { name: 'Bye', prompt: 'Apologize and say goodbye.', add_global_prompt: false },
+    },
+  ],
+  edges: [
+    {
+      id: 'e1',
+      source: 'start',
+      target: 'book',
+      data: { label: 'Book Appointment', condition: 'They want a cleaning' },
+    },
+    {
+      id: 'e2',
+      source: 'start',
+      target: 'bye',
+      data: { label: 'Not interested!', condition: 'They decline', transition_speech: 'No problem, {{first_name}}.' },
+    },
+    { id: 'e3', source: 'book', target: 'booked', data: { label: 'Done', condition: 'A slot is agreed' } },
+  ],
+};
+
+function input(overrides: Partial<ConversationInput> = {}): ConversationInput {
+  return {
+    runId: 7,
+    definition,
+    workflowConfigurations: {},
+    templateContextVariables: {},
+    initialContext: { first_name: 'Alice' },
+    dispositionCodes: ['BOOKED', 'DNC'],
+    maxDurationSeconds: 300,
+    callee: { kind: 'simulated', talkSeconds: 120 },
+    ...overrides,
+  };
+}
+
+describe('converse with a language model', () => {
+  it("follows the model's edge choice, speaks the transition, sums usage and sets the disposition", async () => {
+    script = [
+      { content: 'Hi Alice, would you like a cleaning?', usage: [10, 5, 15] },
+      { call: { name: 'not_interested_' }, usage: [20, 1, 21] },
+      { content: 'Sorry to bother you, goodbye.', usage: [30, 6, 36] },
+      { call: { name: 'set_disposition', arguments: { code: 'DNC' } }, usage: [5, 2, 7] },
+    ];
+    const result = await converse(input(), deps());
+    expect(result.nodePath).toEqual(['start', 'bye']);
+    expect(result.endedBy).toBe('end_node');
+    expect(result.transcript.map(({ role, text }) => `${role}: ${text}`)).toEqual([
+      'assistant: Hi Alice, would you like a cleaning?',
+      'user: Hi, this is Alice. Yes, that sounds good.',
+      'assistant: No problem, Alice.',
+      'assistant: Sorry to bother you, goodbye.',
+    ]);
+    expect(result.disposition).toBe('DNC');
+    expect(result.usage).toEqual({ model: 'test-model', promptTokens: 65, completionTokens: 14, totalTokens: 79 });
+
+    const [first, second, closing, disposition] = received;
+    expect(first?.model).toBe('test-model');
+    expect(first?.tools?.map((tool) => [tool.function.name, tool.function.description])).toEqual([
+      ['book_appointment', 'They want a cleaning'],
+      ['not_interested_', 'They decline'],
+    ]);
+    expect(first?.messages[0]).toMatchObject({ role: 'system' });
+    expect(first?.messages[0]?.content).toMatch(
+      /^You are Sam from Acme Dental\.\n\nGreet Alice and offer a cleaning\./,
+    );
+    expect(second?.messages.slice(1)).toEqual([
+      { role: 'assistant', content: 'Hi Alice, would you like a cleaning?' },
+      { role: 'user', content: 'Hi, this is Alice. Yes, that sounds good.' },
+    ]);
+    // The end node opts out of the global prompt, and has no edges to offer.
+    expect(closing?.messages[0]?.content).toMatch(/^Apologize and say goodbye\./);
+    expect(closing?.tools).toBeUndefined();
+    expect(disposition?.tool_choice).toEqual({ type: 'function', function: { name: 'set_disposition' } });
+    expect(disposition?.tools?.[0]?.function.parameters).toMatchObject({
+      properties: { code: { type: 'string', enum: ['BOOKED', 'DNC'] } },
+    });
+  });
+
+  it('runs extraction through a forced function call when leaving a node, coercing the values', async () => {
+    script = [
+      { call: { name: 'book_appointment' } },
+      { content: 'Does Tuesday at 3pm work?' },
+      { content: 'Perfect.', call: { name: 'done' } },
+      { call: { name: 'extract_variables', arguments: { age: '41', slot: 'Tuesday 3pm' } } },
+      { content: 'Thanks, see you then.' },
+      { call: { name: 'set_disposition', arguments: { code: 'not a code' } } },
+    ];
+    const result = await converse(input(), deps());
+    expect(result.nodePath).toEqual(['start', 'book', 'booked']);
+    expect(result.transcript.map((line) => line.text)).toEqual([
+      'Does Tuesday at 3pm work?',
+      'Hi, this is Alice. Yes, that sounds good.',
+      'Perfect.',
+      'Thanks, see you then.',
+    ]);
+    expect(result.gatheredContext).toEqual({ age: 41, slot: 'Tuesday 3pm' });
+    // An answer outside the codes falls back to the first code.
+    expect(result.disposition).toBe('BOOKED');
+    const extraction = received[3];
+    expect(extraction?.messages[0]?.content).toContain('Find the details about Alice.');
+    expect(extraction?.messages[1]?.content).toContain('] assistant: Does Tuesday at 3pm work?');
+    expect(extraction?.tool_choice).toEqual({ type: 'function', function: { name: 'extract_variables' } });
+    expect(extraction?.tools?.[0]?.function.parameters).toMatchObject({
+      properties: { age: { type: ['number', 'null'], description: 'Their age' }, slot: { type: ['string', 'null'] } },
+    });
+    expect(result.usage).toEqual({ model: 'test-model', promptTokens: 6, completionTokens: 6, totalTokens: 12 });
+  });
+
+  it('surfaces an API error as an LlmRequestError with a clear message', async () => {
+    script = [{ status: 400 }];
+    const failure = converse(input(), deps());
+    await expect(failure).rejects.toBeInstanceOf(LlmRequestError);
+    await expect(failure).rejects.toThrow(/^Language model request failed: 400 model overloaded$/);
+  });
+
+  it('surfaces an unreachable model as an LlmRequestError', async () => {
+    await expect(
+      converse(input(), { llm: { baseUrl: 'http://127.0.0.1:1/v1', model: 'test-model' }, now: () => START }),
+    ).rejects.toThrow(/^Language model request failed: /);
+  });
+});
