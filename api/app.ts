@@ -14,9 +14,11 @@ import { createAgentRunRoutes } from './routes/agent-runs';
 import { createAgentRoutes } from './routes/agents';
 import { createApiKeyRoutes } from './routes/api-keys';
 import { createAuthRoutes } from './routes/auth';
+import { createCallRoutes } from './routes/calls';
 import { createHealthRoutes } from './routes/health';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
 import { createTelephonyConfigRoutes } from './routes/telephony-configs';
+import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
 import { createUsageRoutes } from './routes/usage';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
@@ -30,6 +32,8 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createUsageRoutes(deps),
     ...createTelephonyConfigRoutes(deps),
     ...createPhoneNumberRoutes(deps),
+    ...createCallRoutes(deps),
+    ...createTelephonyWebhookRoutes(deps),
   ];
 }
 
@@ -65,7 +69,8 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(errorHandler());
   app.use(
     bodyParser({
-      enableTypes: ['json'],
+      // Form bodies for provider webhooks (Twilio, Plivo, Vobiz); `rawBody` keeps the bytes they sign.
+      enableTypes: ['json', 'form'],
       jsonLimit: deps.config.JSON_BODY_LIMIT_BYTES,
       encoding: 'utf-8',
       onError: (error) => {

@@ -6,6 +6,7 @@ import { InitialSchema1795000000000 } from './migrations/1795000000000-InitialSc
 import { LoginThrottle1795000000100 } from './migrations/1795000000100-LoginThrottle';
 import { Telephony1795000000200 } from './migrations/1795000000200-Telephony';
 import { AgentTriggersAndRunFilters1795000000500 } from './migrations/1795000000500-AgentTriggersAndRunFilters';
+import { CallIdempotencyKeys1795000000700 } from './migrations/1795000000700-CallIdempotencyKeys';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -13,6 +14,7 @@ export const migrations = [
   LoginThrottle1795000000100,
   Telephony1795000000200,
   AgentTriggersAndRunFilters1795000000500,
+  CallIdempotencyKeys1795000000700,
 ];
 
 export interface DataSourceOptions {

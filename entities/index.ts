@@ -2,6 +2,7 @@ import { Agent } from './agent.entity';
 import { AgentTrigger } from './agent-trigger.entity';
 import { AgentVersion } from './agent-version.entity';
 import { ApiKey } from './api-key.entity';
+import { CallIdempotencyKey } from './call-idempotency-key.entity';
 import { Campaign } from './campaign.entity';
 import { CampaignAttempt } from './campaign-attempt.entity';
 import { CampaignContact } from './campaign-contact.entity';
@@ -19,6 +20,7 @@ export {
   AgentTrigger,
   AgentVersion,
   ApiKey,
+  CallIdempotencyKey,
   Campaign,
   CampaignAttempt,
   CampaignContact,
@@ -37,6 +39,7 @@ export const entities = [
   AgentTrigger,
   AgentVersion,
   ApiKey,
+  CallIdempotencyKey,
   Campaign,
   CampaignAttempt,
   CampaignContact,

@@ -2,9 +2,12 @@ import 'reflect-metadata';
 import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { callSettingsFrom } from '../activities/call-settings';
+import { converse } from '../agent-runtime';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
+import { loadSecrets } from '../telephony/secrets';
 import { workflowSource } from './workflow-source';
 
 const sdkLogLevel = {
@@ -48,7 +51,11 @@ async function main(): Promise<void> {
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       identity,
       ...workflowSource(cfg),
-      activities: createActivities({ dataSource, workerIdentity: identity }),
+      activities: createActivities({
+        dataSource,
+        workerIdentity: identity,
+        calls: { secrets: loadSecrets(cfg), settings: callSettingsFrom(cfg), converse },
+      }),
       shutdownGraceTime: `${cfg.WORKER_SHUTDOWN_GRACE_SECONDS} seconds`,
     });
     logger.info(

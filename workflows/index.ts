@@ -1,1 +1,2 @@
 export { healthCheckWorkflow } from './health-check.workflow';
+export { callWorkflow } from './call.workflow';

@@ -40,6 +40,9 @@ describe('credential precedence', () => {
   });
 });
 
+/** The call API takes `X-API-Key` only (DECISIONS, "Calls and runs"); every other route takes both. */
+const API_KEY_ONLY = /^\/public\/agent\//;
+
 describe('every route that declares credentials', () => {
   // Built inside the tests: route factories need the initialized database.
   const authenticatedRoutes = () => {
@@ -50,6 +53,7 @@ describe('every route that declares credentials', () => {
         name: `${spec.method.toUpperCase()} ${spec.path}`,
         method: spec.method,
         openapiPath: spec.path,
+        apiKeyOnly: API_KEY_ONLY.test(spec.path),
         // An id no row has: past authentication the route answers 404, never 401, and changes nothing.
         url: `/api/v1${spec.path.replace(/\{\w+\}/g, '2147483647')}`,
       }));
@@ -67,11 +71,12 @@ describe('every route that declares credentials', () => {
     const app = server();
     const { token } = await signUp(app);
     const { api_key } = await createApiKey(app, token);
-    for (const { name, method, url } of authenticatedRoutes()) {
+    for (const { name, method, url, apiKeyOnly } of authenticatedRoutes()) {
       const body = method === 'post' || method === 'put' ? { name: 'k' } : undefined;
       const withToken = await request(app)[method](url).auth(token, { type: 'bearer' }).send(body);
       const withKey = await request(app)[method](url).set('X-API-Key', api_key).send(body);
-      for (const res of [withToken, withKey]) expect({ name, status: res.status }).not.toEqual({ name, status: 401 });
+      expect({ name, status: withKey.status }).not.toEqual({ name, status: 401 });
+      expect({ name, tokenRefused: withToken.status === 401 }).toEqual({ name, tokenRefused: apiKeyOnly });
     }
   });
 
@@ -79,11 +84,11 @@ describe('every route that declares credentials', () => {
     const doc = (await request(server()).get('/api/v1/openapi.json')).body as {
       paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>>;
     };
-    for (const { name, method, openapiPath } of authenticatedRoutes()) {
+    for (const { name, method, openapiPath, apiKeyOnly } of authenticatedRoutes()) {
       const operation = doc.paths[openapiPath]?.[method];
       expect({ name, security: operation?.security }).toEqual({
         name,
-        security: [{ ApiKey: [] }, { SessionToken: [] }],
+        security: apiKeyOnly ? [{ ApiKey: [] }] : [{ ApiKey: [] }, { SessionToken: [] }],
       });
       expect(operation?.responses).toHaveProperty('401');
     }

@@ -4,6 +4,7 @@ import { createAuthServices } from '../../api/auth/auth-services';
 import { buildTestApp } from '../helpers/app';
 import { createApiKey, signUp, type SignedUp, type TestServer } from '../helpers/accounts';
 import { createAgent, insertRun } from '../helpers/agents';
+import { definitionWithTrigger, triggerPathOf } from '../helpers/calls';
 import { createPhoneNumber, createTelephonyConfig } from '../helpers/telephony';
 import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
@@ -15,6 +16,8 @@ export interface OwnedIds {
   phoneNumberId: number;
   workflowId: number;
   runId: number;
+  workflowUuid: string;
+  triggerPath: string;
 }
 
 export interface OrgScopedRoute {
@@ -25,6 +28,8 @@ export interface OrgScopedRoute {
   body?: object;
   /** What A itself gets, when not 200 (a create answers 201). */
   ownerStatus?: number;
+  /** The route accepts only `X-API-Key`: it is called with the caller's API key. */
+  apiKeyOnly?: boolean;
 }
 
 /** Every route that takes a resource id: organization B must get 404 on each of A's ids. */
@@ -38,6 +43,22 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'post', path: (ids) => `/api/v1/workflow/${ids.workflowId}/validate`, body: {} },
   { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs` },
   { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}` },
+  { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}/transcript` },
+  // A has no default outbound configuration: its own calls stop at 400, past the ownership checks.
+  {
+    method: 'post',
+    path: (ids) => `/api/v1/public/agent/${ids.triggerPath}`,
+    body: { phone_number: '+14155550123' },
+    ownerStatus: 400,
+    apiKeyOnly: true,
+  },
+  {
+    method: 'post',
+    path: (ids) => `/api/v1/public/agent/workflow/${ids.workflowUuid}`,
+    body: { phone_number: '+14155550123' },
+    ownerStatus: 400,
+    apiKeyOnly: true,
+  },
   { method: 'get', path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}` },
   {
     method: 'put',
@@ -87,13 +108,21 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
   const { id: phoneNumberId } = await createPhoneNumber(app, owner.token, telephonyConfigId, {
     address: '+14155550998',
   });
-  const agent = await createAgent(app, owner.token);
+  const agent = await createAgent(app, owner.token, definitionWithTrigger());
   const runId = await insertRun(db.dataSource, {
     workflowId: agent.id,
     definitionId: agent.current_definition_id,
     organizationId: owner.user.organization_id,
   });
-  return { apiKeyId, telephonyConfigId, phoneNumberId, workflowId: agent.id, runId };
+  return {
+    apiKeyId,
+    telephonyConfigId,
+    phoneNumberId,
+    workflowId: agent.id,
+    runId,
+    workflowUuid: agent.workflow_uuid,
+    triggerPath: triggerPathOf(agent),
+  };
 }
 
 let db: TestDatabase;
@@ -102,6 +131,8 @@ let app: TestServer;
 let orgA: SignedUp;
 let orgB: SignedUp;
 let idsOfA: OwnedIds;
+/** API keys of A and B, for the routes that accept only keys. */
+const apiKeys = new Map<SignedUp, string>();
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -110,6 +141,7 @@ beforeAll(async () => {
   orgA = await signUp(app);
   orgB = await signUp(app);
   idsOfA = await createOwnedResources(app, orgA);
+  for (const org of [orgA, orgB]) apiKeys.set(org, (await createApiKey(app, org.token, 'caller')).api_key);
 });
 
 afterAll(async () => {
@@ -118,7 +150,11 @@ afterAll(async () => {
 });
 
 const call = (route: OrgScopedRoute, caller: SignedUp) => {
-  const req = request(app)[route.method](route.path(idsOfA)).auth(caller.token, { type: 'bearer' });
+  const req = route.apiKeyOnly
+    ? request(app)
+        [route.method](route.path(idsOfA))
+        .set('X-API-Key', apiKeys.get(caller) ?? '')
+    : request(app)[route.method](route.path(idsOfA)).auth(caller.token, { type: 'bearer' });
   return route.body ? req.send(route.body) : req;
 };
 

@@ -1,0 +1,41 @@
+import type { LlmSettings } from '../agent-runtime/contract';
+import type { Config } from '../platform/config';
+
+/** What the call activities read from the configuration. */
+export interface CallSettings {
+  /** The origin providers call back (`PUBLIC_BASE_URL`). */
+  publicBaseUrl: string;
+  /** Sends provider API requests to a mock server (`TELEPHONY_API_BASE_URL`). */
+  telephonyApiBaseUrl?: string;
+  /** Unset: the conversation engine's offline policy. */
+  llm?: LlmSettings;
+  pricePerMinuteUsd: number;
+  pricePer1kTokensUsd: number;
+}
+
+export function callSettingsFrom(config: Config): CallSettings {
+  const llmConfigured = Boolean(config.LLM_BASE_URL ?? config.LLM_API_KEY);
+  return {
+    publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    telephonyApiBaseUrl: config.TELEPHONY_API_BASE_URL,
+    llm: llmConfigured
+      ? { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL }
+      : undefined,
+    pricePerMinuteUsd: config.PRICE_PER_MINUTE_USD,
+    pricePer1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD,
+  };
+}
+
+/** The provider-facing URLs of a run's call. */
+export function callUrls(settings: CallSettings, provider: string, runId: number) {
+  const base = `${settings.publicBaseUrl}/api/v1/telephony/${provider}`;
+  return {
+    statusCallbackUrl: `${base}/status/${runId}`,
+    answerUrl: `${base}/answer/${runId}`,
+    mediaStreamUrl: `${base.replace(/^http/, 'ws')}/media/${runId}`,
+  };
+}
+
+/** Where the run's transcript is served (authenticated). */
+export const transcriptUrl = (workflowId: number, runId: number): string =>
+  `/api/v1/workflow/${workflowId}/runs/${runId}/transcript`;

@@ -1,0 +1,123 @@
+import type { Agent } from '../../entities';
+import { Run } from '../../entities';
+import type { ApiDeps } from '../context';
+import { NotFoundError } from '../errors';
+import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
+import { AgentUuidParams, CallInitiated, CallRequest, TriggerPathParams } from '../schemas/calls';
+import { WorkflowRunParams } from '../schemas/runs';
+import { z } from '../zod';
+import { agentByTriggerPath, agentByUuid, callableVersion, callRoute } from '../services/calls/call-targets';
+import { idempotencyKeyOf, requestHash, withIdempotencyKey } from '../services/calls/idempotency';
+import { startOutboundCall } from '../services/calls/start-call';
+import { formatTranscript } from '../services/calls/transcript';
+import { createTelephonyServices } from '../services/telephony/telephony-services';
+
+const callResponses = (notFound: string) => ({
+  200: { description: 'The call was started', schema: CallInitiated },
+  400: errorResponse('Telephony provider not configured for this organization (or not ready)'),
+  404: errorResponse(`${notFound}; or the telephony configuration or phone number is unknown`),
+  409: errorResponse('Agent is archived; or the first request with this Idempotency-Key is in flight'),
+  422: errorResponse('Invalid body, or an Idempotency-Key already used with a different request'),
+});
+
+const IDEMPOTENCY_NOTE =
+  ' Send `Idempotency-Key` to make retries safe: the same key with the same body within 24 hours ' +
+  'answers the first response and places no call; with a different body, 422.';
+
+export function createCallRoutes(deps: ApiDeps): Route[] {
+  const { dataSource, temporal, config } = deps;
+  const telephony = createTelephonyServices(deps);
+
+  const placeCall = async (
+    ctx: RouteContext,
+    organizationId: number,
+    route: string,
+    body: CallRequest,
+    agent: () => Promise<Agent>,
+  ) =>
+    withIdempotencyKey(
+      dataSource,
+      { organizationId, key: idempotencyKeyOf(ctx.headers['idempotency-key']), hash: requestHash(route, body) },
+      async () => {
+        const found = await agent();
+        const version = await callableVersion(dataSource, found);
+        const target = await callRoute(dataSource, telephony, organizationId, {
+          telephonyConfigurationId: body.telephony_configuration_id,
+          fromPhoneNumberId: body.from_phone_number_id,
+        });
+        return startOutboundCall(
+          { dataSource, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
+          {
+            agent: found,
+            version,
+            route: target,
+            phoneNumber: body.phone_number,
+            initialContext: body.initial_context ?? {},
+          },
+        );
+      },
+    );
+
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/public/agent/{uuid}',
+        summary: "Call a number with an agent, by the agent's API trigger path",
+        description: 'Only trigger paths: an Agent UUID here answers 404.' + IDEMPOTENCY_NOTE,
+        tags: ['calls'],
+        security: ['ApiKey'],
+        params: TriggerPathParams,
+        body: CallRequest,
+        responses: callResponses('Agent trigger not found'),
+      },
+      async (ctx, { params, body, auth }) => {
+        ctx.body = await placeCall(ctx, auth.organizationId, `trigger:${params.uuid.toLowerCase()}`, body, () =>
+          agentByTriggerPath(dataSource, auth.organizationId, params.uuid),
+        );
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/public/agent/workflow/{workflow_uuid}',
+        summary: 'Call a number with an agent, by its Agent UUID',
+        description: 'Only Agent UUIDs: a trigger path here answers 404.' + IDEMPOTENCY_NOTE,
+        tags: ['calls'],
+        security: ['ApiKey'],
+        params: AgentUuidParams,
+        body: CallRequest,
+        responses: callResponses('Workflow not found'),
+      },
+      async (ctx, { params, body, auth }) => {
+        ctx.body = await placeCall(ctx, auth.organizationId, `agent:${params.workflow_uuid.toLowerCase()}`, body, () =>
+          agentByUuid(dataSource, auth.organizationId, params.workflow_uuid),
+        );
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/workflow/{workflow_id}/runs/{run_id}/transcript',
+        summary: "A run's transcript",
+        description: 'One line per utterance: `[timestamp] user|assistant: text`. Empty until the call has ended.',
+        tags: ['runs'],
+        security: ['ApiKey', 'SessionToken'],
+        params: WorkflowRunParams,
+        responses: {
+          200: { description: 'The transcript', schema: z.string(), contentType: 'text/plain' },
+          404: errorResponse('Workflow run not found'),
+        },
+      },
+      async (ctx, { params, auth }) => {
+        const run = await dataSource.getRepository(Run).findOne({
+          where: { id: params.run_id, workflowId: params.workflow_id, organizationId: auth.organizationId },
+          select: { id: true, logs: true },
+        });
+        if (!run) throw new NotFoundError('Workflow run not found');
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = formatTranscript(run.logs.transcript);
+      },
+    ),
+  ];
+}

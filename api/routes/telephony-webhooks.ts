@@ -1,0 +1,84 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { Run, TelephonyConfiguration } from '../../entities';
+import { ProviderError, type WebhookRequest } from '../../telephony/provider';
+import { callStatusSignal, callWorkflowId } from '../../workflows/definitions';
+import type { ApiDeps } from '../context';
+import { BadRequestError, ForbiddenError } from '../errors';
+import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
+import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
+import { createTelephonyServices } from '../services/telephony/telephony-services';
+
+const RECEIVED = { status: 'received' as const };
+
+/** The webhook as the provider sent it: the public URL it called, lower-cased headers, the raw body. */
+function webhookRequest(ctx: RouteContext, publicBaseUrl: string): WebhookRequest {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(ctx.headers)) {
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const rawBody = (ctx.request as { rawBody?: string }).rawBody ?? '';
+  return { method: ctx.method, url: `${publicBaseUrl.replace(/\/+$/, '')}${ctx.originalUrl}`, headers, rawBody };
+}
+
+export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
+  const { dataSource, temporal, config } = deps;
+  const telephony = createTelephonyServices(deps);
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/telephony/{provider}/status/{run_id}',
+        summary: "A provider's call status webhook",
+        description:
+          "No credentials: the provider's signature, checked with the run's telephony configuration, is the " +
+          'authentication (403 otherwise). The status is signalled to the call workflow; repeats and late ' +
+          'events change nothing. Events for unknown or finished runs answer 200 and are logged.',
+        tags: ['telephony'],
+        security: [],
+        params: StatusWebhookParams,
+        responses: {
+          200: { description: 'Accepted (or ignored and logged)', schema: WebhookReceived },
+          400: errorResponse('The payload is not a status event'),
+          403: errorResponse('Invalid signature'),
+        },
+      },
+      async (ctx, { params }) => {
+        const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
+        ctx.body = RECEIVED;
+        const run = await dataSource.getRepository(Run).findOneBy({ id: params.run_id });
+        const configuration =
+          run?.telephonyConfigurationId && run.mode === params.provider
+            ? await dataSource.getRepository(TelephonyConfiguration).findOneBy({ id: run.telephonyConfigurationId })
+            : null;
+        if (!run || !configuration) {
+          log.warn('status webhook for an unknown run: ignored');
+          return;
+        }
+        const adapter = telephony.adapterFor(configuration);
+        const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
+        if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
+        if (run.isCompleted) {
+          log.info('status webhook for a finished run: ignored');
+          return;
+        }
+        let event;
+        try {
+          event = adapter.parseStatusWebhook(request);
+        } catch (error) {
+          if (error instanceof ProviderError) throw new BadRequestError(error.message);
+          throw error;
+        }
+        try {
+          await temporal.workflow.getHandle(run.temporalWorkflowId ?? callWorkflowId(run.id)).signal(callStatusSignal, {
+            status: event.status,
+            providerCallId: event.providerCallId,
+            durationSeconds: event.durationSeconds,
+          });
+        } catch (error) {
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
+          log.info('status webhook for a closed call workflow: ignored');
+        }
+      },
+    ),
+  ];
+}

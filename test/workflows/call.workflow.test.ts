@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { Worker } from '@temporalio/worker';
+import { CallSetupError, ProviderRefusedError } from '../../activities/call-errors';
+import type { createCallActivities, FinalizeRunInput } from '../../activities/call.activities';
+import type { ConversationResult } from '../../agent-runtime/contract';
+import { callWorkflow } from '../../workflows/call.workflow';
+import { callStatusSignal, type CallStatusUpdate, type CallWorkflowInput } from '../../workflows/definitions';
+import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+
+type CallActivities = ReturnType<typeof createCallActivities>;
+
+let temporal: TestTemporal;
+beforeAll(async () => {
+  temporal = await connectTestTemporal();
+});
+afterAll(() => temporal.close());
+
+const conversation: ConversationResult = {
+  transcript: [{ at: '2026-01-01T00:00:00.000Z', role: 'assistant', text: 'Hello.' }],
+  gatheredContext: {},
+  disposition: 'interested',
+  endedBy: 'end_node',
+  nodePath: ['start', 'end'],
+  usage: { model: 'offline', promptTokens: 3, completionTokens: 2, totalTokens: 5 },
+};
+
+/** Fake activities (the engine included): each test replaces the ones it is about. */
+function fakeActivities(overrides: Partial<CallActivities> = {}) {
+  const finalizeRun = jest.fn((_input: FinalizeRunInput) => Promise.resolve());
+  const activities: CallActivities = {
+    placeCall: jest.fn(() => Promise.resolve({ providerCallId: 'P1' })),
+    getCallStatus: jest.fn(() => Promise.resolve(null as CallStatusUpdate | null)),
+    hangupCall: jest.fn(() => Promise.resolve()),
+    runConversation: jest.fn(() => Promise.resolve(conversation)),
+    finalizeRun,
+    ...overrides,
+  };
+  // The same functions, typed as mocks for assertions.
+  const mocks = activities as unknown as Record<keyof CallActivities, jest.Mock>;
+  return { activities, finalizeRun, mocks };
+}
+
+/** Runs one call workflow on its own worker; `signals` are sent right after it starts. */
+async function runCall(
+  activities: CallActivities,
+  signals: CallStatusUpdate[] = [],
+  input: Partial<CallWorkflowInput> = {},
+) {
+  const taskQueue = uniqueTaskQueue('call-workflow');
+  const worker = await Worker.create({
+    connection: temporal.nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities,
+  });
+  return worker.runUntil(async () => {
+    const handle = await temporal.client.workflow.start(callWorkflow, {
+      workflowId: `call-test-${randomUUID()}`,
+      taskQueue,
+      args: [{ runId: 7, attempt: 1, maxDurationSeconds: 30, ringTimeoutSeconds: 30, statusPollSeconds: 1, ...input }],
+    });
+    for (const update of signals) await handle.signal(callStatusSignal, update);
+    return handle.result();
+  });
+}
+
+describe('callWorkflow', () => {
+  it('takes completed-before-answered as a connected call, with its conversation', async () => {
+    const { activities, finalizeRun } = fakeActivities();
+    const outcome = await runCall(activities, [
+      { status: 'completed', providerCallId: 'P1', durationSeconds: 5 },
+      { status: 'answered', providerCallId: 'P1' },
+    ]);
+    expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 5, disposition: 'interested' });
+    expect(finalizeRun).toHaveBeenCalledTimes(1);
+    expect(finalizeRun.mock.calls[0]?.[0]).toEqual({
+      runId: 7,
+      callStatus: 'completed',
+      durationSeconds: 5,
+      conversation,
+    });
+  });
+
+  it('keeps the first terminal status: repeats and later ones change nothing', async () => {
+    const { activities, finalizeRun, mocks } = fakeActivities();
+    const outcome = await runCall(activities, [
+      { status: 'ringing' },
+      { status: 'busy', providerCallId: 'P1' },
+      { status: 'busy', providerCallId: 'P1' },
+      { status: 'completed', providerCallId: 'P1', durationSeconds: 3 },
+    ]);
+    expect(outcome).toEqual({ runId: 7, callStatus: 'busy', durationSeconds: 0, disposition: 'busy' });
+    expect(finalizeRun).toHaveBeenCalledTimes(1);
+    expect(mocks.runConversation).not.toHaveBeenCalled();
+  });
+
+  it("ignores another call's events", async () => {
+    const { activities } = fakeActivities();
+    const outcome = await runCall(activities, [
+      { status: 'failed', providerCallId: 'OTHER' },
+      { status: 'no-answer', providerCallId: 'P1' },
+    ]);
+    expect(outcome.callStatus).toBe('no-answer');
+  });
+
+  it('asks the provider when no webhook comes', async () => {
+    const statuses: CallStatusUpdate[] = [
+      { status: 'answered' },
+      { status: 'completed', providerCallId: 'P1', durationSeconds: 4 },
+    ];
+    const { activities, mocks } = fakeActivities({
+      getCallStatus: jest.fn(() => Promise.resolve(statuses.length > 1 ? (statuses.shift() ?? null) : statuses[0]!)),
+    });
+    const outcome = await runCall(activities);
+    expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 4, disposition: 'interested' });
+    expect(mocks.hangupCall).not.toHaveBeenCalled();
+  });
+
+  it('hangs up at max_call_duration and takes the final status', async () => {
+    let hungUp = false;
+    const { activities, mocks } = fakeActivities({
+      hangupCall: jest.fn(() => {
+        hungUp = true;
+        return Promise.resolve();
+      }),
+      getCallStatus: jest.fn(() =>
+        Promise.resolve<CallStatusUpdate>(
+          hungUp ? { status: 'completed', durationSeconds: 2 } : { status: 'answered', providerCallId: 'P1' },
+        ),
+      ),
+    });
+    const outcome = await runCall(activities, [{ status: 'answered', providerCallId: 'P1' }], {
+      maxDurationSeconds: 2,
+    });
+    expect(mocks.hangupCall).toHaveBeenCalledTimes(1);
+    expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 2, disposition: 'interested' });
+  });
+
+  it('hangs up an unanswered call at the ring timeout as no-answer', async () => {
+    const { activities, finalizeRun, mocks } = fakeActivities({
+      getCallStatus: jest.fn(() => Promise.resolve<CallStatusUpdate>({ status: 'ringing' })),
+    });
+    const outcome = await runCall(activities, [], { ringTimeoutSeconds: 2 });
+    expect(mocks.hangupCall).toHaveBeenCalledTimes(1);
+    expect(outcome.callStatus).toBe('no-answer');
+    expect(finalizeRun.mock.calls[0]?.[0]).toMatchObject({ callStatus: 'no-answer', conversation: null });
+  });
+
+  it('takes its own hang-up of a ringing call (canceled) as no-answer, even when the hang-up fails', async () => {
+    let hungUp = false;
+    const { activities, finalizeRun } = fakeActivities({
+      hangupCall: jest.fn(() => {
+        hungUp = true;
+        return Promise.reject(new CallSetupError('the provider is down'));
+      }),
+      getCallStatus: jest.fn(() =>
+        Promise.resolve<CallStatusUpdate>({ status: hungUp ? 'canceled' : 'ringing', durationSeconds: 0 }),
+      ),
+    });
+    const outcome = await runCall(activities, [], { ringTimeoutSeconds: 1 });
+    expect(outcome.callStatus).toBe('no-answer');
+    expect(finalizeRun).toHaveBeenCalledTimes(1);
+  });
+
+  it('ends a refused call as failed without dialing again', async () => {
+    const { activities, mocks } = fakeActivities({
+      placeCall: jest.fn(() => Promise.reject(new ProviderRefusedError('Invalid number'))),
+    });
+    const outcome = await runCall(activities);
+    expect(outcome).toEqual({ runId: 7, callStatus: 'failed', durationSeconds: 0, disposition: 'failed' });
+    expect(mocks.placeCall).toHaveBeenCalledTimes(1);
+  });
+});

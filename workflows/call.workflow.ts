@@ -1,0 +1,173 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createCallActivities } from '../activities/call.activities';
+import type { ConversationResult } from '../agent-runtime/contract';
+import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
+import {
+  callStatusSignal,
+  type CallOutcome,
+  type CallStatusUpdate,
+  type CallWorkflowInput,
+  type TerminalCallStatus,
+} from './definitions';
+
+type CallActivities = ReturnType<typeof createCallActivities>;
+
+/** Refusals and unusable runs end the call; everything else may be tried again. */
+const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
+
+// Dialing: a few tries only; the idempotency key makes a retry after a crash safe.
+const { placeCall } = proxyActivities<CallActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+// Provider look-ups and hang-ups: short, retried a little; a failure falls back to waiting.
+const { getCallStatus, hangupCall } = proxyActivities<CallActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 4, initialInterval: '1 second', nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+// The outcome must be written: retried until PostgreSQL takes it.
+const { finalizeRun } = proxyActivities<CallActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+const DEFAULT_RING_TIMEOUT_SECONDS = 60;
+const DEFAULT_STATUS_POLL_SECONDS = 15;
+/** After hanging up an overrunning call, how long its final status may take to arrive. */
+const HANGUP_GRACE_MS = 10_000;
+
+const isTerminal = (status: CallStatusUpdate['status']): status is TerminalCallStatus =>
+  TERMINAL_CALL_STATUSES.has(status);
+
+const refused = (error: unknown): boolean =>
+  error instanceof ActivityFailure &&
+  error.cause instanceof ApplicationFailure &&
+  error.cause.type === 'ProviderRefusedError';
+
+/**
+ * One call of a run (id `call-<runId>`, or a campaign's child id): dials once, follows the provider's
+ * status signals with bounded waits, asks the provider when they stop coming, runs the conversation
+ * of a connected call, hangs up at `max_call_duration`, and records exactly one terminal status.
+ */
+export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcome> {
+  const { runId } = input;
+  const pollMs = (input.statusPollSeconds ?? DEFAULT_STATUS_POLL_SECONDS) * 1000;
+  const maxDurationMs = input.maxDurationSeconds * 1000;
+  let terminal: { status: TerminalCallStatus; durationSeconds?: number } | undefined;
+  let answeredAt: number | undefined;
+  let callId: string | undefined;
+  /** Events that arrive before the dial returns the call's id: applied once it is known. */
+  const early: CallStatusUpdate[] = [];
+
+  // The first terminal status wins; repeats, late events and other calls' events change nothing.
+  const apply = (update: CallStatusUpdate): void => {
+    if (terminal) return;
+    if (callId === undefined) {
+      early.push(update);
+      return;
+    }
+    if (update.providerCallId && update.providerCallId !== callId) return;
+    if (isTerminal(update.status)) terminal = { status: update.status, durationSeconds: update.durationSeconds };
+    else if (update.status === 'answered') answeredAt ??= Date.now();
+  };
+  setHandler(callStatusSignal, apply);
+  // Read through a function: TypeScript cannot see the handler change `terminal` across awaits.
+  const terminalStatus = (): TerminalCallStatus | undefined => terminal?.status;
+
+  const finish = async (
+    callStatus: TerminalCallStatus,
+    durationSeconds: number,
+    conversation: ConversationResult | null,
+  ): Promise<CallOutcome> => {
+    await finalizeRun({ runId, callStatus, durationSeconds, conversation });
+    const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
+    return { runId, callStatus, durationSeconds, disposition };
+  };
+
+  /** Asks the provider instead of guessing when no webhook came. */
+  const reconcile = async (providerCallId: string): Promise<void> => {
+    try {
+      const update = await getCallStatus({ runId, providerCallId });
+      if (update) apply(update);
+    } catch (error) {
+      log.warn('call status look-up failed', { runId, error: String(error) });
+    }
+  };
+
+  /** Hangs up; a failure is logged, and the status look-ups that follow tell how the call ended. */
+  const hangup = async (providerCallId: string): Promise<void> => {
+    try {
+      await hangupCall({ runId, providerCallId });
+    } catch (error) {
+      log.warn('hang-up failed', { runId, error: String(error) });
+    }
+  };
+
+  /** Waits for `done` until `deadline` (workflow time), looking the call up every poll interval. */
+  const waitUntil = async (providerCallId: string, done: () => boolean, deadline: number): Promise<void> => {
+    while (!done()) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return;
+      if (await condition(done, Math.min(pollMs, remaining))) return;
+      await reconcile(providerCallId);
+    }
+  };
+
+  try {
+    const placed = await placeCall({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
+    callId = placed.providerCallId;
+  } catch (error) {
+    log.warn('call could not be placed', { runId, error: String(error) });
+    return finish(refused(error) ? 'failed' : 'error', 0, null);
+  }
+  early.splice(0).forEach(apply);
+
+  const ringDeadline = Date.now() + (input.ringTimeoutSeconds ?? DEFAULT_RING_TIMEOUT_SECONDS) * 1000;
+  await waitUntil(callId, () => answeredAt !== undefined || terminal !== undefined, ringDeadline);
+  if (answeredAt === undefined && !terminal) {
+    await hangup(callId);
+    await reconcile(callId);
+    // Our own hang-up of a ringing call is reported as canceled: nobody answered.
+    if (answeredAt === undefined && [undefined, 'canceled'].includes(terminalStatus())) {
+      terminal = { status: 'no-answer', durationSeconds: 0 };
+    }
+  }
+
+  const connected = answeredAt !== undefined || terminal?.status === 'completed';
+  if (!connected) return finish(terminal?.status ?? 'error', terminal?.durationSeconds ?? 0, null);
+
+  const conversation = await converse(input);
+  const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;
+  await waitUntil(callId, () => terminal !== undefined, talkDeadline);
+  if (!terminal) {
+    // max_call_duration reached: hang up, then take the provider's final word.
+    await hangup(callId);
+    await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS);
+  }
+  const final = terminal ?? { status: 'completed' as const, durationSeconds: input.maxDurationSeconds };
+  return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? conversation : null);
+}
+
+/** The conversation of a connected call; a failed engine leaves the call without one. */
+async function converse(input: CallWorkflowInput): Promise<ConversationResult | null> {
+  const { runConversation } = proxyActivities<CallActivities>({
+    startToCloseTimeout: `${input.maxDurationSeconds + 60} seconds`,
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+  try {
+    return await runConversation({ runId: input.runId, maxDurationSeconds: input.maxDurationSeconds });
+  } catch (error) {
+    log.error('conversation failed', { runId: input.runId, error: String(error) });
+    return null;
+  }
+}
