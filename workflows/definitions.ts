@@ -1,6 +1,6 @@
 /** Inputs, outputs, signals and queries shared by the API, the worker and the tests. */
 
-import { defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CallStatus, TERMINAL_STATUS_LIST } from '../telephony/provider';
 
 /** How a call ends: `gathered_context.call_status`. */
@@ -22,6 +22,8 @@ export const callWorkflowId = (runId: number): string => `call-${runId}`;
 
 export interface CallWorkflowInput {
   runId: number;
+  /** Set for a campaign's call: the child reports its outcome to the parent by workflow id. */
+  campaign?: CampaignCallLink;
   /** Which dial of this call it is (1 for API calls; a campaign's retries count up): part of the provider idempotency key. */
   attempt: number;
   /** Seconds a call may ring before it is hung up as `no-answer` (default 60). */
@@ -53,3 +55,131 @@ export const callStatusSignal = defineSignal<[CallStatusUpdate]>('callStatus');
 
 /** `workflow_configurations.max_call_duration` when the agent sets none. */
 export const DEFAULT_MAX_CALL_DURATION_SECONDS = 300;
+
+// ---------------------------------------------------------------------------------------------
+// Campaigns (contract between the API, the campaign workflow and its child call workflows)
+// ---------------------------------------------------------------------------------------------
+
+import type { CampaignState } from '../entities/campaign.entity';
+
+export type { CampaignState };
+
+/** One long-running workflow per campaign. */
+export const campaignWorkflowId = (campaignId: number): string => `campaign-${campaignId}`;
+
+/** Deterministic child ids: a restart can never start the same attempt twice. */
+export const campaignCallWorkflowId = (campaignId: number, contactId: string, attempt: number): string =>
+  `campaign-${campaignId}/contact-${contactId}/attempt-${attempt}`;
+
+/** `retry_config` (decided defaults: enabled, 2 retries, 120 s, all three outcomes). */
+export interface RetryConfig {
+  enabled: boolean;
+  max_retries: number;
+  retry_delay_seconds: number;
+  retry_on_busy: boolean;
+  retry_on_no_answer: boolean;
+  retry_on_voicemail: boolean;
+}
+
+/** `schedule_config.slots[]`: day 0 = Monday .. 6 = Sunday, times "HH:MM" in the schedule's timezone. */
+export interface ScheduleSlot {
+  day_of_week: number;
+  start_time: string;
+  end_time: string;
+}
+
+export interface ScheduleConfig {
+  enabled: boolean;
+  /** IANA name; a contact's own `timezone` column overrides it for that contact. */
+  timezone: string;
+  slots: ScheduleSlot[];
+}
+
+export interface CircuitBreakerConfig {
+  enabled: boolean;
+  failure_threshold: number;
+  window_seconds: number;
+  min_calls_in_window: number;
+}
+
+/** What PATCH may change; applied by the workflow (while paused) or by the API (while draft). */
+export interface CampaignSettings {
+  name: string;
+  max_concurrency: number;
+  retry_config: RetryConfig;
+  /** null: calls may be placed at any time. */
+  schedule_config: ScheduleConfig | null;
+  circuit_breaker: CircuitBreakerConfig;
+}
+
+export interface CampaignWorkflowInput {
+  campaignId: number;
+  /** Present after continue-as-new: only a cursor and what is in flight, never contact lists. */
+  carry?: CampaignCarryOver;
+}
+
+export interface CampaignCarryOver {
+  /** Contacts with id <= cursor have been queued once already. */
+  contactCursor: string;
+  state: CampaignState;
+  settings: CampaignSettings;
+  /** Child call workflows started and not yet reported. */
+  inFlight: CampaignCallLink[];
+  /** Retries waiting for their delay: contact, next attempt number and when it is due (epoch ms). */
+  retries: { contactId: string; attempt: number; dueAt: number }[];
+  /** Recent outcomes for the circuit breaker (epoch ms, failed?). */
+  breakerWindow: { at: number; failed: boolean }[];
+  /** The contact paging is exhausted. */
+  sourceExhausted: boolean;
+}
+
+/** Identifies one dial of one contact; the child workflow carries it to report back. */
+export interface CampaignCallLink {
+  /** The parent's workflow id (`campaign-<id>`): stable across continue-as-new. */
+  parentWorkflowId: string;
+  campaignId: number;
+  contactId: string;
+  attempt: number;
+}
+
+/** A child call workflow finished (or could not start): sent to `campaign-<id>` by workflow id. */
+export interface CampaignCallResult extends CampaignCallLink {
+  runId: number | null;
+  /** A terminal call status, or `error` when the call could not be initiated. */
+  outcome: TerminalCallStatus;
+}
+
+export interface CampaignProgress {
+  campaignId: number;
+  state: CampaignState;
+  total_rows: number;
+  /** Attempts queued so far, retries included. */
+  total_queued_count: number;
+  /** Attempts dialed. */
+  executed_count: number;
+  /** Contacts with a final outcome. */
+  processed_rows: number;
+  /** Contacts whose final outcome is not `completed`. */
+  failed_rows: number;
+  in_flight: number;
+  pending_retries: number;
+  /** Final outcomes by call status. */
+  outcomes: Partial<Record<TerminalCallStatus, number>>;
+  /** Set while waiting for a schedule window. */
+  next_open_at: string | null;
+}
+
+export const campaignCallFinishedSignal = defineSignal<[CampaignCallResult]>('campaignCallFinished');
+
+/**
+ * Transitions go through Updates so the API answers only after the workflow accepted them; each
+ * returns the state after the update. A wrong-state update is rejected by its validator with an
+ * ApplicationFailure of type `CampaignStateConflict` whose message names the current state.
+ */
+export const pauseCampaignUpdate = defineUpdate<CampaignState>('pauseCampaign');
+export const resumeCampaignUpdate = defineUpdate<CampaignState>('resumeCampaign');
+export const cancelCampaignUpdate = defineUpdate<CampaignState>('cancelCampaign');
+/** Accepted only while paused; takes effect on resume. */
+export const configureCampaignUpdate = defineUpdate<CampaignState, [Partial<CampaignSettings>]>('configureCampaign');
+
+export const campaignProgressQuery = defineQuery<CampaignProgress>('campaignProgress');
