@@ -7,6 +7,7 @@ import { LoginThrottle1795000000100 } from './migrations/1795000000100-LoginThro
 import { Telephony1795000000200 } from './migrations/1795000000200-Telephony';
 import { AgentTriggersAndRunFilters1795000000500 } from './migrations/1795000000500-AgentTriggersAndRunFilters';
 import { CallIdempotencyKeys1795000000700 } from './migrations/1795000000700-CallIdempotencyKeys';
+import { InboundLookups1795000001100 } from './migrations/1795000001100-InboundLookups';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -15,6 +16,7 @@ export const migrations = [
   Telephony1795000000200,
   AgentTriggersAndRunFilters1795000000500,
   CallIdempotencyKeys1795000000700,
+  InboundLookups1795000001100,
 ];
 
 export interface DataSourceOptions {

@@ -74,6 +74,33 @@ export interface WebhookRequest {
   rawBody: string;
 }
 
+/** A new inbound call as the provider announced it (see `parseInboundWebhook`). */
+export interface InboundCall {
+  /** The number that was called (ours), as the provider wrote it; the route normalizes it. */
+  calledNumber: string;
+  /** The caller's number or address, when the provider gives one. */
+  callerNumber: string | null;
+  providerCallId: string;
+  /** The provider's own payload, kept in the run's logs. */
+  raw: Record<string, unknown>;
+}
+
+/** Where an answered call's media streams to and its status events go. */
+export interface AnswerTarget {
+  runId: number;
+  providerCallId: string;
+  /** `wss://<PUBLIC_BASE_URL host>/api/v1/telephony/{provider}/media/{runId}`. */
+  mediaStreamUrl: string;
+  /** `${PUBLIC_BASE_URL}/api/v1/telephony/{provider}/status/{runId}`. */
+  statusCallbackUrl: string;
+}
+
+/** The HTTP answer to a provider's call webhook: markup (TwiML, XML, NCCO, cXML) or an acknowledgement. */
+export interface ProviderReply {
+  contentType: string;
+  body: string;
+}
+
 export interface ProviderSync {
   ok: boolean;
   message: string;
@@ -100,6 +127,13 @@ export interface TelephonyProvider {
   /** Points the number's inbound calls at `url`, or detaches it (null). Never throws. */
   configureInbound(address: string, url: string | null): Promise<ProviderSync>;
   readiness(numbers: NumberForReadiness[]): Readiness;
+  /**
+   * Answers a call by streaming its media to `target`: markup to reply with, or (Telnyx, ARI)
+   * call-control commands sent before an acknowledgement. Throws ProviderError when a command fails.
+   */
+  answerCall(target: AnswerTarget): Promise<ProviderReply>;
+  /** The provider's polite refusal of an inbound call that no agent takes. Never throws. */
+  rejectCall(providerCallId: string): Promise<ProviderReply>;
 }
 
 export interface ProviderField {
@@ -134,6 +168,27 @@ export interface ProviderDefinition<Config extends Record<string, unknown> = Rec
   configSchema: z.ZodType<Config>;
   fields: ProviderField[];
   create(config: Config, context?: ProviderContext): TelephonyProvider;
+  inbound: InboundWebhooks;
+  /**
+   * Fields the server sets, never the client: given the stored fields (null on create), their
+   * values, which override whatever a request sent.
+   */
+  serverManaged?(stored: Record<string, unknown> | null): Partial<Config>;
+}
+
+/** The configuration-free half of inbound calls: used before the called number picks a configuration. */
+export interface InboundWebhooks {
+  /**
+   * Reads a new inbound call from the inbound webhook; the configuration of the called number then
+   * verifies the signature. Null for events that announce no new call (Telnyx sends every event of
+   * the call there); throws ProviderError for a payload that is not an inbound call.
+   */
+  parse(request: WebhookRequest): InboundCall | null;
+  /**
+   * The polite refusal for a number no configuration holds, so without credentials: markup where the
+   * provider takes markup; an acknowledgement where refusing takes an authenticated command.
+   */
+  refuseUnknown(): ProviderReply;
 }
 
 /** A provider answered with an error, or could not be reached. `status` is the provider's HTTP status. */

@@ -102,7 +102,11 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
           organizationId: auth.organizationId,
           name: body.name,
           provider,
-          credentials: sealCredentials(definition, fields, telephony.secrets),
+          credentials: sealCredentials(
+            definition,
+            { ...fields, ...definition.serverManaged?.(null) },
+            telephony.secrets,
+          ),
           isDefaultOutbound: body.is_default_outbound,
         });
         const saved = await saveNamed(row, () =>
@@ -166,7 +170,10 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
           }
           const definition = telephony.definitionOf(row);
           const current = openCredentials(row.credentials, telephony.secrets);
-          const parsed = definition.configSchema.safeParse(mergeUpdate(definition, current, update));
+          const parsed = definition.configSchema.safeParse({
+            ...mergeUpdate(definition, current, update),
+            ...definition.serverManaged?.(current),
+          });
           if (!parsed.success) {
             throw new ValidationError(
               toValidationIssues(parsed.error, 'body').map((issue) => ({

@@ -1,24 +1,15 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Run, TelephonyConfiguration } from '../../entities';
-import { ProviderError, type WebhookRequest } from '../../telephony/provider';
+import { ProviderError } from '../../telephony/provider';
 import { callStatusSignal, callWorkflowId } from '../../workflows/definitions';
 import type { ApiDeps } from '../context';
 import { BadRequestError, ForbiddenError } from '../errors';
-import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
+import { defineRoute, errorResponse, type Route } from '../route';
+import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { createTelephonyServices } from '../services/telephony/telephony-services';
 
 const RECEIVED = { status: 'received' as const };
-
-/** The webhook as the provider sent it: the public URL it called, lower-cased headers, the raw body. */
-function webhookRequest(ctx: RouteContext, publicBaseUrl: string): WebhookRequest {
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(ctx.headers)) {
-    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
-  }
-  const rawBody = (ctx.request as { rawBody?: string }).rawBody ?? '';
-  return { method: ctx.method, url: `${publicBaseUrl.replace(/\/+$/, '')}${ctx.originalUrl}`, headers, rawBody };
-}
 
 export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
   const { dataSource, temporal, config } = deps;

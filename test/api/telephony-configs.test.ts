@@ -171,6 +171,23 @@ describe('PUT: masking round-trip and partial updates', () => {
     expect(res.body).toEqual({ detail: 'Provider cannot be changed; create a new configuration instead.' });
   });
 
+  it("mints an ARI configuration's stasis_app_name on create and keeps it through updates", async () => {
+    const ari = {
+      provider: 'ari',
+      ari_endpoint: 'http://pbx.example.com:8088',
+      app_name: 'sb',
+      app_password: 'pw-12345',
+    };
+    const created = await createTelephonyConfig(app, token, { ...ari, stasis_app_name: 'chosen_by_client' });
+    const minted = created.credentials.stasis_app_name;
+    expect(minted).toMatch(/^switchboard_[0-9a-f]{12}$/);
+    const res = await as('put', `${BASE}/${created.id}`).send({
+      config: { provider: 'ari', app_name: 'renamed', stasis_app_name: 'another_choice' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.credentials).toMatchObject({ app_name: 'renamed', stasis_app_name: minted });
+  });
+
   it('validates the merged fields against the provider schema', async () => {
     const created = await createTelephonyConfig(app, token);
     const res = await as('put', `${BASE}/${created.id}`).send({

@@ -3,7 +3,11 @@ import type { DataSource } from 'typeorm';
 import type { Agent, AgentVersion } from '../../../entities';
 import { Run } from '../../../entities';
 import { callWorkflow } from '../../../workflows/call.workflow';
-import { callWorkflowId, DEFAULT_MAX_CALL_DURATION_SECONDS } from '../../../workflows/definitions';
+import {
+  callWorkflowId,
+  DEFAULT_MAX_CALL_DURATION_SECONDS,
+  type CallWorkflowInput,
+} from '../../../workflows/definitions';
 import { AgentIdAttribute, OrganizationIdAttribute } from '../../../workflows/search-attributes';
 import { ConflictError } from '../../errors';
 import type { CallInitiated } from '../../schemas/calls';
@@ -31,7 +35,6 @@ export async function startOutboundCall(
   call: OutboundCall,
 ): Promise<CallInitiated> {
   const { agent, version, route } = call;
-  const runs = deps.dataSource.getRepository(Run);
   const run = await deps.dataSource.transaction(async (manager) => {
     const created = await manager.save(
       manager.create(Run, {
@@ -63,10 +66,35 @@ export async function startOutboundCall(
     return created;
   });
   try {
+    await startCallWorkflow(deps, run, agent, {
+      runId: run.id,
+      attempt: 1,
+      maxDurationSeconds: maxCallDurationOf(version),
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new ConflictError(`Call workflow ${callWorkflowId(run.id)} already exists`);
+    }
+    throw error;
+  }
+  return { status: 'initiated', workflow_run_id: run.id, workflow_run_name: run.name };
+}
+
+/**
+ * Starts the run's call workflow (`call-<runId>`), findable by agent and organization in the
+ * Temporal UI. A failed start leaves the run completed with `call_status` `error`, and rethrows.
+ */
+export async function startCallWorkflow(
+  deps: { dataSource: DataSource; temporal: Client; taskQueue: string },
+  run: Run,
+  agent: Agent,
+  input: CallWorkflowInput,
+): Promise<void> {
+  try {
     await deps.temporal.workflow.start(callWorkflow, {
       workflowId: callWorkflowId(run.id),
       taskQueue: deps.taskQueue,
-      args: [{ runId: run.id, attempt: 1, maxDurationSeconds: maxCallDurationOf(version) }],
+      args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [
         { key: AgentIdAttribute, value: agent.id },
@@ -75,7 +103,7 @@ export async function startOutboundCall(
       memo: { run_id: run.id },
     });
   } catch (error) {
-    await runs.update(
+    await deps.dataSource.getRepository(Run).update(
       { id: run.id },
       {
         isCompleted: true,
@@ -83,10 +111,6 @@ export async function startOutboundCall(
         gatheredContext: { call_status: 'error', mapped_call_disposition: 'error' },
       },
     );
-    if (error instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new ConflictError(`Call workflow ${callWorkflowId(run.id)} already exists`);
-    }
     throw error;
   }
-  return { status: 'initiated', workflow_run_id: run.id, workflow_run_name: run.name };
 }

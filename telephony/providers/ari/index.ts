@@ -1,6 +1,7 @@
 import type { ProviderContext, ProviderDefinition, TelephonyProvider } from '../../provider';
 import { AriClient } from './client';
-import { ariConfigSchema, ariFields, type AriConfig } from './config';
+import { ariConfigSchema, ariFields, mintStasisAppName, type AriConfig } from './config';
+import { ariAnswering, ariInbound } from './inbound';
 import { AriCallTracker, parseAriEvent } from './status';
 
 export type { AriConfig } from './config';
@@ -15,6 +16,11 @@ export const ariProvider: ProviderDefinition<AriConfig> = {
   configSchema: ariConfigSchema,
   fields: ariFields,
   create: createAriAdapter,
+  inbound: ariInbound,
+  // Minted once on create and carried through updates: Asterisk's dialplan names this app.
+  serverManaged: (stored) => ({
+    stasis_app_name: typeof stored?.stasis_app_name === 'string' ? stored.stasis_app_name : mintStasisAppName(),
+  }),
 };
 
 function createAriAdapter(config: AriConfig, context: ProviderContext = {}): TelephonyProvider {
@@ -40,5 +46,6 @@ function createAriAdapter(config: AriConfig, context: ProviderContext = {}): Tel
     // Asterisk needs no caller id (a call without one uses the endpoint's default), only its Stasis app.
     readiness: () =>
       config.stasis_app_name ? { ready: true } : { ready: false, reason: 'ARI stasis_app_name is not set' },
+    ...ariAnswering(config, context),
   };
 }

@@ -2,6 +2,7 @@ import type { ProviderContext, ProviderDefinition, TelephonyProvider } from '../
 import { requireActiveNumber } from '../../readiness';
 import { CloudonixClient } from './client';
 import { cloudonixConfigSchema, cloudonixFields, type CloudonixConfig } from './config';
+import { cloudonixAnswering, cloudonixInbound } from './inbound';
 import { verifyCloudonixKey } from './signature';
 import { parseCloudonixCdr } from './status';
 
@@ -15,6 +16,7 @@ export const cloudonixProvider: ProviderDefinition<CloudonixConfig> = {
   configSchema: cloudonixConfigSchema,
   fields: cloudonixFields,
   create: createCloudonixAdapter,
+  inbound: cloudonixInbound,
 };
 
 function createCloudonixAdapter(config: CloudonixConfig, context: ProviderContext = {}): TelephonyProvider {
@@ -36,5 +38,6 @@ function createCloudonixAdapter(config: CloudonixConfig, context: ProviderContex
       }
     },
     readiness: requireActiveNumber,
+    ...cloudonixAnswering,
   };
 }

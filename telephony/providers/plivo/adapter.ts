@@ -5,6 +5,7 @@ import { requireActiveNumber } from '../../readiness';
 import { formParams } from '../../webhook-signatures';
 import { plivoCompatibleCalls, type PlivoDialect } from '../plivo-compatible/calls';
 import type { PlivoCompatibleConfig } from '../plivo-compatible/config';
+import { plivoCompatibleAnswering } from '../plivo-compatible/markup';
 import { anySignatureMatches, plivoV3Signature } from '../plivo-compatible/signature-v3';
 
 const seenNonces = new NonceCache();
@@ -58,5 +59,6 @@ export function createPlivoProvider(config: PlivoCompatibleConfig, context: Prov
     },
 
     readiness: requireActiveNumber,
+    ...plivoCompatibleAnswering,
   };
 }

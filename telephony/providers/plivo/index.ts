@@ -4,6 +4,7 @@ import {
   plivoCompatibleFields,
   type PlivoCompatibleConfig,
 } from '../plivo-compatible/config';
+import { plivoCompatibleInbound } from '../plivo-compatible/markup';
 import { createPlivoProvider } from './adapter';
 
 export const plivoProvider: ProviderDefinition<PlivoCompatibleConfig> = {
@@ -14,4 +15,5 @@ export const plivoProvider: ProviderDefinition<PlivoCompatibleConfig> = {
   configSchema: plivoCompatibleConfigSchema,
   fields: plivoCompatibleFields('Plivo'),
   create: createPlivoProvider,
+  inbound: plivoCompatibleInbound('Plivo'),
 };

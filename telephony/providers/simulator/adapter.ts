@@ -11,6 +11,7 @@ import {
 import { requireActiveNumber } from '../../readiness';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
+import { simulatorAnswering } from './inbound';
 import { plannedOutcome, simulatedStatus, statusChangeOffsets } from './timeline';
 import { SIGNATURE_HEADER, SimulatorWebhookBody, simulatorSignature, simulatorSignatureValid } from './webhook';
 
@@ -118,6 +119,7 @@ export function createSimulatorProvider(
     },
 
     readiness: requireActiveNumber,
+    ...simulatorAnswering,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ProviderDefinition } from '../../provider';
 import { createSimulatorProvider } from './adapter';
 import { simulatorConfigSchema, simulatorFields, type SimulatorConfig } from './config';
+import { simulatorInbound } from './inbound';
 
 export const simulatorProvider: ProviderDefinition<SimulatorConfig> = {
   name: 'simulator',
@@ -10,4 +11,5 @@ export const simulatorProvider: ProviderDefinition<SimulatorConfig> = {
   configSchema: simulatorConfigSchema,
   fields: simulatorFields,
   create: (config, context) => createSimulatorProvider(config, context),
+  inbound: simulatorInbound,
 };

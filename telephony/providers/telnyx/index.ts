@@ -8,6 +8,7 @@ import type {
 import { requireActiveNumber } from '../../readiness';
 import { TelnyxClient } from './client';
 import { telnyxConfigSchema, telnyxFields, type TelnyxConfig } from './config';
+import { telnyxAnswering, telnyxInbound } from './inbound';
 import { telnyxPublicKey, verifyTelnyxSignature } from './signature';
 import { parseTelnyxStatusWebhook } from './status';
 
@@ -21,6 +22,7 @@ export const telnyxProvider: ProviderDefinition<TelnyxConfig> = {
   configSchema: telnyxConfigSchema,
   fields: telnyxFields,
   create: createTelnyxAdapter,
+  inbound: telnyxInbound,
 };
 
 function createTelnyxAdapter(config: TelnyxConfig, context: ProviderContext = {}): TelephonyProvider {
@@ -44,6 +46,7 @@ function createTelnyxAdapter(config: TelnyxConfig, context: ProviderContext = {}
       }
     },
     readiness: (numbers) => telnyxReadiness(config, numbers),
+    ...telnyxAnswering(config, context),
   };
 }
 

@@ -13,6 +13,7 @@ import { requireActiveNumber } from '../../readiness';
 import { durationOf } from '../../status-fields';
 import { formFields } from '../../webhook-signatures';
 import type { TwilioConfig } from './config';
+import { twilioAnswering } from './inbound';
 import { verifyTwilioSignature } from './signature';
 import { twilioStatus } from './statuses';
 
@@ -115,6 +116,7 @@ export function createTwilioProvider(config: TwilioConfig, context: ProviderCont
     },
 
     readiness: requireActiveNumber,
+    ...twilioAnswering,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ProviderDefinition } from '../../provider';
 import { createTwilioProvider } from './adapter';
 import { twilioConfigSchema, twilioFields, type TwilioConfig } from './config';
+import { twilioInbound } from './inbound';
 
 export const twilioProvider: ProviderDefinition<TwilioConfig> = {
   name: 'twilio',
@@ -10,4 +11,5 @@ export const twilioProvider: ProviderDefinition<TwilioConfig> = {
   configSchema: twilioConfigSchema,
   fields: twilioFields,
   create: createTwilioProvider,
+  inbound: twilioInbound,
 };

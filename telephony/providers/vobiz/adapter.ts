@@ -4,6 +4,7 @@ import { NonceCache } from '../../nonce-cache';
 import { requireActiveNumber } from '../../readiness';
 import { plivoCompatibleCalls, withoutPlus, type PlivoDialect } from '../plivo-compatible/calls';
 import type { PlivoCompatibleConfig } from '../plivo-compatible/config';
+import { plivoCompatibleAnswering } from '../plivo-compatible/markup';
 import { vobizSignatureValid } from './signature';
 
 const seenNonces = new NonceCache();
@@ -61,5 +62,6 @@ export function createVobizProvider(config: PlivoCompatibleConfig, context: Prov
     },
 
     readiness: requireActiveNumber,
+    ...plivoCompatibleAnswering,
   };
 }

@@ -4,6 +4,7 @@ import {
   plivoCompatibleFields,
   type PlivoCompatibleConfig,
 } from '../plivo-compatible/config';
+import { plivoCompatibleInbound } from '../plivo-compatible/markup';
 import { createVobizProvider } from './adapter';
 
 export const vobizProvider: ProviderDefinition<PlivoCompatibleConfig> = {
@@ -14,4 +15,5 @@ export const vobizProvider: ProviderDefinition<PlivoCompatibleConfig> = {
   configSchema: plivoCompatibleConfigSchema,
   fields: plivoCompatibleFields('Vobiz'),
   create: createVobizProvider,
+  inbound: plivoCompatibleInbound('Vobiz'),
 };

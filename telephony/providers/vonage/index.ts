@@ -2,6 +2,7 @@ import type { ProviderContext, ProviderDefinition, TelephonyProvider } from '../
 import { requireActiveNumber } from '../../readiness';
 import { VonageClient } from './client';
 import { vonageConfigSchema, vonageFields, type VonageConfig } from './config';
+import { vonageAnswering, vonageInbound } from './inbound';
 import { verifyVonageSignature } from './signature';
 import { parseVonageStatusWebhook } from './status';
 
@@ -15,6 +16,7 @@ export const vonageProvider: ProviderDefinition<VonageConfig> = {
   configSchema: vonageConfigSchema,
   fields: vonageFields,
   create: createVonageAdapter,
+  inbound: vonageInbound,
 };
 
 function createVonageAdapter(config: VonageConfig, context: ProviderContext = {}): TelephonyProvider {
@@ -41,5 +43,6 @@ function createVonageAdapter(config: VonageConfig, context: ProviderContext = {}
       }
     },
     readiness: requireActiveNumber,
+    ...vonageAnswering,
   };
 }

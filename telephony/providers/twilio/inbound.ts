@@ -1,0 +1,25 @@
+import type { InboundWebhooks, TelephonyProvider } from '../../provider';
+import { connectStreamDocument, optionalField, requiredField, webhookFields, xmlReply } from '../../inbound';
+
+const REJECT = xmlReply('<Response><Reject reason="rejected"/></Response>');
+
+/** The Voice URL request: `CallSid`, `To` (our number), `From` (the caller), form-encoded. */
+export const twilioInbound: InboundWebhooks = {
+  parse(request) {
+    const fields = webhookFields(request, 'Twilio');
+    return {
+      calledNumber: requiredField(fields, 'To', 'Twilio'),
+      callerNumber: optionalField(fields, 'From'),
+      providerCallId: requiredField(fields, 'CallSid', 'Twilio'),
+      raw: fields,
+    };
+  },
+  refuseUnknown: () => REJECT,
+};
+
+/** TwiML `<Connect><Stream>` to the media endpoint, the run id as a stream parameter; `<Reject/>` otherwise. */
+export const twilioAnswering: Pick<TelephonyProvider, 'answerCall' | 'rejectCall'> = {
+  answerCall: (target) =>
+    Promise.resolve(xmlReply(connectStreamDocument(target.mediaStreamUrl, { run_id: String(target.runId) }))),
+  rejectCall: () => Promise.resolve(REJECT),
+};

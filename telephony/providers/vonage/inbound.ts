@@ -1,0 +1,40 @@
+import type { InboundWebhooks, TelephonyProvider } from '../../provider';
+import { jsonReply, optionalField, requiredField, webhookFields } from '../../inbound';
+
+/** NCCO has no hang-up action: a call ends when its NCCO does, so a talk action alone refuses politely. */
+const REJECT = jsonReply([{ action: 'talk', text: 'Sorry, this number cannot take your call. Goodbye.' }]);
+
+/** The answer webhook: `to` (our number, digits only), `from`, `uuid`; a query (GET) or JSON (POST). */
+export const vonageInbound: InboundWebhooks = {
+  parse(request) {
+    const fields = webhookFields(request, 'Vonage');
+    return {
+      calledNumber: requiredField(fields, 'to', 'Vonage'),
+      callerNumber: optionalField(fields, 'from'),
+      providerCallId: requiredField(fields, 'uuid', 'Vonage'),
+      raw: fields,
+    };
+  },
+  refuseUnknown: () => REJECT,
+};
+
+/** NCCO `connect` to the media endpoint as a WebSocket (16 kHz linear PCM), the run id as a header. */
+export const vonageAnswering: Pick<TelephonyProvider, 'answerCall' | 'rejectCall'> = {
+  answerCall: (target) =>
+    Promise.resolve(
+      jsonReply([
+        {
+          action: 'connect',
+          endpoint: [
+            {
+              type: 'websocket',
+              uri: target.mediaStreamUrl,
+              'content-type': 'audio/l16;rate=16000',
+              headers: { run_id: String(target.runId) },
+            },
+          ],
+        },
+      ]),
+    ),
+  rejectCall: () => Promise.resolve(REJECT),
+};
