@@ -1,0 +1,188 @@
+import { Context } from '@temporalio/activity';
+import type { DataSource } from 'typeorm';
+import { renderTemplate } from '../api/services/agents/templates';
+import type { WorkflowNode } from '../api/schemas/workflow-definition';
+import { AgentVersion, Run } from '../entities';
+import type { Resolver } from './webhook/address-guard';
+import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
+import { renderPayload, type PayloadContext } from './webhook/payload';
+import { sendWebhook } from './webhook/send';
+import { SIGNATURE_HEADER, signatureHeader } from './webhook/signature';
+
+export interface WebhookActivityDeps {
+  dataSource: DataSource;
+  /** HMAC-SHA256 key of the signature header (`WEBHOOK_SIGNING_SECRET`, else derived from SECRETS_KEY). */
+  signingKey: Buffer;
+  /** `ALLOW_PRIVATE_WEBHOOKS`. */
+  allowPrivate: boolean;
+  /** Per request; default 10 s. */
+  timeoutMs?: number;
+  /** DNS, replaceable in tests; the system resolver by default. */
+  resolve?: Resolver;
+}
+
+type WebhookNode = Extract<WorkflowNode, { type: 'webhook' }>;
+
+/** `runs.logs.webhooks[<node id>]`: the delivery state of one webhook node of the run. */
+export interface WebhookLogEntry {
+  node_id: string;
+  name: string;
+  url: string;
+  method: string;
+  /** `retrying` after a failed attempt that will be tried again; `failed`/`refused` are final. */
+  status: 'delivered' | 'retrying' | 'failed' | 'refused';
+  attempts: number;
+  http_status?: number;
+  /** The last failure; null once delivered. */
+  error?: string | null;
+  at: string;
+}
+
+export interface PostCallWebhook {
+  nodeId: string;
+  name: string;
+}
+
+export interface DeliverWebhookInput {
+  runId: number;
+  nodeId: string;
+}
+
+export interface WebhookFailureInput extends DeliverWebhookInput {
+  /** The failure's type (an error class name, or a Temporal timeout) and message. */
+  errorType: string;
+  message: string;
+}
+
+const isWebhookNode = (node: { type: string }): node is WebhookNode => node.type === 'webhook';
+
+/** Without a `payload_template`, the receiver gets the run's outcome and both contexts. */
+const DEFAULT_PAYLOAD = {
+  workflow_run_id: '{{workflow_run_id}}',
+  call_status: '{{call_status}}',
+  call_duration_seconds: '{{call_duration_seconds}}',
+  transcript_url: '{{transcript_url}}',
+  initial_context: '{{initial_context}}',
+  gathered_context: '{{gathered_context}}',
+};
+
+export function createWebhookActivities({
+  dataSource,
+  signingKey,
+  allowPrivate,
+  timeoutMs = 10_000,
+  resolve,
+}: WebhookActivityDeps) {
+  const runs = dataSource.getRepository(Run);
+
+  const webhookNodesOf = async (run: Run): Promise<WebhookNode[]> => {
+    const version = await dataSource.getRepository(AgentVersion).findOneBy({ id: run.definitionId });
+    const nodes = (version?.workflowDefinition.nodes ?? []) as { type: string }[];
+    return nodes.filter(isWebhookNode).filter((node) => node.data.enabled);
+  };
+
+  /** Upserts one node's entry in `logs.webhooks` in one statement, so parallel deliveries never overwrite each other. */
+  const record = async (runId: number, entry: Partial<WebhookLogEntry> & { node_id: string }): Promise<void> => {
+    await dataSource.query(
+      `UPDATE runs
+          SET logs = jsonb_set(
+                COALESCE(logs, '{}'::jsonb), '{webhooks}',
+                COALESCE(logs->'webhooks', '{}'::jsonb)
+                  || jsonb_build_object($2::text, COALESCE(logs->'webhooks'->$2::text, '{}'::jsonb) || $3::jsonb))
+        WHERE id = $1`,
+      [runId, entry.node_id, JSON.stringify({ ...entry, at: new Date().toISOString() })],
+    );
+  };
+
+  const loadRun = (runId: number): Promise<Run> => runs.findOneByOrFail({ id: runId });
+
+  return {
+    /** The enabled `webhook` nodes of the run's agent version. */
+    async listPostCallWebhooks({ runId }: { runId: number }): Promise<PostCallWebhook[]> {
+      const nodes = await webhookNodesOf(await loadRun(runId));
+      return nodes.map((node) => ({ nodeId: node.id, name: node.data.name }));
+    },
+
+    /**
+     * Renders, signs and sends one webhook node's request against the finished run. Each attempt's
+     * outcome is written to `logs.webhooks`; failures throw, typed for the workflow's retry policy.
+     */
+    async deliverPostCallWebhook({ runId, nodeId }: DeliverWebhookInput): Promise<{ httpStatus: number }> {
+      const run = await loadRun(runId);
+      const node = (await webhookNodesOf(run)).find((candidate) => candidate.id === nodeId);
+      if (!node) throw new WebhookRefusedError(`Webhook node ${nodeId} is no longer in the run's agent version`);
+      const { attempt } = Context.current().info;
+      const target = {
+        node_id: node.id,
+        name: node.data.name,
+        url: node.data.endpoint_url,
+        method: node.data.http_method,
+      };
+      const context: PayloadContext = {
+        initialContext: run.initialContext,
+        gatheredContext: run.gatheredContext,
+        run: {
+          workflow_run_id: run.id,
+          call_status: run.gatheredContext.call_status ?? null,
+          call_duration_seconds: run.callDurationSeconds,
+          transcript_url: run.transcriptUrl,
+          recording_url: run.recordingUrl,
+          cost_info: run.costInfo ?? {},
+          annotations: run.annotations,
+        },
+      };
+      const template =
+        Object.keys(node.data.payload_template).length > 0 ? node.data.payload_template : DEFAULT_PAYLOAD;
+      const body = node.data.http_method === 'GET' ? undefined : JSON.stringify(renderPayload(template, context));
+      const headers: Record<string, string> = {
+        'user-agent': 'Switchboard-Webhooks/1',
+        ...Object.fromEntries(
+          node.data.custom_headers.map(({ key, value }) => [
+            key,
+            renderTemplate(value, { initialContext: context.initialContext, gatheredContext: context.gatheredContext }),
+          ]),
+        ),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        // Stable across retries: receivers can drop a delivery they already processed.
+        'x-switchboard-delivery': `run-${run.id}/${node.id}`,
+        [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(signingKey, body ?? '', Math.floor(Date.now() / 1000)),
+      };
+      try {
+        const httpStatus = await sendWebhook(
+          { method: node.data.http_method, url: node.data.endpoint_url, headers, body },
+          { allowPrivate, resolve },
+          timeoutMs,
+        );
+        await record(runId, {
+          ...target,
+          status: 'delivered',
+          attempts: attempt,
+          http_status: httpStatus,
+          error: null,
+        });
+        return { httpStatus };
+      } catch (error) {
+        const final = error instanceof WebhookRefusedError || error instanceof WebhookRejectedError;
+        const httpStatus =
+          error instanceof WebhookRejectedError || error instanceof WebhookDeliveryError ? error.httpStatus : undefined;
+        await record(runId, {
+          ...target,
+          status: error instanceof WebhookRefusedError ? 'refused' : final ? 'failed' : 'retrying',
+          attempts: attempt,
+          ...(httpStatus === undefined ? {} : { http_status: httpStatus }),
+          error: (error as Error).message,
+        });
+        throw error;
+      }
+    },
+
+    /** The workflow gave up on a node (attempts exhausted, timeout, refusal): its entry says so for good. */
+    async recordWebhookFailure({ runId, nodeId, errorType, message }: WebhookFailureInput): Promise<void> {
+      await record(runId, {
+        node_id: nodeId,
+        status: errorType === 'WebhookRefusedError' ? 'refused' : 'failed',
+        error: message,
+      });
+    },
+  };
+}

@@ -1,0 +1,338 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker } from '@temporalio/worker';
+import request from 'supertest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { createActivities } from '../../activities';
+import { converse } from '../../agent-runtime';
+import { Run } from '../../entities';
+import { createLogger } from '../../platform/logger';
+import { Secrets } from '../../telephony/secrets';
+import { AriListener, type AriInboundCall } from '../../workers/ari-listener';
+import { createApiKey, signUp, type SignedUp } from '../helpers/accounts';
+import { createAgent } from '../helpers/agents';
+import { buildTestApp } from '../helpers/app';
+import { definitionWithTrigger, triggerPathOf } from '../helpers/calls';
+import { useTestServices } from '../helpers/services';
+import { uniqueTaskQueue } from '../helpers/temporal';
+import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
+
+const services = useTestServices();
+const secrets = new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex'));
+const ARI_USER = 'switchboard';
+const ARI_PASSWORD = 'ari-password-value';
+
+/** An event step of a scripted call: after `afterMs`, Asterisk sends this event for the channel. */
+interface Step {
+  afterMs: number;
+  type: 'ChannelStateChange' | 'StasisStart' | 'ChannelDestroyed';
+  state: string;
+  cause?: number;
+}
+
+/** What Asterisk does with a call to each number. */
+const SCRIPTS: Record<string, Step[]> = {
+  // Rings, is answered (enters our Stasis app with its args), and hangs up a second later.
+  '+15550000001': [
+    { afterMs: 50, type: 'ChannelStateChange', state: 'Ringing' },
+    { afterMs: 150, type: 'StasisStart', state: 'Up' },
+    { afterMs: 1150, type: 'ChannelDestroyed', state: 'Up', cause: 16 },
+  ],
+  // Rings, then the callee is busy (Q.850 cause 17) without ever answering.
+  '+15550000002': [
+    { afterMs: 50, type: 'ChannelStateChange', state: 'Ringing' },
+    { afterMs: 300, type: 'ChannelDestroyed', state: 'Ring', cause: 17 },
+  ],
+};
+
+const ariTime = (ms = Date.now()): string => new Date(ms).toISOString().replace('Z', '+0000');
+
+/**
+ * A local Asterisk speaking ARI: `POST /ari/channels/{id}` originates a channel and plays the
+ * number's script as events on every events WebSocket of the app (`/ari/events?app=`), Basic auth
+ * checked on both; `GET`/`DELETE /ari/channels/{id}` look up and hang up live channels.
+ */
+class FakeAsterisk {
+  readonly connections: WebSocket[] = [];
+  /** Upgrades to refuse with 503 before accepting again (Asterisk restarting). */
+  refuseUpgrades = 0;
+  refusedUpgrades = 0;
+  /** The ARI user's password as ari.conf holds it now. */
+  password = ARI_PASSWORD;
+  private readonly live = new Map<string, { app: string; args: string[]; state: string }>();
+  private readonly server: Server;
+  private readonly wss = new WebSocketServer({ noServer: true });
+
+  constructor() {
+    this.server = createServer((req, res) => this.rest(req, res));
+    this.server.on('upgrade', (req: IncomingMessage, socket, head) => {
+      const url = new URL(req.url ?? '', 'http://asterisk');
+      if (url.pathname !== '/ari/events' || !this.authorized(req) || this.refuseUpgrades > 0) {
+        if (this.refuseUpgrades > 0) {
+          this.refuseUpgrades -= 1;
+          this.refusedUpgrades += 1;
+        }
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => {
+        (ws as WebSocket & { app?: string }).app = url.searchParams.get('app') ?? '';
+        this.connections.push(ws);
+      });
+    });
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  openSockets(): WebSocket[] {
+    return this.connections.filter((ws) => ws.readyState === WebSocket.OPEN);
+  }
+
+  /** Drops every events socket, as an Asterisk restart does. */
+  dropAll(): void {
+    for (const ws of this.openSockets()) ws.terminate();
+  }
+
+  /** Sends one event to the app's open sockets. */
+  emit(app: string, event: Record<string, unknown>): void {
+    const text = JSON.stringify({ application: app, timestamp: ariTime(), ...event });
+    for (const ws of this.openSockets()) {
+      if ((ws as WebSocket & { app?: string }).app === app) ws.send(text);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const ws of this.connections) ws.terminate();
+    this.wss.close();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    return req.headers.authorization === `Basic ${Buffer.from(`${ARI_USER}:${this.password}`).toString('base64')}`;
+  }
+
+  private rest(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '', 'http://asterisk');
+    const id = /^\/ari\/channels\/([^/]+)$/.exec(url.pathname)?.[1];
+    const answer = (status: number, body?: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));
+    };
+    if (!this.authorized(req)) return answer(401, { message: 'Authentication required' });
+    if (!id) return answer(404, { message: 'Resource not found' });
+    const channel = this.live.get(id);
+    if (req.method === 'GET') return channel ? answer(200, { id, state: channel.state }) : answer(404, {});
+    if (req.method === 'DELETE') {
+      this.live.delete(id);
+      return channel ? answer(204) : answer(404, { message: 'Channel not found' });
+    }
+    if (channel) return answer(409, { message: 'Channel with this id already exists' });
+    const number = (url.searchParams.get('endpoint') ?? '').replace(/^PJSIP\//, '');
+    const app = url.searchParams.get('app') ?? '';
+    const args = (url.searchParams.get('appArgs') ?? '').split(',').filter(Boolean);
+    this.live.set(id, { app, args, state: 'Down' });
+    answer(200, { id, state: 'Down', name: `PJSIP/${number}-00000001`, creationtime: ariTime() });
+    this.play(id, SCRIPTS[number] ?? []);
+  }
+
+  private play(id: string, script: Step[]): void {
+    const started = Date.now();
+    for (const step of script) {
+      setTimeout(() => {
+        const channel = this.live.get(id);
+        if (!channel) return;
+        channel.state = step.state;
+        if (step.type === 'ChannelDestroyed') this.live.delete(id);
+        this.emit(channel.app, {
+          type: step.type,
+          channel: { id, name: 'PJSIP/trunk-00000001', state: step.state, creationtime: ariTime(started) },
+          ...(step.type === 'StasisStart' ? { args: channel.args } : {}),
+          ...(step.cause === undefined ? {} : { cause: step.cause }),
+        });
+      }, step.afterMs);
+    }
+  }
+}
+
+const asterisk = new FakeAsterisk();
+let app: ReturnType<typeof buildTestApp>['app'];
+let owner: SignedUp;
+let apiKey: string;
+let triggerPath: string;
+let taskQueue: string;
+let worker: Worker;
+let workerRun: Promise<void>;
+let listener: AriListener;
+const inboundCalls: AriInboundCall[] = [];
+
+const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
+
+let configurationId: number;
+let stasisApp: string;
+
+/** Calls `number` through the API on the ARI configuration and waits for the run to complete. */
+async function callAndWait(number: string): Promise<Run> {
+  const res = await request(app.callback())
+    .post(`/api/v1/public/agent/${triggerPath}`)
+    .set('X-API-Key', apiKey)
+    .send({
+      phone_number: number,
+      telephony_configuration_id: configurationId,
+      initial_context: { first_name: 'Ada' },
+    });
+  expect(res.status).toBe(200);
+  const runId = res.body.workflow_run_id as number;
+  await services.temporal.client.workflow.getHandle(res.body.workflow_run_name as string).result();
+  return services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+}
+
+describe('the worker ARI listener', () => {
+  // Inside the describe: these run before the file's services close their connections.
+  beforeAll(async () => {
+    await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
+      1_000_000 + Math.floor(Math.random() * 1_000_000_000),
+    ]);
+    await asterisk.listen();
+    taskQueue = uniqueTaskQueue('ari-listener');
+    app = buildTestApp(
+      { dataSource: services.db.dataSource, temporal: services.temporal.client },
+      { TEMPORAL_TASK_QUEUE: taskQueue, SECRETS_KEY: TEST_SECRETS_KEY },
+    ).app;
+    owner = await signUp(app.callback());
+    ({ api_key: apiKey } = await createApiKey(app.callback(), owner.token));
+    triggerPath = triggerPathOf(await createAgent(app.callback(), owner.token, definitionWithTrigger()));
+
+    worker = await Worker.create({
+      connection: services.temporal.nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('../../workflows'),
+      activities: createActivities({
+        dataSource: services.db.dataSource,
+        workerIdentity: 'ari-listener-test',
+        calls: {
+          secrets,
+          settings: { publicBaseUrl: 'http://127.0.0.1:1', pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
+          converse,
+        },
+      }),
+    });
+    workerRun = worker.run();
+    listener = new AriListener({
+      dataSource: services.db.dataSource,
+      temporal: services.temporal.client,
+      secrets,
+      logger: createLogger('silent', 'ari-listener-test'),
+      // Long: the change probe, not the periodic rescan, must pick up created and deleted configurations.
+      rescanMs: 60_000,
+      changeProbeMs: 100,
+      reconnectMs: 50,
+      maxReconnectMs: 400,
+      onInboundCall: (call) => {
+        inboundCalls.push(call);
+        return Promise.resolve();
+      },
+    });
+    await listener.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await listener.stop();
+    worker.shutdown();
+    await workerRun;
+    await asterisk.close();
+  });
+
+  it('connects to an ARI configuration created after it started', async () => {
+    const configuration = await createTelephonyConfig(app.callback(), owner.token, {
+      provider: 'ari',
+      ari_endpoint: `${asterisk.url}/ari`,
+      app_name: ARI_USER,
+      app_password: ARI_PASSWORD,
+      // Server-managed: whatever a client sends, the server mints its own.
+      stasis_app_name: 'switchboard_chosen_by_client',
+    });
+    configurationId = configuration.id;
+    stasisApp = String(configuration.credentials.stasis_app_name);
+    expect(stasisApp).toMatch(/^switchboard_[0-9a-f]{12}$/);
+    await until('the listener is connected', () => listener.connectedConfigurations().includes(configurationId));
+    expect(asterisk.openSockets()).toHaveLength(1);
+  });
+
+  it('signals the events of an answered call to its workflow, which completes the run', async () => {
+    const run = await callAndWait('+15550000001');
+    expect(run.isCompleted).toBe(true);
+    expect(run.gatheredContext.call_status).toBe('completed');
+    expect(run.providerCallId).toMatch(/^switchboard-[0-9a-f]{32}$/);
+    expect(run.callDurationSeconds).toBe(1);
+    expect(run.transcriptUrl).not.toBeNull();
+  }, 30_000);
+
+  it('ends an unanswered busy call as busy', async () => {
+    const run = await callAndWait('+15550000002');
+    expect(run.gatheredContext.call_status).toBe('busy');
+    expect(run.callDurationSeconds).toBe(0);
+  }, 30_000);
+
+  it('reconnects with backoff after Asterisk drops the socket and refuses the first reconnect', async () => {
+    const before = asterisk.connections.length;
+    asterisk.refuseUpgrades = 1;
+    asterisk.dropAll();
+    await until('the listener reconnected', () => asterisk.openSockets().length === 1);
+    expect(asterisk.refusedUpgrades).toBe(1);
+    expect(asterisk.connections.length).toBe(before + 1);
+    // Events flow again on the new socket.
+    const run = await callAndWait('+15550000001');
+    expect(run.gatheredContext.call_status).toBe('completed');
+  }, 30_000);
+
+  it('hands a StasisStart of a channel no run knows to the inbound handler', async () => {
+    const event = {
+      type: 'StasisStart',
+      args: [],
+      channel: {
+        id: 'inbound-channel-1',
+        state: 'Ring',
+        caller: { number: '+15559990000' },
+        dialplan: { exten: '2001' },
+      },
+    };
+    asterisk.emit(stasisApp, event);
+    await until('the inbound handler ran', () => inboundCalls.length === 1);
+    expect(inboundCalls[0]).toMatchObject({ channelId: 'inbound-channel-1', event: { type: 'StasisStart' } });
+    expect(inboundCalls[0]?.configuration.id).toBe(configurationId);
+  });
+
+  it('reconnects with the new credentials when the configuration changes', async () => {
+    const [previous] = asterisk.openSockets();
+    asterisk.password = 'a-rotated-ari-password';
+    const res = await request(app.callback())
+      .put(`/api/v1/organizations/telephony-configs/${configurationId}`)
+      .auth(owner.token, { type: 'bearer' })
+      .send({ config: { provider: 'ari', app_password: 'a-rotated-ari-password' } });
+    expect(res.status).toBe(200);
+    await until('the listener reconnected', () => {
+      const open = asterisk.openSockets();
+      return open.length === 1 && open[0] !== previous;
+    });
+  });
+
+  it('closes the socket of a deleted configuration', async () => {
+    const res = await request(app.callback())
+      .delete(`/api/v1/organizations/telephony-configs/${configurationId}`)
+      .auth(owner.token, { type: 'bearer' });
+    expect(res.status).toBeLessThan(300);
+    await until('the socket is closed', () => asterisk.openSockets().length === 0);
+    expect(listener.connectedConfigurations()).toEqual([]);
+  });
+});
