@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { ConversationResult, Converse } from '../agent-runtime/contract';
 import { Agent, AgentVersion, Run, TelephonyConfiguration } from '../entities';
@@ -9,6 +10,9 @@ import type { Secrets } from '../telephony/secrets';
 import type { CallStatusUpdate, TerminalCallStatus } from '../workflows/definitions';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { callUrls, transcriptUrl, type CallSettings } from './call-settings';
+
+/** How often a running conversation heartbeats; the workflow's heartbeat timeout is a few times this. */
+export const CONVERSATION_HEARTBEAT_MS = 5_000;
 
 export interface CallActivityDeps {
   dataSource: DataSource;
@@ -124,19 +128,27 @@ export function createCallActivities({ dataSource, secrets, settings, converse }
       const version = await dataSource.getRepository(AgentVersion).findOneByOrFail({ id: run.definitionId });
       const agent = await dataSource.getRepository(Agent).findOneByOrFail({ id: run.workflowId });
       const configuration = await configurationOf(run);
-      return converse(
-        {
-          runId,
-          definition: version.workflowDefinition,
-          workflowConfigurations: version.workflowConfigurations,
-          templateContextVariables: version.templateContextVariables,
-          initialContext: run.initialContext,
-          dispositionCodes: dispositionCodes(agent),
-          maxDurationSeconds,
-          callee: { kind: 'simulated', talkSeconds: talkSecondsOf(configuration, maxDurationSeconds) },
-        },
-        { llm: settings.llm },
-      );
+      // Heartbeats tell Temporal this worker is alive, so a conversation lost with a killed worker is
+      // retried after the heartbeat timeout rather than after max_call_duration.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), CONVERSATION_HEARTBEAT_MS);
+      try {
+        return await converse(
+          {
+            runId,
+            definition: version.workflowDefinition,
+            workflowConfigurations: version.workflowConfigurations,
+            templateContextVariables: version.templateContextVariables,
+            initialContext: run.initialContext,
+            dispositionCodes: dispositionCodes(agent),
+            maxDurationSeconds,
+            callee: { kind: 'simulated', talkSeconds: talkSecondsOf(configuration, maxDurationSeconds) },
+          },
+          { llm: settings.llm },
+        );
+      } finally {
+        clearInterval(beat);
+      }
     },
 
     /** Writes the call's one outcome; a run already completed is left as it is. */

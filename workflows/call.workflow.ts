@@ -4,6 +4,7 @@ import {
   condition,
   log,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -17,26 +18,32 @@ import {
   type CallWorkflowInput,
   type TerminalCallStatus,
 } from './definitions';
+import { sendPostCallWebhooks } from './post-call-webhooks';
+import { reportToCampaign } from './campaign/report';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 
 /** Refusals and unusable runs end the call; everything else may be tried again. */
 const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
 
+// The short provider and database calls run as local activities, in the worker that runs the
+// workflow: no task queue round trip and a marker instead of three history events each. Each is
+// safe to run again after a crash (dialing is keyed by attempt; the others are idempotent).
+
 // Dialing: a few tries only; the idempotency key makes a retry after a crash safe.
-const { placeCall } = proxyActivities<CallActivities>({
+const { placeCall } = proxyLocalActivities<CallActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
 // Provider look-ups and hang-ups: short, retried a little; a failure falls back to waiting.
-const { getCallStatus, hangupCall } = proxyActivities<CallActivities>({
+const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { maximumAttempts: 4, initialInterval: '1 second', nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
 // The outcome must be written: retried until PostgreSQL takes it.
-const { finalizeRun } = proxyActivities<CallActivities>({
+const { finalizeRun } = proxyLocalActivities<CallActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -49,15 +56,17 @@ const HANGUP_GRACE_MS = 10_000;
 const isTerminal = (status: CallStatusUpdate['status']): status is TerminalCallStatus =>
   TERMINAL_CALL_STATUSES.has(status);
 
-const refused = (error: unknown): boolean =>
-  error instanceof ActivityFailure &&
-  error.cause instanceof ApplicationFailure &&
-  error.cause.type === 'ProviderRefusedError';
+// A local activity's final failure arrives unwrapped; a (remote) activity's inside an ActivityFailure.
+const refused = (error: unknown): boolean => {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure && failure.type === 'ProviderRefusedError';
+};
 
 /**
  * One call of a run (id `call-<runId>`, or a campaign's child id): dials once, follows the provider's
  * status signals with bounded waits, asks the provider when they stop coming, runs the conversation
  * of a connected call, hangs up at `max_call_duration`, and records exactly one terminal status.
+ * An inbound call (`direction: 'inbound'`) rang us and is already answered: nothing is dialed.
  */
 export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcome> {
   const { runId } = input;
@@ -90,6 +99,8 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     conversation: ConversationResult | null,
   ): Promise<CallOutcome> => {
     await finalizeRun({ runId, callStatus, durationSeconds, conversation });
+    await reportToCampaign(input, callStatus);
+    await sendPostCallWebhooks(runId);
     const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
     return { runId, callStatus, durationSeconds, disposition };
   };
@@ -123,12 +134,19 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     }
   };
 
-  try {
-    const placed = await placeCall({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
-    callId = placed.providerCallId;
-  } catch (error) {
-    log.warn('call could not be placed', { runId, error: String(error) });
-    return finish(refused(error) ? 'failed' : 'error', 0, null);
+  if (input.direction === 'inbound') {
+    // The provider rang us and the inbound webhook's reply answered the call: nothing to dial.
+    if (!input.providerCallId) return finish('error', 0, null);
+    callId = input.providerCallId;
+    answeredAt = Date.now();
+  } else {
+    try {
+      const placed = await placeCall({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
+      callId = placed.providerCallId;
+    } catch (error) {
+      log.warn('call could not be placed', { runId, error: String(error) });
+      return finish(refused(error) ? 'failed' : 'error', 0, null);
+    }
   }
   early.splice(0).forEach(apply);
 
@@ -162,6 +180,8 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
 async function converse(input: CallWorkflowInput): Promise<ConversationResult | null> {
   const { runConversation } = proxyActivities<CallActivities>({
     startToCloseTimeout: `${input.maxDurationSeconds + 60} seconds`,
+    // The activity heartbeats every 5 s: a conversation lost with its worker is retried soon.
+    heartbeatTimeout: '30 seconds',
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
   });
   try {

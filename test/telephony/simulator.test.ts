@@ -118,6 +118,20 @@ describe('outcomes by the last four digits', () => {
     });
   });
 
+  it('posts one webhook per distinct status change: a single completed one with zero ring and talk time', async () => {
+    const before = receiver.received.length;
+    const provider = simulator(undefined, { ring_seconds: 0, talk_seconds: 0 });
+    const { providerCallId } = await provider.originate(originateRequest('+15551234568'));
+    const mine = () => receiver.received.slice(before).filter((hook) => hook.rawBody.includes(providerCallId));
+    for (let waited = 0; mine().length === 0 && waited < 5_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Give a second or third (duplicate) webhook the time to arrive, had it been sent.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(mine()).toHaveLength(1);
+    expect(JSON.parse(mine()[0]!.rawBody)).toMatchObject({ status: 'completed' });
+  });
+
   it('answers null for a call it never placed', async () => {
     await expect(simulator().getCallStatus('SIMunknown')).resolves.toBeNull();
   });

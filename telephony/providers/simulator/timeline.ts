@@ -36,9 +36,12 @@ export function simulatedStatus(call: Timeline, now: Date): SimulatedStatus {
   return { status: 'completed', durationSeconds: Math.floor(talked) };
 }
 
-/** Seconds after the start at which the status changes: the moments worth a webhook. */
+/**
+ * Seconds after the start at which the status changes: the moments worth a webhook, each once (with
+ * zero ring or talk time several coincide, and one webhook then reports the status they reach).
+ */
 export function statusChangeOffsets(call: Timeline): number[] {
   const offsets = [0, call.ringSeconds];
   if (call.plannedOutcome === 'answered') offsets.push(call.ringSeconds + call.talkSeconds);
-  return offsets;
+  return [...new Set(offsets)];
 }
