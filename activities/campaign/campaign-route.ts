@@ -1,0 +1,72 @@
+import type { EntityManager } from 'typeorm';
+import { Agent, AgentVersion, PhoneNumber, TelephonyConfiguration, type Campaign } from '../../entities';
+import { providerFor } from '../../telephony/registry';
+import type { Secrets } from '../../telephony/secrets';
+
+/** What every dial of a campaign shares: the agent version, the configuration and the caller id. */
+export interface CampaignRoute {
+  version: AgentVersion;
+  configuration: TelephonyConfiguration;
+  callerNumber: string | null;
+}
+
+/** Why a campaign cannot dial right now; each attempt then counts as an initiation failure. */
+export class CampaignRouteError extends Error {}
+
+/**
+ * The route a campaign's calls take, resolved as an API call's is: the agent's current version,
+ * the campaign's configuration (else the organization's default outbound one), checked ready, and
+ * its default caller id (else its first active number).
+ */
+export async function campaignRoute(
+  manager: EntityManager,
+  secrets: Secrets,
+  campaign: Campaign,
+  context: { apiBaseUrl?: string },
+): Promise<CampaignRoute> {
+  const agent = await manager.findOneBy(Agent, { id: campaign.workflowId });
+  const version = agent?.currentDefinitionId
+    ? await manager.findOneBy(AgentVersion, { id: agent.currentDefinitionId })
+    : null;
+  if (!agent || agent.status === 'archived' || !version)
+    throw new CampaignRouteError('The agent has no callable version');
+
+  const configuration = campaign.telephonyConfigurationId
+    ? await manager.findOneBy(TelephonyConfiguration, {
+        id: campaign.telephonyConfigurationId,
+        organizationId: campaign.organizationId,
+      })
+    : await manager.findOneBy(TelephonyConfiguration, {
+        organizationId: campaign.organizationId,
+        isDefaultOutbound: true,
+      });
+  if (!configuration) throw new CampaignRouteError('Telephony provider not configured for this organization');
+
+  const numbers = await manager.find(PhoneNumber, {
+    where: { telephonyConfigurationId: configuration.id },
+    order: { id: 'ASC' },
+  });
+  let readiness;
+  try {
+    readiness = providerFor(configuration, secrets, {
+      apiBaseUrl: context.apiBaseUrl,
+      dataSource: manager.connection,
+    }).readiness(
+      numbers.map((number) => ({
+        address: number.addressNormalized,
+        isActive: number.isActive,
+        isDefaultCallerId: number.isDefaultCallerId,
+      })),
+    );
+  } catch (error) {
+    throw new CampaignRouteError(`Telephony configuration unusable: ${String(error)}`);
+  }
+  if (!readiness.ready) throw new CampaignRouteError(`Telephony provider not ready: ${readiness.reason}`);
+  const active = numbers.filter((number) => number.isActive);
+  const caller = active.find((number) => number.isDefaultCallerId) ?? active[0];
+  return {
+    version,
+    configuration,
+    callerNumber: caller?.addressNormalized ?? null,
+  };
+}

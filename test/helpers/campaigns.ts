@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { DataSource } from 'typeorm';
+import { campaignWorkflowId, type CampaignSettings, type CampaignWorkflowInput } from '../../workflows/definitions';
+import {
+  AgentIdAttribute,
+  CampaignIdAttribute,
+  CampaignStateAttribute,
+  OrganizationIdAttribute,
+} from '../../workflows/search-attributes';
+import { createActivities } from '../../activities';
+import { converse } from '../../agent-runtime';
+import { Secrets } from '../../telephony/secrets';
+import { buildTestApp } from './app';
+import { callingOrganization, type CallingOrganization } from './calls';
+import type { TestServices } from './services';
+import { TEST_SECRETS_KEY } from './telephony';
+
+/** The decided defaults, with what a test changes. */
+export function campaignSettings(change: Partial<CampaignSettings> = {}): CampaignSettings {
+  return {
+    name: 'Test campaign',
+    max_concurrency: 10,
+    retry_config: {
+      enabled: true,
+      max_retries: 2,
+      retry_delay_seconds: 120,
+      retry_on_busy: true,
+      retry_on_no_answer: true,
+      retry_on_voicemail: true,
+    },
+    schedule_config: null,
+    circuit_breaker: { enabled: false, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5 },
+    ...change,
+  };
+}
+
+export interface ContactInput {
+  phoneNumber: string;
+  timezone?: string | null;
+  context?: Record<string, unknown>;
+}
+
+export interface InsertedCampaign {
+  campaignId: number;
+  sourceId: string;
+  /** By row number. */
+  contactIds: string[];
+}
+
+/**
+ * A contact source and a draft campaign written straight to PostgreSQL (the upload and create
+ * routes have their own tests), contacts in one multi-row insert so thousands take a moment.
+ */
+export async function insertCampaign(
+  dataSource: DataSource,
+  org: CallingOrganization,
+  contacts: ContactInput[],
+  settings: CampaignSettings = campaignSettings(),
+): Promise<InsertedCampaign> {
+  const sourceId = `src_${randomUUID()}`;
+  await dataSource.query(
+    `INSERT INTO campaign_sources (id, organization_id, file_name, total_rows, columns)
+     VALUES ($1, $2, 'contacts.csv', $3, '["phone_number", "first_name"]')`,
+    [sourceId, org.owner.user.organization_id, contacts.length],
+  );
+  const rows = await dataSource.query<{ id: string }[]>(
+    `INSERT INTO campaign_contacts (source_id, row_number, phone_number, timezone, initial_context)
+     SELECT $1, x.row_number, x.phone_number, x.timezone, x.initial_context
+       FROM jsonb_to_recordset($2::jsonb) AS x(row_number integer, phone_number text, timezone text, initial_context jsonb)
+     ORDER BY x.row_number RETURNING id`,
+    [
+      sourceId,
+      JSON.stringify(
+        contacts.map((contact, index) => ({
+          row_number: index + 1,
+          phone_number: contact.phoneNumber,
+          timezone: contact.timezone ?? null,
+          initial_context: contact.context ?? { first_name: 'Ada' },
+        })),
+      ),
+    ],
+  );
+  const [campaign] = await dataSource.query<{ id: number }[]>(
+    `INSERT INTO campaigns (organization_id, name, workflow_id, source_id, retry_config, max_concurrency,
+                            schedule_config, circuit_breaker)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+    [
+      org.owner.user.organization_id,
+      settings.name,
+      org.agent.id,
+      sourceId,
+      JSON.stringify(settings.retry_config),
+      settings.max_concurrency,
+      settings.schedule_config ? JSON.stringify(settings.schedule_config) : null,
+      JSON.stringify(settings.circuit_breaker),
+    ],
+  );
+  if (!campaign) throw new Error('campaign insert returned nothing');
+  return { campaignId: campaign.id, sourceId, contactIds: rows.map((row) => String(row.id)) };
+}
+
+/** Starts `campaign-<id>` the way the start route does (the API writes nothing to the row). */
+export async function startCampaignWorkflow(
+  client: Client,
+  taskQueue: string,
+  org: CallingOrganization,
+  campaignId: number,
+) {
+  return client.workflow.start('campaignWorkflow', {
+    workflowId: campaignWorkflowId(campaignId),
+    taskQueue,
+    args: [{ campaignId } satisfies CampaignWorkflowInput],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: CampaignIdAttribute, value: campaignId },
+      { key: OrganizationIdAttribute, value: org.owner.user.organization_id },
+      { key: AgentIdAttribute, value: org.agent.id },
+      { key: CampaignStateAttribute, value: 'running' },
+    ],
+    memo: { campaignName: 'Test campaign' },
+  });
+}
+
+export interface CampaignRow {
+  state: string;
+  total_rows: number;
+  total_queued_count: number;
+  executed_count: number;
+  processed_rows: number;
+  failed_rows: number;
+  started_at: Date | null;
+  completed_at: Date | null;
+  max_concurrency: number;
+}
+
+export async function campaignRow(dataSource: DataSource, campaignId: number): Promise<CampaignRow> {
+  const [row] = await dataSource.query<CampaignRow[]>(
+    `SELECT state, total_rows, total_queued_count, executed_count, processed_rows, failed_rows, started_at,
+            completed_at, max_concurrency
+       FROM campaigns WHERE id = $1`,
+    [campaignId],
+  );
+  if (!row) throw new Error(`campaign ${campaignId} does not exist`);
+  return row;
+}
+
+export interface CampaignLogRow {
+  level: string;
+  event: string;
+  message: string;
+  details: Record<string, unknown>;
+  created_at: Date;
+}
+
+export const campaignLogs = (dataSource: DataSource, campaignId: number): Promise<CampaignLogRow[]> =>
+  dataSource.query<CampaignLogRow[]>(
+    `SELECT level, event, message, details, created_at FROM campaign_logs WHERE campaign_id = $1 ORDER BY id`,
+    [campaignId],
+  );
+
+/** Every attempt of a campaign with the simulator's record of its dial, by contact and attempt. */
+export async function campaignAttempts(dataSource: DataSource, campaignId: number) {
+  return dataSource.query<
+    { contact_id: string; attempt_number: number; status: string; outcome: string | null; phone_number: string }[]
+  >(
+    `SELECT a.contact_id::text, a.attempt_number, a.status, a.outcome, c.phone_number
+       FROM campaign_attempts a JOIN campaign_contacts c ON c.id = a.contact_id
+      WHERE a.campaign_id = $1 ORDER BY a.contact_id, a.attempt_number`,
+    [campaignId],
+  );
+}
+
+/** Polls `probe` until it returns a value. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export interface CampaignTestBed {
+  /** The app (for the simulator's status webhooks), listening on `baseUrl`. */
+  baseUrl: string;
+  /** A new organization with a default outbound simulator configuration (fields as given). */
+  organization(simulator: Record<string, unknown>): Promise<CallingOrganization>;
+  close(): Promise<void>;
+}
+
+/**
+ * What a campaign test needs around its worker: run and campaign ids moved clear of other files'
+ * (workflow ids are shared by the run's one Temporal server) and the app listening on a real port
+ * for the simulator's webhooks.
+ */
+export async function campaignTestBed(services: TestServices, taskQueue: string): Promise<CampaignTestBed> {
+  const { dataSource } = services.db;
+  for (const sequence of ['runs_id_seq', 'campaigns_id_seq']) {
+    await dataSource.query(`SELECT setval($1, $2)`, [sequence, 1_000_000 + Math.floor(Math.random() * 1_000_000_000)]);
+  }
+  const http: Server = createServer();
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const { app } = buildTestApp(
+    { dataSource, temporal: services.temporal.client },
+    { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
+  );
+  const handle = app.callback();
+  http.on('request', (req, res) => void handle(req, res));
+  return {
+    baseUrl,
+    organization: (simulator) => callingOrganization(handle, simulator),
+    close: () => new Promise<void>((resolve) => http.close(() => resolve())),
+  };
+}
+
+const quietBundler = new DefaultLogger('WARN');
+
+/** The workflow bundle, built once per file (each test runs its own worker over it). */
+export const bundleWorkflows = (): Promise<WorkflowBundle> =>
+  bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundler });
+
+/** A worker on the test's task queue with every activity, calling back to `baseUrl`. */
+export function campaignWorker(
+  services: TestServices,
+  taskQueue: string,
+  baseUrl: string,
+  workflowBundle: WorkflowBundle,
+): Promise<Worker> {
+  return Worker.create({
+    connection: services.temporal.nativeConnection,
+    taskQueue,
+    workflowBundle,
+    activities: createActivities({
+      dataSource: services.db.dataSource,
+      workerIdentity: 'campaign-tests',
+      calls: {
+        secrets: new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex')),
+        settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
+        converse,
+      },
+    }),
+  });
+}

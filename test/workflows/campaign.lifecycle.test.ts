@@ -1,0 +1,190 @@
+import type { WorkflowBundle } from '@temporalio/worker';
+import { campaignProgressQuery } from '../../workflows/definitions';
+import { CampaignStateAttribute } from '../../workflows/search-attributes';
+import {
+  bundleWorkflows,
+  campaignAttempts,
+  campaignLogs,
+  campaignRow,
+  campaignSettings,
+  campaignTestBed,
+  campaignWorker,
+  insertCampaign,
+  startCampaignWorkflow,
+  type CampaignTestBed,
+} from '../helpers/campaigns';
+import type { CallingOrganization } from '../helpers/calls';
+import { useTestServices } from '../helpers/services';
+import { uniqueTaskQueue } from '../helpers/temporal';
+
+const services = useTestServices();
+const taskQueue = uniqueTaskQueue('campaign-lifecycle');
+let bed: CampaignTestBed;
+let org: CallingOrganization;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  bed = await campaignTestBed(services, taskQueue);
+  org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+  bundle = await bundleWorkflows();
+});
+afterAll(() => bed.close());
+
+/** Runs `test` with a worker on this file's task queue. */
+const withWorker = async <T>(test: () => Promise<T>): Promise<T> =>
+  (await campaignWorker(services, taskQueue, bed.baseUrl, bundle)).runUntil(test);
+
+// Every magic suffix of the simulator, and two numbers that answer.
+const CONTACTS = [
+  { phoneNumber: '+14155551001', expected: 'completed' },
+  { phoneNumber: '+14155550486', expected: 'busy' },
+  { phoneNumber: '+14155550408', expected: 'no-answer' },
+  { phoneNumber: '+14155550600', expected: 'voicemail' },
+  { phoneNumber: '+14155550503', expected: 'failed' },
+  { phoneNumber: '+14155551002', expected: 'completed' },
+];
+
+describe('campaign lifecycle', () => {
+  it('dials every contact, retries only enabled outcomes after the delay, and completes with exact counters', async () => {
+    const settings = campaignSettings({
+      max_concurrency: 3,
+      // Busy and no-answer are retried once, 2 s later; voicemail is not retried.
+      retry_config: {
+        enabled: true,
+        max_retries: 1,
+        retry_delay_seconds: 2,
+        retry_on_busy: true,
+        retry_on_no_answer: true,
+        retry_on_voicemail: false,
+      },
+    });
+    const { campaignId, contactIds } = await insertCampaign(services.db.dataSource, org, CONTACTS, settings);
+    const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
+    // Queries of a closed workflow replay it on a worker: ask while the worker runs.
+    const progress = await withWorker(async () => {
+      await handle.result();
+      return handle.query(campaignProgressQuery);
+    });
+
+    const row = await campaignRow(services.db.dataSource, campaignId);
+    // 6 first attempts + one retry each for busy and no-answer.
+    expect(row).toMatchObject({
+      state: 'completed',
+      total_rows: 6,
+      total_queued_count: 8,
+      executed_count: 8,
+      processed_rows: 6,
+      failed_rows: 4,
+    });
+    expect(row.started_at).toBeInstanceOf(Date);
+    expect(row.completed_at).toBeInstanceOf(Date);
+
+    const attempts = await campaignAttempts(services.db.dataSource, campaignId);
+    const byNumber = (phone: string) => attempts.filter((attempt) => attempt.phone_number === phone);
+    for (const { phoneNumber, expected } of CONTACTS) {
+      const tries = byNumber(phoneNumber);
+      const retried = expected === 'busy' || expected === 'no-answer';
+      expect({ phoneNumber, outcomes: tries.map((attempt) => attempt.outcome) }).toEqual({
+        phoneNumber,
+        outcomes: retried ? [expected, expected] : [expected],
+      });
+      expect(tries.every((attempt) => attempt.status === 'finished')).toBe(true);
+    }
+
+    // The simulator's own record: each attempt dialed once, a retry at least the delay after its first dial.
+    const dials = await services.db.dataSource.query<
+      { to_address: string; started_at: Date; idempotency_key: string }[]
+    >(
+      `SELECT to_address, started_at, idempotency_key FROM simulator_calls
+        WHERE idempotency_key LIKE $1 ORDER BY started_at`,
+      [`campaign-${campaignId}/%`],
+    );
+    expect(dials).toHaveLength(8);
+    for (const phone of ['+14155550486', '+14155550408']) {
+      const [first, second] = dials.filter((dial) => dial.to_address === phone);
+      expect(second).toBeDefined();
+      expect((second?.started_at.getTime() ?? 0) - (first?.started_at.getTime() ?? 0)).toBeGreaterThanOrEqual(2000);
+    }
+
+    const logs = await campaignLogs(services.db.dataSource, campaignId);
+    expect(logs.map((log) => log.event)).toEqual(['campaign_started', 'campaign_completed']);
+
+    expect(progress).toMatchObject({
+      campaignId,
+      state: 'completed',
+      total_rows: 6,
+      total_queued_count: 8,
+      executed_count: 8,
+      processed_rows: 6,
+      failed_rows: 4,
+      in_flight: 0,
+      pending_retries: 0,
+      outcomes: { completed: 2, busy: 1, 'no-answer': 1, voicemail: 1, failed: 1 },
+      next_open_at: null,
+    });
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.get(CampaignStateAttribute)).toBe('completed');
+    expect(description.memo).toEqual({ campaignName: 'Test campaign' });
+
+    // Each run is linked to its campaign, attempt and child workflow, with the contact's context.
+    const runs = await services.db.dataSource.query<
+      {
+        campaign_id: number;
+        temporal_workflow_id: string;
+        initial_context: Record<string, unknown>;
+        attempt_id: number;
+      }[]
+    >(
+      `SELECT r.campaign_id, r.temporal_workflow_id, r.initial_context, a.id AS attempt_id
+         FROM runs r JOIN campaign_attempts a ON a.id = r.campaign_attempt_id WHERE r.campaign_id = $1`,
+      [campaignId],
+    );
+    expect(runs).toHaveLength(8);
+    const first = runs.find(
+      (run) => run.temporal_workflow_id === `campaign-${campaignId}/contact-${contactIds[0]}/attempt-1`,
+    );
+    expect(first?.initial_context).toMatchObject({
+      first_name: 'Ada',
+      called_number: '+14155551001',
+      caller_number: '+14155550100',
+      direction: 'outbound',
+      provider: 'simulator',
+    });
+  });
+
+  it('counts contacts that cannot be dialed as initiation failures and still completes', async () => {
+    const broken = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+    await services.db.dataSource.query(
+      `UPDATE telephony_configurations SET is_default_outbound = false WHERE organization_id = $1`,
+      [broken.owner.user.organization_id],
+    );
+    const contacts = [{ phoneNumber: '+14155552001' }, { phoneNumber: '+14155552002' }];
+    const { campaignId } = await insertCampaign(services.db.dataSource, broken, contacts);
+    const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, broken, campaignId);
+    await withWorker(() => handle.result());
+
+    expect(await campaignRow(services.db.dataSource, campaignId)).toMatchObject({
+      state: 'completed',
+      total_queued_count: 2,
+      executed_count: 0,
+      processed_rows: 2,
+      failed_rows: 2,
+    });
+    const logs = await campaignLogs(services.db.dataSource, campaignId);
+    expect(logs.map((log) => log.event)).toEqual([
+      'campaign_started',
+      'call_initiation_failed',
+      'call_initiation_failed',
+      'campaign_completed',
+    ]);
+    expect(logs[1]).toMatchObject({
+      level: 'error',
+      details: { error: 'Telephony provider not configured for this organization', attempt: 1 },
+    });
+    const attempts = await campaignAttempts(services.db.dataSource, campaignId);
+    expect(attempts.map((attempt) => [attempt.status, attempt.outcome])).toEqual([
+      ['finished', 'error'],
+      ['finished', 'error'],
+    ]);
+  });
+});

@@ -1,0 +1,485 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type {
+  AttemptOutcome,
+  CampaignCounters,
+  ContactRef,
+  createCampaignActivities,
+  PreparedAttempt,
+} from '../activities/campaign.activities';
+import type { CampaignLogEntry } from '../activities/campaign/campaign-log';
+import { breakerTrip, isBreakerFailure, type BreakerEntry } from './campaign/breaker';
+import { shouldRetry } from './campaign/retry';
+import { nextOpening } from './campaign/schedule';
+import { callWorkflow } from './call.workflow';
+import {
+  campaignCallFinishedSignal,
+  campaignCallWorkflowId,
+  campaignProgressQuery,
+  cancelCampaignUpdate,
+  configureCampaignUpdate,
+  pauseCampaignUpdate,
+  resumeCampaignUpdate,
+  type CampaignCallLink,
+  type CampaignCallResult,
+  type CampaignCarryOver,
+  type CampaignProgress,
+  type CampaignSettings,
+  type CampaignState,
+  type CampaignWorkflowInput,
+  type TerminalCallStatus,
+} from './definitions';
+import { CampaignStateAttribute } from './search-attributes';
+
+type CampaignActivities = ReturnType<typeof createCampaignActivities>;
+
+// Every campaign activity writes PostgreSQL idempotently: retried until the database takes it.
+const {
+  openCampaign,
+  fetchCampaignContacts,
+  prepareCampaignAttempts,
+  recordCampaignOutcomes,
+  transitionCampaign,
+  logCampaignEvent,
+  saveCampaignSettings,
+  campaignRunOutcome,
+} = proxyActivities<CampaignActivities>({
+  // Short: a worker killed mid-activity holds the campaign up for this long before the retry.
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** Contacts fetched per page: the only contact data that enters the history, ids and timezones. */
+const PAGE_SIZE = 500;
+/** Contacts waiting for their own timezone's window beyond which no new page is taken. */
+const MAX_WAITING = 1_000;
+
+/** A dial waiting to happen: a contact's next attempt, due at `dueAt` (epoch ms, workflow time). */
+interface Waiting {
+  contactId: string;
+  attempt: number;
+  dueAt: number;
+  timezone?: string | null;
+}
+
+interface InFlight {
+  link: CampaignCallLink;
+  timezone: string | null;
+}
+
+/** A child's report, or an initiation failure, waiting to be recorded. */
+interface Reported extends CampaignCallResult {
+  initiationError?: string;
+  /** The contact's own timezone, for its retry's window. */
+  timezone?: string | null;
+}
+
+const TERMINAL: CampaignState[] = ['completed', 'failed', 'cancelled'];
+const attemptKey = (contactId: string, attempt: number): string => `${contactId}/${attempt}`;
+
+const conflict = (state: CampaignState) =>
+  ApplicationFailure.create({ type: 'CampaignStateConflict', message: `Campaign is ${state}`, nonRetryable: true });
+
+/**
+ * One campaign (`campaign-<id>`): dials every contact of its source through child call workflows,
+ * at most `max_concurrency` at a time, inside the schedule's windows; retries busy / no-answer /
+ * voicemail after a durable timer; pauses itself when the circuit breaker trips; obeys pause,
+ * resume, cancel and configuration Updates; completes when every contact has a final outcome.
+ * Contacts are paged from PostgreSQL by a cursor; children report back by workflow id, so their
+ * signals reach the latest run after continue-as-new.
+ */
+export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<void> {
+  const { campaignId, carry } = input;
+  const parentWorkflowId = workflowInfo().workflowId;
+
+  let state: CampaignState = carry?.state ?? 'running';
+  let settings: CampaignSettings | undefined = carry?.settings;
+  let counters: CampaignCounters | undefined;
+  let outcomes: Partial<Record<TerminalCallStatus, number>> = {};
+  let opened = false;
+
+  /** Contacts with id <= cursor have been taken from the source once. */
+  let cursor = carry?.contactCursor ?? '0';
+  let fetchedUpTo = cursor;
+  let sourceExhausted = carry?.sourceExhausted ?? false;
+  const page: ContactRef[] = [];
+  const inFlight = new Map<string, InFlight>(
+    (carry?.inFlight ?? []).map(({ timezone, ...link }) => [
+      attemptKey(link.contactId, link.attempt),
+      { link, timezone: timezone ?? null },
+    ]),
+  );
+  let waiting: Waiting[] = [...(carry?.retries ?? [])];
+  let breakerWindow: BreakerEntry[] = [...(carry?.breakerWindow ?? [])];
+  const reported: Reported[] = [];
+  /** Child starts under way: awaited before the run ends or continues as new. */
+  const starting = new Set<Promise<void>>();
+  /** The opening the campaign waits for (logged once per wait). */
+  let nextOpenAt: number | null = null;
+  let changed = false;
+
+  // State writes go one after another, so a fast pause + resume lands in PostgreSQL in order.
+  let writes: Promise<void> = Promise.resolve();
+  const serially = (write: () => Promise<void>): Promise<void> => {
+    const next = writes.then(write);
+    writes = next.catch(() => undefined);
+    return next;
+  };
+
+  const setState = (next: CampaignState): void => {
+    state = next;
+    changed = true;
+    upsertSearchAttributes([{ key: CampaignStateAttribute, value: next }]);
+  };
+
+  const transition = (from: CampaignState[], to: CampaignState, entry: CampaignLogEntry): Promise<void> => {
+    setState(to);
+    return serially(() => transitionCampaign({ campaignId, from, to, log: entry }));
+  };
+
+  const current = (): CampaignSettings => {
+    if (!settings) throw new Error('campaign settings are read before the campaign was opened');
+    return settings;
+  };
+
+  const receive = (result: Reported): void => {
+    const key = attemptKey(result.contactId, result.attempt);
+    const entry = inFlight.get(key);
+    // Only the dial in flight counts: a repeated or late report changes nothing.
+    if (!entry) return;
+    inFlight.delete(key);
+    reported.push({ ...result, timezone: entry.timezone });
+  };
+  setHandler(campaignCallFinishedSignal, receive);
+
+  setHandler(campaignProgressQuery, (): CampaignProgress => ({
+    campaignId,
+    state,
+    total_rows: counters?.total_rows ?? 0,
+    total_queued_count: counters?.total_queued_count ?? 0,
+    executed_count: counters?.executed_count ?? 0,
+    processed_rows: counters?.processed_rows ?? 0,
+    failed_rows: counters?.failed_rows ?? 0,
+    in_flight: inFlight.size,
+    pending_retries: waiting.length,
+    outcomes: { ...outcomes },
+    next_open_at: nextOpenAt === null ? null : new Date(nextOpenAt).toISOString(),
+  }));
+
+  // Transitions: validators reject a wrong state (the API answers 409 naming it); handlers change
+  // the state at once, then write it (after the campaign was opened) before the Update answers.
+  const requireState =
+    (...allowed: CampaignState[]) =>
+    (): void => {
+      if (!allowed.includes(state)) throw conflict(state);
+    };
+  const whenOpened = () => condition(() => opened);
+
+  setHandler(
+    pauseCampaignUpdate,
+    async () => {
+      requireState('running')();
+      await transition(['running'], 'paused', { level: 'info', event: 'campaign_paused', message: 'Campaign paused' });
+      return state;
+    },
+    { validator: requireState('running') },
+  );
+  setHandler(
+    resumeCampaignUpdate,
+    async () => {
+      requireState('paused')();
+      breakerWindow = [];
+      nextOpenAt = null;
+      await transition(['paused'], 'running', {
+        level: 'info',
+        event: 'campaign_resumed',
+        message: 'Campaign resumed',
+      });
+      return state;
+    },
+    { validator: requireState('paused') },
+  );
+  setHandler(
+    cancelCampaignUpdate,
+    async () => {
+      requireState('draft', 'running', 'paused')();
+      await transition(['draft', 'running', 'paused'], 'cancelled', {
+        level: 'info',
+        event: 'campaign_cancelled',
+        message: 'Campaign cancelled',
+      });
+      return state;
+    },
+    { validator: requireState('draft', 'running', 'paused') },
+  );
+  setHandler(
+    configureCampaignUpdate,
+    async (change) => {
+      requireState('paused')();
+      await whenOpened();
+      settings = { ...current(), ...change };
+      changed = true;
+      await serially(() => saveCampaignSettings({ campaignId, change }));
+      return state;
+    },
+    {
+      validator: (change: Partial<CampaignSettings>) => {
+        requireState('paused')();
+        if (change.max_concurrency !== undefined && !(change.max_concurrency >= 1)) {
+          throw ApplicationFailure.create({
+            type: 'InvalidCampaignSettings',
+            message: 'max_concurrency must be at least 1',
+            nonRetryable: true,
+          });
+        }
+      },
+    },
+  );
+
+  // A wrong-state update can arrive before the first activity: transitions queue behind it.
+  await serially(async () => {
+    const campaign = await openCampaign({ campaignId });
+    settings ??= campaign.settings;
+    counters = campaign.counters;
+    outcomes = campaign.outcomes;
+    // Updates may have moved the state already; only an ended campaign overrides it.
+    if (TERMINAL.includes(campaign.state)) state = campaign.state;
+  });
+  opened = true;
+  upsertSearchAttributes([{ key: CampaignStateAttribute, value: state }]);
+
+  /** Records what the children reported: retries are queued, final outcomes counted, the breaker fed. */
+  const recordReported = async (): Promise<void> => {
+    const batch = reported.splice(0);
+    if (batch.length === 0) return;
+    const now = Date.now();
+    const { retry_config: retryConfig } = current();
+    const records: AttemptOutcome[] = batch.map((result) => {
+      const retry = shouldRetry(result.outcome, result.attempt, retryConfig);
+      return {
+        contactId: result.contactId,
+        attempt: result.attempt,
+        outcome: result.outcome,
+        runId: result.runId,
+        final: !retry,
+        ...(retry ? { retryAt: now + retryConfig.retry_delay_seconds * 1000 } : {}),
+        ...(result.initiationError !== undefined ? { initiationError: result.initiationError } : {}),
+      };
+    });
+    counters = await recordCampaignOutcomes({ campaignId, outcomes: records });
+    records.forEach((record, index) => {
+      if (record.final) outcomes[record.outcome] = (outcomes[record.outcome] ?? 0) + 1;
+      else if (record.retryAt !== undefined) {
+        const timezone = batch[index]?.timezone;
+        waiting.push({ contactId: record.contactId, attempt: record.attempt + 1, dueAt: record.retryAt, timezone });
+      }
+    });
+    if (state !== 'running') return;
+    // The breaker sees outcomes while running only; resume starts a new window.
+    breakerWindow.push(...records.map((record) => ({ at: now, failed: isBreakerFailure(record.outcome) })));
+    const breaker = current().circuit_breaker;
+    breakerWindow = breakerWindow.filter((entry) => entry.at > now - breaker.window_seconds * 1000);
+    const trip = breakerTrip(breakerWindow, breaker, now);
+    if (!trip) return;
+    const percent = (value: number) => `${(value * 100).toFixed(2)}%`;
+    await transition(['running'], 'paused', {
+      level: 'warning',
+      event: 'circuit_breaker_tripped',
+      message:
+        `Paused: failure rate ${percent(trip.failure_rate)} (${trip.failure_count}/${trip.call_count}) exceeded ` +
+        `threshold ${percent(trip.threshold)} in ${trip.window_seconds}s window`,
+      details: { ...trip },
+    });
+  };
+
+  /** Starts one prepared dial as a child call workflow; a start that fails reports the attempt failed. */
+  const startDial = async (dial: PreparedAttempt & { ok: true }, link: CampaignCallLink): Promise<void> => {
+    try {
+      await startChild(callWorkflow, {
+        workflowId: campaignCallWorkflowId(campaignId, dial.contactId, dial.attempt),
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [
+          { runId: dial.runId, attempt: dial.attempt, maxDurationSeconds: dial.maxDurationSeconds, campaign: link },
+        ],
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        // Started by an earlier run of this campaign: its report comes, unless it came already.
+        const outcome = await campaignRunOutcome({ runId: dial.runId });
+        if (outcome) receive({ ...link, runId: dial.runId, outcome });
+        return;
+      }
+      log.warn('campaign call could not be started', { campaignId, error: String(error) });
+      receive({ ...link, runId: dial.runId, outcome: 'error', initiationError: String(error) });
+    }
+  };
+
+  /** Next page of contacts after the last fetched one. */
+  const fetchPage = async (): Promise<void> => {
+    const contacts = await fetchCampaignContacts({ campaignId, after: fetchedUpTo, limit: PAGE_SIZE });
+    page.push(...contacts);
+    const last = contacts.at(-1);
+    if (last) fetchedUpTo = last.contactId;
+    if (contacts.length < PAGE_SIZE) sourceExhausted = true;
+  };
+
+  /**
+   * Fills free slots: due retries first, then the next contacts in id order. A contact outside the
+   * campaign's window holds the queue until it opens; one with its own timezone waits on its own.
+   * Returns the earliest opening that held a contact back, if any.
+   */
+  const dispatch = async (): Promise<number | null> => {
+    const { max_concurrency: limit, schedule_config: schedule } = current();
+    const now = Date.now();
+    const batch: Waiting[] = [];
+    let heldUntil: number | null = null;
+    const hold = (opens: number) => {
+      heldUntil = heldUntil === null ? opens : Math.min(heldUntil, opens);
+    };
+    const free = () => limit - inFlight.size - batch.length;
+
+    const due = waiting.filter((item) => item.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
+    waiting = waiting.filter((item) => item.dueAt > now);
+    for (const item of due) {
+      const opens = nextOpening(schedule, item.timezone, now);
+      if (free() <= 0) waiting.push(item);
+      else if (opens > now) {
+        hold(opens);
+        waiting.push({ ...item, dueAt: opens });
+      } else batch.push(item);
+    }
+    while (free() > 0) {
+      if (page.length === 0) {
+        if (sourceExhausted || waiting.length >= MAX_WAITING) break;
+        await fetchPage();
+        if (page.length === 0) break;
+      }
+      const next = page[0];
+      if (!next) break;
+      const opens = nextOpening(schedule, next.timezone, now);
+      if (opens > now && !next.timezone) {
+        hold(opens);
+        break;
+      }
+      page.shift();
+      cursor = next.contactId;
+      if (opens > now) {
+        hold(opens);
+        waiting.push({ contactId: next.contactId, attempt: 1, dueAt: opens, timezone: next.timezone });
+      } else batch.push({ contactId: next.contactId, attempt: 1, dueAt: now, timezone: next.timezone });
+    }
+    if (batch.length === 0) return heldUntil;
+
+    for (const item of batch) {
+      const link = { parentWorkflowId, campaignId, contactId: item.contactId, attempt: item.attempt };
+      inFlight.set(attemptKey(item.contactId, item.attempt), { link, timezone: item.timezone ?? null });
+    }
+    const prepared = await prepareCampaignAttempts({
+      campaignId,
+      attempts: batch.map(({ contactId, attempt }) => ({ contactId, attempt })),
+    });
+    counters = prepared.counters;
+    for (const dial of prepared.prepared) {
+      const entry = inFlight.get(attemptKey(dial.contactId, dial.attempt));
+      if (!entry) continue;
+      if (!dial.ok) {
+        receive({ ...entry.link, runId: null, outcome: 'error', initiationError: dial.error });
+        continue;
+      }
+      const started = startDial(dial, entry.link).finally(() => starting.delete(started));
+      starting.add(started);
+    }
+    return null;
+  };
+
+  const settle = async (): Promise<void> => {
+    await Promise.all([...starting]);
+    await condition(allHandlersFinished);
+    await writes;
+  };
+
+  const allDone = (): boolean =>
+    sourceExhausted &&
+    page.length === 0 &&
+    waiting.length === 0 &&
+    inFlight.size === 0 &&
+    reported.length === 0 &&
+    starting.size === 0;
+
+  for (;;) {
+    if (TERMINAL.includes(state)) break;
+    changed = false;
+    await recordReported();
+    let heldUntil: number | null = null;
+    if (state === 'running') {
+      heldUntil = await dispatch();
+      if (heldUntil !== null && inFlight.size === 0 && heldUntil !== nextOpenAt) {
+        nextOpenAt = heldUntil;
+        const nextOpen = new Date(heldUntil).toISOString();
+        await logCampaignEvent({
+          campaignId,
+          entry: {
+            level: 'info',
+            event: 'waiting_for_schedule_window',
+            message: `Outside the calling window; next window opens at ${nextOpen}`,
+            details: { next_open_at: nextOpen },
+          },
+        });
+      } else if (heldUntil === null && inFlight.size > 0) nextOpenAt = null;
+    }
+    if (TERMINAL.includes(state)) break;
+    if (allDone() && (state === 'running' || state === 'paused')) {
+      await transition(['running', 'paused'], 'completed', {
+        level: 'info',
+        event: 'campaign_completed',
+        message: `Campaign completed: ${counters?.processed_rows ?? 0} contacts processed`,
+        details: { ...counters },
+      });
+      break;
+    }
+    if (workflowInfo().continueAsNewSuggested) {
+      await settle();
+      // Reports are not carried over: record every one, up to the moment the run continues.
+      while (reported.length > 0) await recordReported();
+      if (!TERMINAL.includes(state)) {
+        const carryOver: CampaignCarryOver = {
+          contactCursor: cursor,
+          state,
+          settings: current(),
+          inFlight: [...inFlight.values()].map(({ link, timezone }) => ({ ...link, timezone })),
+          retries: waiting,
+          breakerWindow,
+          sourceExhausted: sourceExhausted && page.length === 0,
+        };
+        await continueAsNew<typeof campaignWorkflow>({ campaignId, carry: carryOver });
+      }
+      break;
+    }
+    // Due retries wake the loop only when a slot is free; otherwise a child's report does.
+    const slotFree = inFlight.size < current().max_concurrency;
+    const wakeAt =
+      state === 'running' && slotFree
+        ? Math.min(...waiting.map((item) => item.dueAt), heldUntil ?? Infinity)
+        : Infinity;
+    const wake = () => changed || reported.length > 0 || TERMINAL.includes(state);
+    if (wakeAt === Infinity) await condition(wake);
+    else await condition(wake, Math.max(1, wakeAt - Date.now()));
+  }
+
+  // Cancelled (or completed): outcomes already reported are still counted; calls in flight finish alone.
+  await settle();
+  while (reported.length > 0) await recordReported();
+}
