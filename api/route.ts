@@ -26,6 +26,11 @@ export interface RouteSpec<
   query?: Q;
   body?: B;
   /**
+   * A body the handler reads itself as a stream (a CSV upload), one schema per accepted content
+   * type: documented here, never buffered or parsed before the handler (see `createApp`).
+   */
+  streamedBody?: { description: string; content: Record<string, z.ZodType> };
+  /**
    * Accepted credentials, stated by every route: `[]` for a public one. Otherwise the app
    * authenticates the request before the handler runs, and the OpenAPI document lists the schemes.
    */
@@ -105,6 +110,17 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
       ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      ...(spec.streamedBody
+        ? {
+            body: {
+              required: true,
+              description: spec.streamedBody.description,
+              content: Object.fromEntries(
+                Object.entries(spec.streamedBody.content).map(([type, schema]) => [type, { schema }]),
+              ),
+            },
+          }
+        : {}),
     },
     responses: {
       ...(spec.security.length > 0 ? { 401: standardErrors[401] } : {}),
