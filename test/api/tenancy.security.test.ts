@@ -3,8 +3,9 @@ import { createRoutes } from '../../api/app';
 import { createAuthServices } from '../../api/auth/auth-services';
 import { buildTestApp } from '../helpers/app';
 import { createApiKey, signUp, type SignedUp, type TestServer } from '../helpers/accounts';
-import { createAgent, insertRun } from '../helpers/agents';
+import { createAgent, insertCampaign, insertRun } from '../helpers/agents';
 import { definitionWithTrigger, triggerPathOf } from '../helpers/calls';
+import { bumpCampaignIds } from '../helpers/campaign-api';
 import { createPhoneNumber, createTelephonyConfig } from '../helpers/telephony';
 import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
@@ -18,6 +19,7 @@ export interface OwnedIds {
   runId: number;
   workflowUuid: string;
   triggerPath: string;
+  campaignId: number;
 }
 
 export interface OrgScopedRoute {
@@ -59,6 +61,17 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
     ownerStatus: 400,
     apiKeyOnly: true,
   },
+  // A's campaign is a draft and A has no default outbound configuration yet: start stops at 400, pause and resume
+  // at 409 (wrong state), redial at 409 (not finished); cancel (last of these) cancels it.
+  { method: 'get', path: (ids) => `/api/v1/campaign/${ids.campaignId}` },
+  { method: 'patch', path: (ids) => `/api/v1/campaign/${ids.campaignId}`, body: { name: 'renamed by A' } },
+  { method: 'get', path: (ids) => `/api/v1/campaign/${ids.campaignId}/progress` },
+  { method: 'get', path: (ids) => `/api/v1/campaign/${ids.campaignId}/runs` },
+  { method: 'post', path: (ids) => `/api/v1/campaign/${ids.campaignId}/start`, ownerStatus: 400 },
+  { method: 'post', path: (ids) => `/api/v1/campaign/${ids.campaignId}/pause`, ownerStatus: 409 },
+  { method: 'post', path: (ids) => `/api/v1/campaign/${ids.campaignId}/resume`, ownerStatus: 409 },
+  { method: 'post', path: (ids) => `/api/v1/campaign/${ids.campaignId}/redial`, body: {}, ownerStatus: 409 },
+  { method: 'post', path: (ids) => `/api/v1/campaign/${ids.campaignId}/cancel` },
   { method: 'get', path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}` },
   {
     method: 'put',
@@ -122,6 +135,10 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     runId,
     workflowUuid: agent.workflow_uuid,
     triggerPath: triggerPathOf(agent),
+    // Campaign ids are workflow ids on the run's shared Temporal server: keep clear of other files'.
+    campaignId: await bumpCampaignIds(db.dataSource).then(() =>
+      insertCampaign(db.dataSource, owner.user.organization_id, agent.id),
+    ),
   };
 }
 

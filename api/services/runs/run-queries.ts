@@ -117,7 +117,16 @@ export async function workflowRunsPage(
   ]);
   if (owned.length === 0) throw workflowNotFound(workflowId);
   // The agent is the caller's, so its runs are too: the workflow index alone serves the list.
-  const where = new SqlWhere().add('r.workflow_id = ?', workflowId);
+  return runsPage(dataSource, new SqlWhere().add('r.workflow_id = ?', workflowId), query, prices);
+}
+
+/** The runs list of an agent or a campaign (`where` selects the runs): filters, order, one page. */
+export async function runsPage(
+  dataSource: DataSource,
+  where: SqlWhere,
+  query: z.output<typeof WorkflowRunsQuery>,
+  prices: Prices,
+): Promise<z.output<typeof WorkflowRunsPage>> {
   const applied = applyFilters(query.filters, WORKFLOW_RUN_FILTERS, where, 'Invalid filter format');
   const direction = query.sort_order === 'asc' ? 'ASC' : 'DESC';
   const sortColumn = query.sort_by === 'duration' ? 'r.call_duration_seconds' : 'r.created_at';

@@ -1,0 +1,237 @@
+import type { ApiDeps } from '../context';
+import { defineRoute, errorResponse, type Route } from '../route';
+import {
+  Campaign,
+  CampaignIdParams,
+  CampaignList,
+  CampaignListQuery,
+  CampaignProgressResponse,
+  CampaignRunsQuery,
+  CreateCampaignRequest,
+  RedialCampaignRequest,
+  UpdateCampaignRequest,
+} from '../schemas/campaigns';
+import { WorkflowRunsPage } from '../schemas/runs';
+import { createDraftCampaign } from '../services/campaigns/campaign-create';
+import { campaignProgress } from '../services/campaigns/campaign-progress';
+import { redialCampaign } from '../services/campaigns/campaign-redial';
+import { campaignRunsPage } from '../services/campaigns/campaign-runs';
+import { settingsForCreate } from '../services/campaigns/campaign-settings';
+import {
+  startCampaign,
+  transitionCampaign,
+  updateCampaign,
+  type CampaignTransitionDeps,
+} from '../services/campaigns/campaign-transitions';
+import { campaignPage, campaignViewById, campaignViewOf } from '../services/campaigns/campaign-views';
+import { createTelephonyServices } from '../services/telephony/telephony-services';
+
+const security = ['ApiKey', 'SessionToken'] as const;
+const tags = ['campaigns'];
+const notFound = errorResponse('Campaign not found (or another organization’s)');
+const wrongState = (allowed: string) =>
+  errorResponse(`The campaign is not ${allowed}; the detail names its current state`);
+
+export function createCampaignRoutes(deps: ApiDeps): Route[] {
+  const { dataSource, temporal, config } = deps;
+  const transitionDeps: CampaignTransitionDeps = {
+    dataSource,
+    temporal,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    telephony: createTelephonyServices(deps),
+  };
+  const prices = { perMinuteUsd: config.PRICE_PER_MINUTE_USD, per1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD };
+
+  const transition = (action: 'pause' | 'resume' | 'cancel', summary: string, allowed: string) =>
+    defineRoute(
+      {
+        method: 'post',
+        path: `/campaign/{campaign_id}/${action}`,
+        summary,
+        description:
+          'Sent to the campaign workflow as a Temporal Update: the answer comes once the workflow has accepted it.',
+        tags,
+        security,
+        params: CampaignIdParams,
+        responses: { 200: { description: 'The campaign', schema: Campaign }, 404: notFound, 409: wrongState(allowed) },
+      },
+      async (ctx, { params, auth }) => {
+        ctx.body = await transitionCampaign(transitionDeps, auth, params.campaign_id, action);
+      },
+    );
+
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/campaign/create',
+        summary: 'Create a campaign (draft) over an uploaded contact list',
+        description:
+          'Defaults: `retry_config` {enabled: true, max_retries: 2, retry_delay_seconds: 120, retry_on_busy, ' +
+          'retry_on_no_answer and retry_on_voicemail true}; `max_concurrency` 10; no `schedule_config`: any time; ' +
+          '`circuit_breaker` {enabled: false, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5}. ' +
+          "Without `telephony_configuration_id` the organization's default outbound configuration is used. " +
+          'A `time_slots` field is refused (422): send `schedule_config.slots`.',
+        tags,
+        security,
+        body: CreateCampaignRequest,
+        responses: {
+          201: { description: 'The campaign, in state `draft`', schema: Campaign },
+          400: errorResponse(
+            '`workflow_not_found`, `source_not_found`, `telephony_configuration_not_found`, or template variables ' +
+              'the agent needs that the contact list lacks (named)',
+          ),
+        },
+      },
+      async (ctx, { body, auth }) => {
+        const row = await createDraftCampaign(dataSource, auth, {
+          settings: settingsForCreate(body),
+          workflowId: body.workflow_id,
+          sourceId: body.source_id,
+          telephonyConfigurationId: body.telephony_configuration_id,
+        });
+        ctx.status = 201;
+        ctx.body = await campaignViewOf(dataSource, row);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/campaign',
+        summary: "The organization's campaigns, newest first",
+        tags,
+        security,
+        query: CampaignListQuery,
+        responses: { 200: { description: 'A page of campaigns', schema: CampaignList } },
+      },
+      async (ctx, { query, auth }) => {
+        ctx.body = await campaignPage(dataSource, auth, query);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/campaign/{campaign_id}',
+        summary: 'One campaign, with its logs',
+        tags,
+        security,
+        params: CampaignIdParams,
+        responses: { 200: { description: 'The campaign', schema: Campaign }, 404: notFound },
+      },
+      async (ctx, { params, auth }) => {
+        ctx.body = await campaignViewById(dataSource, auth, params.campaign_id);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/campaign/{campaign_id}',
+        summary: "Change a draft or paused campaign's settings",
+        description:
+          'Allowed in `draft` and `paused` only. `retry_config` and `circuit_breaker` are merged over the stored ' +
+          'values; `schedule_config` replaces the schedule (null removes it). A paused campaign receives the ' +
+          'change as a Temporal Update and applies it on resume; the answer comes once the workflow accepted it.',
+        tags,
+        security,
+        params: CampaignIdParams,
+        body: UpdateCampaignRequest,
+        responses: {
+          200: { description: 'The campaign with the new settings', schema: Campaign },
+          404: notFound,
+          409: errorResponse('Campaign can only be updated in draft or paused state'),
+        },
+      },
+      async (ctx, { params, body, auth }) => {
+        ctx.body = await updateCampaign(transitionDeps, auth, params.campaign_id, body);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/campaign/{campaign_id}/start',
+        summary: 'Start a draft campaign',
+        description:
+          'Starts the Temporal workflow `campaign-<id>` and answers once it has marked the campaign `running`.',
+        tags,
+        security,
+        params: CampaignIdParams,
+        responses: {
+          200: { description: 'The campaign, running', schema: Campaign },
+          400: errorResponse('Telephony provider not configured for this organization (or not ready)'),
+          404: notFound,
+          409: wrongState('draft'),
+        },
+      },
+      async (ctx, { params, auth }) => {
+        ctx.body = await startCampaign(transitionDeps, auth, params.campaign_id);
+      },
+    ),
+    transition('pause', 'Pause a running campaign (calls in flight finish)', 'running'),
+    transition('resume', 'Resume a paused campaign', 'paused'),
+    transition('cancel', 'Cancel a draft, running or paused campaign', 'draft, running or paused'),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/campaign/{campaign_id}/redial',
+        summary: 'Redial the busy, unanswered or voicemail contacts of a finished campaign',
+        description:
+          'For a `completed` or `cancelled` campaign, at most once: creates a draft campaign over the contacts ' +
+          'whose last finished attempt ended with a selected outcome. They are copied into a new contact list ' +
+          '(its `source_id`), and the two campaigns are linked by `parent_campaign_id` / `redialed_campaign_id`. ' +
+          "Settings and telephony configuration are the parent's; `retry_config` is merged over the parent's.",
+        tags,
+        security,
+        params: CampaignIdParams,
+        body: RedialCampaignRequest,
+        responses: {
+          201: { description: 'The new draft campaign', schema: Campaign },
+          400: errorResponse('No contacts match the selected redial criteria'),
+          404: notFound,
+          409: errorResponse('The campaign is not completed or cancelled, or has already been redialed'),
+        },
+      },
+      async (ctx, { params, body, auth }) => {
+        const child = await redialCampaign(dataSource, auth, params.campaign_id, body);
+        ctx.status = 201;
+        ctx.body = await campaignViewOf(dataSource, child);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/campaign/{campaign_id}/progress',
+        summary: "A campaign's progress",
+        description:
+          "While running or paused, the workflow's own figures (its `campaignProgress` query); otherwise the " +
+          'stored counters.',
+        tags,
+        security,
+        params: CampaignIdParams,
+        responses: { 200: { description: 'Progress', schema: CampaignProgressResponse }, 404: notFound },
+      },
+      async (ctx, { params, auth }) => {
+        ctx.body = await campaignProgress({ dataSource, temporal }, auth, params.campaign_id);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/campaign/{campaign_id}/runs',
+        summary: "A campaign's calls, one page at a time",
+        description: 'Filters, sorting and paging as for `GET /workflow/{workflow_id}/runs`.',
+        tags,
+        security,
+        params: CampaignIdParams,
+        query: CampaignRunsQuery,
+        responses: {
+          200: { description: 'A page of runs', schema: WorkflowRunsPage },
+          400: errorResponse('Invalid filter format'),
+          404: notFound,
+        },
+      },
+      async (ctx, { params, query, auth }) => {
+        ctx.body = await campaignRunsPage(dataSource, auth, params.campaign_id, query, prices);
+      },
+    ),
+  ];
+}

@@ -1,0 +1,243 @@
+import { IANAZone } from 'luxon';
+import { z } from '../zod';
+import { DateTimeString, IdParam, PageQuery } from './common';
+import { WorkflowRunsQuery } from './runs';
+
+/** The decided defaults (DECISIONS "Campaigns"); a create fills what the body leaves out. */
+export const DEFAULT_RETRY_CONFIG = {
+  enabled: true,
+  max_retries: 2,
+  retry_delay_seconds: 120,
+  retry_on_busy: true,
+  retry_on_no_answer: true,
+  retry_on_voicemail: true,
+};
+export const DEFAULT_CIRCUIT_BREAKER = {
+  enabled: false,
+  failure_threshold: 0.5,
+  window_seconds: 120,
+  min_calls_in_window: 5,
+};
+export const DEFAULT_MAX_CONCURRENCY = 10;
+
+export const CAMPAIGN_STATES = ['draft', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
+
+export const CampaignIdParams = z.object({ campaign_id: IdParam });
+
+const CampaignName = z.string().trim().min(1).max(255);
+const MaxConcurrency = z.number().int().min(1).max(100).openapi({ default: DEFAULT_MAX_CONCURRENCY });
+
+/** Every field optional: a create fills the defaults, a PATCH merges over the stored values. */
+export const RetryConfigInput = z
+  .object({
+    enabled: z.boolean().optional().openapi({ default: true }),
+    max_retries: z.number().int().min(0).max(10).optional().openapi({ default: 2 }),
+    retry_delay_seconds: z.number().int().min(1).max(86_400).optional().openapi({ default: 120 }),
+    retry_on_busy: z.boolean().optional().openapi({ default: true }),
+    retry_on_no_answer: z.boolean().optional().openapi({ default: true }),
+    retry_on_voicemail: z.boolean().optional().openapi({ default: true }),
+  })
+  .openapi('RetryConfigInput', { description: 'Retries of busy, no-answer and voicemail outcomes.' });
+
+export const CircuitBreakerInput = z
+  .object({
+    enabled: z.boolean().optional().openapi({ default: false }),
+    failure_threshold: z
+      .number()
+      .gt(0)
+      .max(1)
+      .optional()
+      .openapi({ default: 0.5, description: 'Failure rate in (0, 1] that pauses the campaign.' }),
+    window_seconds: z.number().int().min(10).max(3600).optional().openapi({ default: 120 }),
+    min_calls_in_window: z.number().int().min(1).max(1000).optional().openapi({ default: 5 }),
+  })
+  .openapi('CircuitBreakerInput', {
+    description: 'Failures are `failed` and `error` outcomes and initiation failures.',
+  });
+
+const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
+const ClockTime = z.string().regex(CLOCK, 'Expected a time "HH:MM" (24-hour clock)').openapi({ example: '09:00' });
+
+export const ScheduleSlot = z
+  .object({
+    day_of_week: z.number().int().min(0).max(6).openapi({ description: '0 = Monday .. 6 = Sunday.' }),
+    start_time: ClockTime,
+    end_time: ClockTime,
+  })
+  // Only well-formed times compare: "HH:MM" strings order as the times do.
+  .refine((slot) => !(CLOCK.test(slot.start_time) && CLOCK.test(slot.end_time)) || slot.start_time < slot.end_time, {
+    message: 'start_time must be before end_time',
+    path: ['end_time'],
+  })
+  .openapi('ScheduleSlot');
+
+export const ScheduleConfigInput = z
+  .object({
+    enabled: z.boolean().default(true),
+    timezone: z
+      .string()
+      .refine((zone) => IANAZone.isValidZone(zone), 'Unknown IANA timezone')
+      .default('UTC')
+      .openapi({ example: 'America/New_York', description: "IANA name; a contact's `timezone` column overrides it." }),
+    slots: z.array(ScheduleSlot).min(1).max(50),
+  })
+  .openapi('ScheduleConfig', { description: 'Calling windows; without one, calls are placed at any time.' });
+
+/** The narrative's `time_slots` is not part of the interface: refusing it keeps a schedule from being dropped. */
+const TimeSlotsRejected = z
+  .unknown()
+  .optional()
+  .refine((value) => value === undefined, {
+    message: 'time_slots is not accepted: send the calling windows as schedule_config.slots',
+  })
+  .openapi({ description: 'Not accepted (422): use `schedule_config.slots`.', deprecated: true });
+
+export const CreateCampaignRequest = z
+  .object({
+    name: CampaignName,
+    workflow_id: z.number().int().positive().openapi({ description: 'The agent the campaign calls with.' }),
+    source_type: z.string().regex(/^csv$/, 'source_type must be "csv"'),
+    source_id: z.string().min(1).openapi({ description: 'The `source_id` of `POST /campaign/sources`.' }),
+    telephony_configuration_id: z
+      .number()
+      .int()
+      .positive()
+      .nullish()
+      .openapi({ description: "Omitted: the organization's default outbound configuration." }),
+    retry_config: RetryConfigInput.optional(),
+    max_concurrency: MaxConcurrency.optional(),
+    schedule_config: ScheduleConfigInput.nullish(),
+    circuit_breaker: CircuitBreakerInput.optional(),
+    time_slots: TimeSlotsRejected,
+  })
+  .openapi('CreateCampaignRequest');
+export type CreateCampaignRequest = z.output<typeof CreateCampaignRequest>;
+
+export const UpdateCampaignRequest = z
+  .object({
+    name: CampaignName.optional(),
+    retry_config: RetryConfigInput.optional().openapi({ description: 'Merged over the stored values.' }),
+    max_concurrency: MaxConcurrency.optional(),
+    schedule_config: ScheduleConfigInput.nullish().openapi({ description: 'Replaces the schedule; null removes it.' }),
+    circuit_breaker: CircuitBreakerInput.optional().openapi({ description: 'Merged over the stored values.' }),
+    time_slots: TimeSlotsRejected,
+  })
+  .openapi('UpdateCampaignRequest');
+export type UpdateCampaignRequest = z.output<typeof UpdateCampaignRequest>;
+
+export const RedialCampaignRequest = z
+  .object({
+    name: CampaignName.optional().openapi({ description: 'Default: "<parent name> (Redial)".' }),
+    retry_on_busy: z.boolean().default(true),
+    retry_on_no_answer: z.boolean().default(true),
+    retry_on_voicemail: z.boolean().default(true),
+    retry_config: RetryConfigInput.optional().openapi({ description: "Default: the parent's." }),
+  })
+  .refine((body) => body.retry_on_busy || body.retry_on_no_answer || body.retry_on_voicemail, {
+    message: 'At least one of retry_on_busy, retry_on_no_answer and retry_on_voicemail must be true',
+  })
+  .openapi('RedialCampaignRequest');
+export type RedialCampaignRequest = z.output<typeof RedialCampaignRequest>;
+
+export const CampaignListQuery = PageQuery.extend({ state: z.enum(CAMPAIGN_STATES).optional() });
+
+export const CampaignRunsQuery = WorkflowRunsQuery;
+
+const RetryConfig = z.object({
+  enabled: z.boolean(),
+  max_retries: z.number().int(),
+  retry_delay_seconds: z.number().int(),
+  retry_on_busy: z.boolean(),
+  retry_on_no_answer: z.boolean(),
+  retry_on_voicemail: z.boolean(),
+});
+const CircuitBreaker = z.object({
+  enabled: z.boolean(),
+  failure_threshold: z.number(),
+  window_seconds: z.number().int(),
+  min_calls_in_window: z.number().int(),
+});
+const ScheduleConfig = z.object({
+  enabled: z.boolean(),
+  timezone: z.string(),
+  slots: z.array(z.object({ day_of_week: z.number().int(), start_time: z.string(), end_time: z.string() })),
+});
+
+export const CampaignLogEntry = z
+  .object({
+    ts: DateTimeString,
+    level: z.string(),
+    event: z.string().openapi({
+      description:
+        'campaign_started, campaign_paused, campaign_resumed, campaign_cancelled, campaign_completed, ' +
+        'campaign_failed, config_updated, waiting_for_schedule_window, circuit_breaker_tripped, call_initiation_failed',
+    }),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .openapi('CampaignLogEntry');
+
+export const Campaign = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    workflow_id: z.number().int(),
+    workflow_name: z.string(),
+    state: z.enum(CAMPAIGN_STATES),
+    source_type: z.string(),
+    source_id: z.string(),
+    total_rows: z.number().int().nullable(),
+    processed_rows: z.number().int().openapi({ description: 'Contacts with a final outcome.' }),
+    failed_rows: z.number().int().openapi({ description: 'Contacts whose final outcome is not `completed`.' }),
+    created_at: DateTimeString,
+    started_at: DateTimeString.nullable(),
+    completed_at: DateTimeString.nullable(),
+    retry_config: RetryConfig,
+    max_concurrency: z.number().int().nullable(),
+    schedule_config: ScheduleConfig.nullable(),
+    circuit_breaker: CircuitBreaker,
+    executed_count: z.number().int().openapi({ description: 'Attempts dialed.' }),
+    total_queued_count: z.number().int().openapi({ description: 'Attempts queued so far, retries included.' }),
+    parent_campaign_id: z.number().int().nullable(),
+    redialed_campaign_id: z.number().int().nullable(),
+    telephony_configuration_id: z.number().int().nullable(),
+    telephony_configuration_name: z.string().nullable(),
+    logs: z.array(CampaignLogEntry),
+  })
+  .openapi('Campaign');
+export type CampaignView = z.output<typeof Campaign>;
+
+export const CampaignList = z
+  .object({
+    campaigns: z.array(Campaign),
+    total_count: z.number().int(),
+    page: z.number().int(),
+    limit: z.number().int(),
+    total_pages: z.number().int(),
+  })
+  .openapi('CampaignList');
+
+export const CampaignProgressResponse = z
+  .object({
+    campaign_id: z.number().int(),
+    state: z.enum(CAMPAIGN_STATES),
+    total_rows: z.number().int(),
+    processed_rows: z.number().int(),
+    failed_rows: z.number().int(),
+    executed_count: z.number().int(),
+    total_queued_count: z.number().int(),
+    in_flight: z.number().int().openapi({ description: 'Calls in progress.' }),
+    pending_retries: z.number().int().openapi({ description: 'Retries waiting for their delay.' }),
+    outcomes: z
+      .record(z.string(), z.number().int())
+      .openapi({ description: 'Final outcomes by call status.', example: { completed: 180, busy: 12 } }),
+    progress_percentage: z.number().openapi({ description: 'processed_rows / total_rows × 100, to 0.1.' }),
+    next_open_at: DateTimeString.nullable().openapi({ description: 'Set while waiting for a schedule window.' }),
+    started_at: DateTimeString.nullable(),
+    completed_at: DateTimeString.nullable(),
+    source: z
+      .enum(['workflow', 'database'])
+      .openapi({ description: "`workflow`: the running campaign's own query; `database`: the stored counters." }),
+  })
+  .openapi('CampaignProgress');
+export type CampaignProgressResponse = z.output<typeof CampaignProgressResponse>;

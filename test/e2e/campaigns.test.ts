@@ -1,0 +1,241 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker } from '@temporalio/worker';
+import request from 'supertest';
+import { createActivities } from '../../activities';
+import { converse } from '../../agent-runtime';
+import { Secrets } from '../../telephony/secrets';
+import { campaignWorkflowId } from '../../workflows/definitions';
+import {
+  AgentIdAttribute,
+  CampaignIdAttribute,
+  CampaignStateAttribute,
+  OrganizationIdAttribute,
+} from '../../workflows/search-attributes';
+import { buildTestApp } from '../helpers/app';
+import { callingOrganization, type CallingOrganization } from '../helpers/calls';
+import { bumpCampaignIds } from '../helpers/campaign-api';
+import { useTestServices } from '../helpers/services';
+import { uniqueTaskQueue } from '../helpers/temporal';
+import { TEST_SECRETS_KEY } from '../helpers/telephony';
+
+/**
+ * The campaign routes against the real campaign workflow: API, Temporal, a worker, PostgreSQL and
+ * the simulator carrier (whose number suffixes choose each call's outcome).
+ */
+const services = useTestServices();
+const secrets = new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex'));
+
+let http: Server;
+let baseUrl: string;
+let taskQueue: string;
+let app: ReturnType<typeof buildTestApp>['app'];
+let org: CallingOrganization;
+
+beforeAll(async () => {
+  // Run and campaign ids are workflow ids: keep this file's clear of other files' on the shared server.
+  for (const sequence of ['runs_id_seq']) {
+    await services.db.dataSource.query(`SELECT setval('${sequence}', $1)`, [
+      1_000_000 + Math.floor(Math.random() * 1_000_000_000),
+    ]);
+  }
+  await bumpCampaignIds(services.db.dataSource);
+  // The simulator posts its status webhooks to PUBLIC_BASE_URL: the app listens on a real port.
+  http = createServer();
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  taskQueue = uniqueTaskQueue('campaigns');
+  app = buildTestApp(
+    { dataSource: services.db.dataSource, temporal: services.temporal.client },
+    { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
+  ).app;
+  const handle = app.callback();
+  http.on('request', (req, res) => void handle(req, res));
+  org = await callingOrganization(app.callback(), { ring_seconds: 0, talk_seconds: 1 });
+});
+
+/** Runs `test` while a worker serves this file's task queue (a worker runs once: each test makes its own). */
+async function withWorker(test: () => Promise<void>): Promise<void> {
+  const worker = await Worker.create({
+    connection: services.temporal.nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities: createActivities({
+      dataSource: services.db.dataSource,
+      workerIdentity: 'e2e-campaigns',
+      calls: {
+        secrets,
+        settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
+        converse,
+      },
+    }),
+  });
+  await worker.runUntil(test);
+}
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+});
+
+const api = () => ({
+  get: (path: string) => request(app.callback()).get(`/api/v1${path}`).set('X-API-Key', org.apiKey),
+  post: (path: string, body?: object) =>
+    request(app.callback()).post(`/api/v1${path}`).set('X-API-Key', org.apiKey).send(body),
+  patch: (path: string, body: object) =>
+    request(app.callback()).patch(`/api/v1${path}`).set('X-API-Key', org.apiKey).send(body),
+});
+
+/** Uploads contacts through the real upload route; returns the `source_id`. */
+async function upload(numbers: string[]): Promise<string> {
+  const csv = ['phone_number,first_name', ...numbers.map((number, index) => `${number},Contact ${index + 1}`)].join(
+    '\n',
+  );
+  const res = await request(app.callback())
+    .post('/api/v1/campaign/sources?file_name=contacts.csv')
+    .set('X-API-Key', org.apiKey)
+    .set('Content-Type', 'text/csv')
+    .send(csv);
+  expect(res.status).toBe(201);
+  return res.body.source_id as string;
+}
+
+/** Distinct valid numbers (exchange 200..999); the last four digits choose the simulator's outcome. */
+const numbered = (count: number, suffix: (index: number) => string) =>
+  Array.from({ length: count }, (_, index) => `+1415${200 + index}${suffix(index)}`);
+
+async function createCampaign(sourceId: string, settings: object = {}) {
+  const res = await api().post('/campaign/create', {
+    name: 'E2E campaign',
+    workflow_id: org.agent.id,
+    source_type: 'csv',
+    source_id: sourceId,
+    ...settings,
+  });
+  expect(res.status).toBe(201);
+  return res.body as { id: number };
+}
+
+/** Polls the campaign until `done` holds (or fails the test after `timeoutMs`). */
+async function waitFor<T extends { state: string }>(path: string, done: (body: T) => boolean, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api().get(path);
+    expect(res.status).toBe(200);
+    if (done(res.body as T)) return res.body as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting on ${path}: ${JSON.stringify(res.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('a campaign from start to completion', () => {
+  let campaignId: number;
+
+  it('starts (running, with search attributes and memo), reports live progress and completes with exact counters', () =>
+    withWorker(async () => {
+      const suffixes = ['0101', '0486', '0408', '0600', '0503'];
+      const sourceId = await upload(numbered(10, (index) => suffixes[index % suffixes.length] ?? '0101'));
+      ({ id: campaignId } = await createCampaign(sourceId, {
+        max_concurrency: 3,
+        retry_config: { max_retries: 1, retry_delay_seconds: 1, retry_on_voicemail: false },
+      }));
+      const res = await api().post(`/campaign/${campaignId}/start`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: campaignId, state: 'running', started_at: expect.any(String) });
+
+      const description = await services.temporal.client.workflow.getHandle(campaignWorkflowId(campaignId)).describe();
+      expect(description.taskQueue).toBe(taskQueue);
+      expect(description.memo).toEqual({ campaignName: 'E2E campaign' });
+      expect(description.typedSearchAttributes.get(CampaignIdAttribute)).toBe(campaignId);
+      expect(description.typedSearchAttributes.get(OrganizationIdAttribute)).toBe(org.owner.user.organization_id);
+      expect(description.typedSearchAttributes.get(AgentIdAttribute)).toBe(org.agent.id);
+      expect(description.typedSearchAttributes.get(CampaignStateAttribute)).toBeDefined();
+
+      const again = await api().post(`/campaign/${campaignId}/start`);
+      expect(again.status).toBe(409);
+      expect(again.body.detail).toMatch(/current state: (running|completed)$/);
+
+      const live = await api().get(`/campaign/${campaignId}/progress`);
+      expect(live.status).toBe(200);
+      expect(live.body.source === 'workflow' || live.body.state === 'completed').toBe(true);
+
+      const done = await waitFor<{ state: string }>(`/campaign/${campaignId}`, (body) => body.state === 'completed');
+      // 2 of each outcome; busy and no-answer retried once (voicemail retries are off): 10 + 4 attempts.
+      expect(done).toMatchObject({
+        total_rows: 10,
+        processed_rows: 10,
+        failed_rows: 8,
+        executed_count: 14,
+        total_queued_count: 14,
+        completed_at: expect.any(String),
+      });
+      const progress = await api().get(`/campaign/${campaignId}/progress`);
+      expect(progress.body).toMatchObject({
+        state: 'completed',
+        processed_rows: 10,
+        progress_percentage: 100,
+        outcomes: { completed: 2, busy: 2, 'no-answer': 2, voicemail: 2, failed: 2 },
+        source: 'database',
+      });
+      const runs = await api().get(`/campaign/${campaignId}/runs?limit=100`);
+      expect(runs.body.total_count).toBe(14);
+    }));
+
+  it('redials the busy, unanswered and voicemail contacts, linked both ways, and runs the redial', () =>
+    withWorker(async () => {
+      const res = await api().post(`/campaign/${campaignId}/redial`, { retry_config: { enabled: false } });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ state: 'draft', total_rows: 6, parent_campaign_id: campaignId });
+      const parent = await api().get(`/campaign/${campaignId}`);
+      expect(parent.body.redialed_campaign_id).toBe(res.body.id);
+
+      expect((await api().post(`/campaign/${res.body.id}/start`)).status).toBe(200);
+      const done = await waitFor<{ state: string }>(`/campaign/${res.body.id}`, (body) => body.state === 'completed');
+      expect(done).toMatchObject({ processed_rows: 6, failed_rows: 6, executed_count: 6 });
+    }));
+});
+
+describe('pause, PATCH, resume and cancel through Temporal Updates', () => {
+  it('follows each transition and refuses the wrong ones', () =>
+    withWorker(async () => {
+      const sourceId = await upload(numbered(30, () => '0101'));
+      const { id } = await createCampaign(sourceId, { max_concurrency: 1 });
+      expect((await api().post(`/campaign/${id}/start`)).body.state).toBe('running');
+
+      const refused = await api().patch(`/campaign/${id}`, { max_concurrency: 2 });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({ detail: 'Campaign can only be updated in draft or paused state' });
+
+      const paused = await api().post(`/campaign/${id}/pause`);
+      expect(paused.status).toBe(200);
+      expect(paused.body.state).toBe('paused');
+      const pausedAgain = await api().post(`/campaign/${id}/pause`);
+      expect(pausedAgain.status).toBe(409);
+      expect(pausedAgain.body.detail).toMatch(/paused/);
+
+      const patched = await api().patch(`/campaign/${id}`, { max_concurrency: 2, retry_config: { max_retries: 0 } });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ state: 'paused', max_concurrency: 2, retry_config: { max_retries: 0 } });
+
+      const resumed = await api().post(`/campaign/${id}/resume`);
+      expect(resumed.status).toBe(200);
+      expect(resumed.body.state).toBe('running');
+      const progress = await api().get(`/campaign/${id}/progress`);
+      expect(progress.body).toMatchObject({ state: 'running', source: 'workflow', total_rows: 30 });
+
+      const cancelled = await api().post(`/campaign/${id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.state).toBe('cancelled');
+      const done = await waitFor<{ state: string; processed_rows: number; logs: { event: string }[] }>(
+        `/campaign/${id}`,
+        (body) => body.logs.some((log) => log.event === 'campaign_cancelled'),
+      );
+      expect(done.state).toBe('cancelled');
+      expect(done.processed_rows).toBeLessThan(30);
+      expect(done.logs.map((log) => log.event)).toEqual(
+        expect.arrayContaining(['campaign_started', 'campaign_paused', 'config_updated', 'campaign_resumed']),
+      );
+      const resume = await api().post(`/campaign/${id}/resume`);
+      expect(resume.status).toBe(409);
+      expect(resume.body.detail).toBe("Campaign must be in 'paused' state to resume, current state: cancelled");
+    }));
+});
