@@ -1,9 +1,14 @@
 import { createCallActivities, type CallActivityDeps } from './call.activities';
+import { createCampaignActivities } from './campaign.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
+import { WEBHOOK_KEY_PURPOSE } from './webhook/signing-key';
 
 export type ActivityDeps = HealthActivityDeps & {
   /** The call activities' own deps; without them (health-only workers in tests) no call activity is registered. */
   calls?: Omit<CallActivityDeps, 'dataSource'>;
+  /** Post-call webhooks, registered with the call activities; default: the key derived from the secrets, no private addresses. */
+  webhooks?: Omit<WebhookActivityDeps, 'dataSource'>;
 };
 
 /** Every activity the worker registers, built over explicit dependencies. */
@@ -11,5 +16,12 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
     ...(deps.calls ? createCallActivities({ dataSource: deps.dataSource, ...deps.calls }) : {}),
+    ...(deps.calls ? createCampaignActivities({ dataSource: deps.dataSource, ...deps.calls }) : {}),
+    ...(deps.calls
+      ? createWebhookActivities({
+          dataSource: deps.dataSource,
+          ...(deps.webhooks ?? { signingKey: deps.calls.secrets.deriveKey(WEBHOOK_KEY_PURPOSE), allowPrivate: false }),
+        })
+      : {}),
   };
 }

@@ -15,9 +15,12 @@ import { createAgentRoutes } from './routes/agents';
 import { createApiKeyRoutes } from './routes/api-keys';
 import { createAuthRoutes } from './routes/auth';
 import { createCallRoutes } from './routes/calls';
+import { createCampaignSourceRoutes } from './routes/campaign-sources';
+import { createCampaignRoutes } from './routes/campaigns';
 import { createHealthRoutes } from './routes/health';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
 import { createTelephonyConfigRoutes } from './routes/telephony-configs';
+import { createTelephonyInboundRoutes } from './routes/telephony-inbound';
 import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
 import { createUsageRoutes } from './routes/usage';
 
@@ -34,6 +37,9 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createPhoneNumberRoutes(deps),
     ...createCallRoutes(deps),
     ...createTelephonyWebhookRoutes(deps),
+    ...createTelephonyInboundRoutes(deps),
+    ...createCampaignRoutes(deps),
+    ...createCampaignSourceRoutes(deps),
   ];
 }
 
@@ -67,6 +73,14 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
 
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler());
+  // Routes that stream their own body (CSV uploads) reach their handler with the request unread.
+  const streamedPaths = new Set(
+    routes.filter(({ spec }) => spec.streamedBody).map(({ spec }) => API_PREFIX + spec.path),
+  );
+  app.use(async (ctx, next) => {
+    if (streamedPaths.has(ctx.path)) ctx.disableBodyParser = true;
+    await next();
+  });
   app.use(
     bodyParser({
       // Form bodies for provider webhooks (Twilio, Plivo, Vobiz); `rawBody` keeps the bytes they sign.

@@ -25,6 +25,12 @@ const configSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /** Largest contacts CSV accepted by `POST /campaign/sources`, in bytes; larger uploads answer 413. */
+  CSV_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(50 * 1024 * 1024),
   /** `true` behind a reverse proxy: client addresses (login throttling, logs) come from X-Forwarded-For. */
   TRUST_PROXY: envBoolean(false),
   DEPLOYMENT_MODE: z.string().min(1).default('oss'),
@@ -61,6 +67,11 @@ const configSchema = z.object({
     .optional(),
   /** Sends every provider API request to this origin instead of the provider's (a mock provider server). */
   TELEPHONY_API_BASE_URL: z.url().optional(),
+
+  /** Key of the post-call webhook signature header; unset: derived from SECRETS_KEY (README "Post-call webhooks"). */
+  WEBHOOK_SIGNING_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  /** `true`: post-call webhooks may reach private, loopback and link-local addresses (tests, trusted networks). */
+  ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),

@@ -3,11 +3,16 @@ import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { callSettingsFrom } from '../activities/call-settings';
+import { webhookSigningKey } from '../activities/webhook/signing-key';
 import { converse } from '../agent-runtime';
+import { acceptAriStasisStart } from '../api/services/calls/inbound';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
+import { connectTemporalClient } from '../platform/temporal';
+import { providerFor } from '../telephony/registry';
 import { loadSecrets } from '../telephony/secrets';
+import { AriListener } from './ari-listener';
 import { workflowSource } from './workflow-source';
 
 const sdkLogLevel = {
@@ -44,6 +49,7 @@ async function main(): Promise<void> {
   await dataSource.initialize();
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const identity = `${process.pid}@${hostname()}`;
+  const secrets = loadSecrets(cfg);
   try {
     const worker = await Worker.create({
       connection,
@@ -54,15 +60,48 @@ async function main(): Promise<void> {
       activities: createActivities({
         dataSource,
         workerIdentity: identity,
-        calls: { secrets: loadSecrets(cfg), settings: callSettingsFrom(cfg), converse },
+        calls: { secrets, settings: callSettingsFrom(cfg), converse },
+        webhooks: { signingKey: webhookSigningKey(cfg, secrets), allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS },
       }),
       shutdownGraceTime: `${cfg.WORKER_SHUTDOWN_GRACE_SECONDS} seconds`,
+      // No eager activities: under load an eagerly dispatched task whose workflow-task completion
+      // times out is lost until its start-to-close timeout (minutes for a conversation); see docs/BENCHMARKS.md.
+      maxEagerActivityReservationsPerWorkflowTask: 0,
     });
     logger.info(
       { taskQueue: cfg.TEMPORAL_TASK_QUEUE, metricsPort: cfg.WORKER_METRICS_PORT, identity },
       'worker running',
     );
-    await worker.run();
+    // Asterisk's call events arrive over WebSockets this process keeps open (README "Asterisk ARI").
+    const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+    const ariListener = new AriListener({
+      dataSource,
+      temporal,
+      secrets,
+      logger: logger.child({ component: 'ari-listener' }),
+      apiBaseUrl: cfg.TELEPHONY_API_BASE_URL,
+      onInboundCall: async ({ configuration, event }) => {
+        const outcome = await acceptAriStasisStart(
+          {
+            dataSource,
+            temporal,
+            taskQueue: cfg.TEMPORAL_TASK_QUEUE,
+            publicBaseUrl: cfg.PUBLIC_BASE_URL,
+            adapterFor: (row) => providerFor(row, secrets, { apiBaseUrl: cfg.TELEPHONY_API_BASE_URL, dataSource }),
+          },
+          configuration,
+          JSON.stringify(event),
+        );
+        if (outcome && !outcome.answered) logger.info({ reason: outcome.reason }, 'inbound ARI call refused');
+      },
+    });
+    await ariListener.start();
+    try {
+      await worker.run();
+    } finally {
+      await ariListener.stop();
+      await temporal.connection.close();
+    }
     logger.info('worker stopped');
   } finally {
     await connection.close();

@@ -32,6 +32,10 @@ export interface CallWorkflowInput {
   statusPollSeconds?: number;
   /** `workflow_configurations.max_call_duration` of the run's agent version. */
   maxDurationSeconds: number;
+  /** `inbound`: the provider rang us and the webhook's reply answers the call, so nothing is dialed (default `outbound`). */
+  direction?: 'outbound' | 'inbound';
+  /** The provider's id of an inbound call (required with `direction: 'inbound'`). */
+  providerCallId?: string;
 }
 
 /** A normalized status event, as the webhook route (or a status lookup) delivers it to the workflow. */
@@ -123,10 +127,13 @@ export interface CampaignCarryOver {
   contactCursor: string;
   state: CampaignState;
   settings: CampaignSettings;
-  /** Child call workflows started and not yet reported. */
-  inFlight: CampaignCallLink[];
-  /** Retries waiting for their delay: contact, next attempt number and when it is due (epoch ms). */
-  retries: { contactId: string; attempt: number; dueAt: number }[];
+  /** Child call workflows started and not yet reported (with the contact's own timezone, if any). */
+  inFlight: (CampaignCallLink & { timezone?: string | null })[];
+  /**
+   * Retries waiting for their delay: contact, next attempt number and when it is due (epoch ms).
+   * Also first attempts waiting for a window of the contact's own `timezone`.
+   */
+  retries: { contactId: string; attempt: number; dueAt: number; timezone?: string | null }[];
   /** Recent outcomes for the circuit breaker (epoch ms, failed?). */
   breakerWindow: { at: number; failed: boolean }[];
   /** The contact paging is exhausted. */
