@@ -56,14 +56,17 @@ export async function migrate(url: string): Promise<void> {
 
 export interface RunningApi {
   base: string;
+  /** The API process, for CPU and memory accounting. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
 /**
  * The API from its real entry point (api/main.ts) in production mode, on 127.0.0.1 only, logs
- * discarded. Temporal is never reached by the benchmarked routes, so its address is a closed port.
+ * discarded. Temporal is never reached by the benchmarked routes, so its address is a closed port
+ * unless `env` names one; `env` overrides any variable set here.
  */
-export async function startApi(databaseUrl: string): Promise<RunningApi> {
+export async function startApi(databaseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
   const port = await freePort();
   const base = `http://${HOST}:${port}`;
   const api: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'api', 'main.ts')], {
@@ -78,6 +81,7 @@ export async function startApi(databaseUrl: string): Promise<RunningApi> {
       SECRETS_KEY: randomBytes(32).toString('hex'),
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -93,7 +97,7 @@ export async function startApi(databaseUrl: string): Promise<RunningApi> {
       (res) => res.ok,
       () => false,
     );
-    if (ok) return { base, stop };
+    if (ok) return { base, pid: api.pid, stop };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await stop();
@@ -119,4 +123,62 @@ export async function createApiKey(base: string): Promise<string> {
     { Authorization: `Bearer ${token}` },
   );
   return api_key;
+}
+
+export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The shortest answered call: a greeting that needs `first_name`, then the end node; an API trigger. */
+const AGENT_DEFINITION = {
+  nodes: [
+    {
+      id: 'start',
+      type: 'startCall',
+      position: { x: 0, y: 0 },
+      data: { name: 'Start', prompt: 'Hello {{first_name}}, this is a reminder of your appointment tomorrow.' },
+    },
+    { id: 'end', type: 'endCall', position: { x: 0, y: 100 }, data: { name: 'End', prompt: 'Say goodbye.' } },
+    { id: 'api', type: 'trigger', position: { x: 200, y: 0 }, data: { name: 'API trigger' } },
+  ],
+  edges: [{ id: 'e1', source: 'start', target: 'end', data: { label: 'Done', condition: 'They confirmed' } }],
+};
+
+export interface Organization {
+  apiKey: string;
+  /** The agent's id (`workflow_id` of a campaign). */
+  agentId: number;
+  triggerPath: string;
+}
+
+/**
+ * Through the API: an API key, the agent above, and a default outbound simulator configuration
+ * (`ring_seconds` = `talk_seconds` = 0, so a call costs only the service's own work) with a caller number.
+ */
+export async function setUpOrganization(base: string): Promise<Organization> {
+  const apiKey = await createApiKey(base);
+  const headers = { 'X-API-Key': apiKey };
+  const agent = await postJson<{ id: number; workflow_definition: typeof AGENT_DEFINITION }>(
+    `${base}/api/v1/workflow/create/definition`,
+    { name: 'Bench agent', workflow_definition: AGENT_DEFINITION },
+    headers,
+  );
+  const triggerPath = agent.workflow_definition.nodes.find((node) => node.type === 'trigger')?.data as
+    { trigger_path?: string } | undefined;
+  if (!triggerPath?.trigger_path) throw new Error('the agent has no trigger path');
+  const configuration = await postJson<{ id: number }>(
+    `${base}/api/v1/organizations/telephony-configs`,
+    { name: 'simulator', config: { provider: 'simulator', ring_seconds: 0, talk_seconds: 0 } },
+    headers,
+  );
+  await postJson(
+    `${base}/api/v1/organizations/telephony-configs/${configuration.id}/set-default-outbound`,
+    {},
+    headers,
+  );
+  await postJson(
+    `${base}/api/v1/organizations/telephony-configs/${configuration.id}/phone-numbers`,
+    { address: '+14155550100' },
+    headers,
+  );
+  return { apiKey, agentId: agent.id, triggerPath: triggerPath.trigger_path };
 }

@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { Client as PgClient } from 'pg';
+import { TERMINAL_STATUS_LIST } from '../telephony/provider';
+import { noopWorkflow } from '../workflows/noop.workflow';
+import {
+  migrate,
+  mib,
+  say,
+  seconds,
+  setUpOrganization,
+  startApi,
+  startDatabase,
+  type Database,
+  type Organization,
+  type RunningApi,
+} from './helpers';
+import { cpuMeter, findProcess } from './process-cpu';
+import { sampleMemory, startTemporal, startWorker, type RunningTemporal, type RunningWorker } from './temporal-worker';
+
+/**
+ * `npm run bench:calls`: simulator calls placed through `POST /api/v1/public/agent/{trigger_path}`
+ * until CALLS are placed, by CONCURRENCY clients, then waited for until every run is terminal in
+ * PostgreSQL. Each call is the whole chain: the API creates the run and starts `call-<runId>`, the
+ * worker dials the simulator (`ring_seconds` = `talk_seconds` = 0), the simulator's signed status
+ * webhooks reach the API and are signalled to the workflow, the conversation engine runs (offline
+ * policy), and `finalizeRun` writes the outcome.
+ *
+ * Services: PostgreSQL (DATABASE_URL, else embedded), Temporal (TEMPORAL_ADDRESS, else the CLI dev
+ * server with SQLite, as `npm start`), the API and the worker each from their real entry point as
+ * their own process. Baseline of the same run, on the same worker and task queue: bare Temporal
+ * workflows (`noopWorkflow`, start + result) at the same concurrency.
+ */
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 5_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WARMUP = Math.min(200, CALLS);
+/** Bounded: a run that never ends fails the bench instead of hanging it. */
+const COMPLETION_TIMEOUT_MS = 10 * 60_000;
+const TASK_QUEUE = 'switchboard';
+const TARGET_CALLS_PER_SECOND = 100;
+const TARGET_SHARE_OF_BARE = 0.5;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `task(0..count-1)` with `concurrency` lanes, each starting its next task when one ends. */
+async function drive(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const index = next;
+      next += 1;
+      await task(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
+}
+
+/** Any number but the simulator's magic suffixes (0486, 0408, 0600, 0503): every call is answered. */
+const numberFor = (index: number) => `+1415555${String(1000 + (index % 9000))}`;
+
+/** Places `count` calls, each with its own Idempotency-Key; returns the run ids and each request's latency. */
+async function placeCalls(base: string, org: Organization, count: number, label: string) {
+  const runIds: number[] = [];
+  const latencies: number[] = [];
+  const url = `${base}/api/v1/public/agent/${org.triggerPath}`;
+  await drive(count, CONCURRENCY, async (index) => {
+    const started = performance.now();
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-API-Key': org.apiKey,
+        'Idempotency-Key': `${label}-${index}`,
+      },
+      body: JSON.stringify({ phone_number: numberFor(index), initial_context: { first_name: 'Ada' } }),
+    });
+    const body = (await res.json()) as { workflow_run_id?: number; detail?: string };
+    latencies.push(performance.now() - started);
+    if (!res.ok || body.workflow_run_id === undefined) {
+      throw new Error(`call ${index} answered ${res.status}: ${JSON.stringify(body)}`);
+    }
+    runIds.push(body.workflow_run_id);
+  });
+  return { runIds, latencies };
+}
+
+/** Polls PostgreSQL until every run is completed; returns when (performance.now()) the last one was seen done. */
+async function waitForCompletion(sql: PgClient, runIds: number[]): Promise<number> {
+  const deadline = Date.now() + COMPLETION_TIMEOUT_MS;
+  for (;;) {
+    const { rows } = await sql.query<{ done: number }>(
+      'SELECT count(*)::int AS done FROM runs WHERE id = ANY($1::int[]) AND is_completed',
+      [runIds],
+    );
+    const done = rows[0]?.done ?? 0;
+    if (done === runIds.length) return performance.now();
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${runIds.length - done} of ${runIds.length} runs not completed after ${seconds(COMPLETION_TIMEOUT_MS)}`,
+      );
+    }
+    await sleep(100);
+  }
+}
+
+/** Bare workflows: `noopWorkflow` started and its result awaited, `count` times at CONCURRENCY. */
+async function runNoops(client: Client, count: number, label: string): Promise<void> {
+  await drive(count, CONCURRENCY, async (index) => {
+    await client.workflow.execute(noopWorkflow, { taskQueue: TASK_QUEUE, workflowId: `bench-noop-${label}-${index}` });
+  });
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-calls-'));
+  chmodSync(dir, 0o755);
+  let database: Database | undefined;
+  let temporal: RunningTemporal | undefined;
+  let api: RunningApi | undefined;
+  let worker: RunningWorker | undefined;
+  let connection: Connection | undefined;
+  let pg: PgClient | undefined;
+  try {
+    database = await startDatabase();
+    await migrate(database.url);
+    temporal = await startTemporal(dir);
+    // One key for both processes: telephony credentials at rest, and the simulator's webhook signatures.
+    const secretsKey = randomBytes(32).toString('hex');
+    api = await startApi(database.url, { TEMPORAL_ADDRESS: temporal.address, SECRETS_KEY: secretsKey });
+    worker = await startWorker({
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      SECRETS_KEY: secretsKey,
+      // The simulator posts its status webhooks here, from the worker.
+      PUBLIC_BASE_URL: api.base,
+    });
+    const org = await setUpOrganization(api.base);
+    connection = await Connection.connect({ address: temporal.address });
+    const client = new Client({ connection });
+    pg = new PgClient({ connectionString: database.url });
+    await pg.connect();
+    say(`Temporal: ${temporal.mode}`);
+    say(`services up; ${CALLS.toLocaleString('en')} calls and as many no-op workflows, ${CONCURRENCY} concurrent`);
+    const processes = {
+      temporal: findProcess('start-dev', `--port ${temporal.address.split(':').pop()}`),
+      postgres: findProcess('bin/postgres', `-p ${new URL(database.url).port}`),
+      api: api.pid ?? null,
+      worker: worker.pid,
+    };
+
+    // Warm-up: webpack'd workflow code loaded, connections pooled, JIT warm.
+    await runNoops(client, WARMUP, 'warmup');
+    const warm = await placeCalls(api.base, org, WARMUP, 'warmup');
+    await waitForCompletion(pg, warm.runIds);
+
+    let memory = sampleMemory(worker.pid);
+    let cpu = cpuMeter(processes);
+    let started = performance.now();
+    await runNoops(client, CALLS, 'measured');
+    const bareMs = performance.now() - started;
+    const bareRss = memory.stop();
+    const bareCpu = cpu.stop();
+    const bareRate = CALLS / (bareMs / 1000);
+    say(`bare no-op workflows: ${bareRate.toFixed(0)}/s (${seconds(bareMs)})`);
+
+    memory = sampleMemory(worker.pid);
+    cpu = cpuMeter(processes);
+    started = performance.now();
+    const { runIds, latencies } = await placeCalls(api.base, org, CALLS, 'measured');
+    const placedMs = performance.now() - started;
+    say(`${CALLS} calls placed in ${seconds(placedMs)}; waiting for every run to end`);
+    const completedMs = (await waitForCompletion(pg, runIds)) - started;
+    const callsRss = memory.stop();
+    const callsCpu = cpu.stop();
+    const callRate = CALLS / (completedMs / 1000);
+
+    const { rows: statuses } = await pg.query<{ status: string | null; count: number }>(
+      `SELECT gathered_context->>'call_status' AS status, count(*)::int AS count FROM runs
+        WHERE id = ANY($1::int[]) GROUP BY 1 ORDER BY 2 DESC`,
+      [runIds],
+    );
+    const { rows: dials } = await pg.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM simulator_calls WHERE idempotency_key = ANY($1::text[])`,
+      [runIds.map((id) => `call-${id}:1`)],
+    );
+    const terminal = new Set<string>(TERMINAL_STATUS_LIST);
+    const nonTerminal = statuses.filter((row) => !terminal.has(row.status ?? '')).reduce((n, row) => n + row.count, 0);
+
+    console.log(`calls (${CALLS}, ${CONCURRENCY} clients, ring 0 s, talk 0 s):`);
+    console.log(`  placed:                   ${(CALLS / (placedMs / 1000)).toFixed(0)} calls/s (${seconds(placedMs)})`);
+    console.log(`  completed end to end:     ${callRate.toFixed(0)} calls/s (${seconds(completedMs)})`);
+    console.log(
+      `  API latency:              p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+    );
+    console.log(`  worker peak RSS:          ${mib(callsRss)}`);
+    console.log(`  call_status:              ${statuses.map((row) => `${row.status} ${row.count}`).join(', ')}`);
+    console.log(`  simulator dials:          ${dials[0]?.count ?? 0} (one per call)`);
+    console.log(`bare no-op workflows (${CALLS}, ${CONCURRENCY} concurrent, start + result):`);
+    console.log(`  completed:                ${bareRate.toFixed(0)} workflows/s (${seconds(bareMs)})`);
+    console.log(`  worker peak RSS:          ${mib(bareRss)}`);
+    console.log(`calls ÷ bare: ${(callRate / bareRate).toFixed(2)}`);
+    console.log('CPU per call / per bare workflow (ms), by process:');
+    for (const name of Object.keys(callsCpu)) {
+      const perCall = (callsCpu[name] ?? 0) / CALLS;
+      const perBare = (bareCpu[name] ?? 0) / CALLS;
+      console.log(`  ${name.padEnd(16)} ${perCall.toFixed(2).padStart(7)}   ${perBare.toFixed(2).padStart(7)}`);
+    }
+    if (nonTerminal > 0) throw new Error(`${nonTerminal} runs completed without a terminal call_status`);
+    const met = callRate >= TARGET_CALLS_PER_SECOND && callRate >= TARGET_SHARE_OF_BARE * bareRate;
+    console.log(
+      `target ≥ ${TARGET_CALLS_PER_SECOND} calls/s and ≥ ${TARGET_SHARE_OF_BARE} × bare: ${met ? 'met' : 'NOT met'}`,
+    );
+  } finally {
+    await pg?.end().catch(() => undefined);
+    await connection?.close();
+    await api?.stop();
+    await worker?.stop();
+    await temporal?.stop();
+    await database?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ensureSearchAttributes } from '../platform/temporal';
+import { freePort } from '../scripts/free-port';
+import { provisionTemporalCli } from '../scripts/temporal-cli';
+import { startTemporalDevServer } from '../scripts/temporal-dev-server';
+import { HOST, say } from './helpers';
+
+/** Temporal and a worker process for the benchmarks that run workflows (see bench/calls.ts). */
+
+export interface RunningTemporal {
+  address: string;
+  /** Which server this is, for the report. */
+  mode: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * TEMPORAL_ADDRESS when set; else `temporal server start-dev` from the provisioned CLI, in memory as
+ * the test suite runs it, or with its SQLite file in `dir` as `npm start` runs it when
+ * BENCH_TEMPORAL_SQLITE_FILE=true. Our search attributes are registered either way.
+ */
+export async function startTemporal(dir: string): Promise<RunningTemporal> {
+  let running: Omit<RunningTemporal, 'mode'>;
+  let mode: string;
+  const executable = await provisionTemporalCli(say);
+  if (process.env.TEMPORAL_ADDRESS) {
+    running = { address: process.env.TEMPORAL_ADDRESS, stop: () => Promise.resolve() };
+    mode = `TEMPORAL_ADDRESS ${process.env.TEMPORAL_ADDRESS}`;
+  } else if (process.env.BENCH_TEMPORAL_SQLITE_FILE === 'true') {
+    running = await startTemporalDevServer({
+      executable,
+      dbFile: join(dir, 'temporal.sqlite'),
+      port: await freePort(),
+      uiPort: await freePort(),
+      namespace: 'default',
+    });
+    mode = 'dev server, SQLite file (as npm start)';
+  } else {
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: executable.type === 'existing-path' ? { type: 'existing-path', path: executable.path } : executable,
+        // No UI and quiet logs: nothing but the server competes for the two cores.
+        extraArgs: ['--log-level', 'error', '--headless'],
+        ip: HOST,
+        port: await freePort(),
+      },
+    });
+    running = { address: env.address, stop: () => env.teardown() };
+    mode = 'dev server, in memory (as the tests)';
+  }
+  const connection = await Connection.connect({ address: running.address });
+  try {
+    await ensureSearchAttributes(connection, 'default');
+  } finally {
+    await connection.close();
+  }
+  return { ...running, mode };
+}
+
+export interface RunningWorker {
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker from its real entry point (workers/main.ts) as its own process, so its memory can be
+ * measured alone. Resolves once it polls its task queue; its logs are discarded after that (or written
+ * to the file BENCH_WORKER_LOG names).
+ */
+export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker> {
+  const worker: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, '..', 'workers', 'main.ts')],
+    {
+      env: { ...process.env, HOST, LOG_LEVEL: 'info', WORKER_METRICS_PORT: String(await freePort()), ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const stop = async () => {
+    if (worker.exitCode !== null) return;
+    worker.kill('SIGTERM');
+    await once(worker, 'exit');
+  };
+  const stdout = worker.stdout;
+  if (!stdout || worker.pid === undefined) throw new Error('the worker did not start');
+  const pid = worker.pid;
+  stdout.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the worker did not start within 120 s')), 120_000);
+    const onExit = (code: number | null) => reject(new Error(`the worker exited with code ${code}`));
+    worker.once('exit', onExit);
+    const onData = (chunk: string) => {
+      if (!chunk.includes('"msg":"worker running"')) return;
+      clearTimeout(timer);
+      worker.off('exit', onExit);
+      stdout.off('data', onData);
+      // Keep reading so a full pipe never blocks the worker: into BENCH_WORKER_LOG when set, else nowhere.
+      if (process.env.BENCH_WORKER_LOG) stdout.pipe(createWriteStream(process.env.BENCH_WORKER_LOG));
+      else stdout.resume();
+      resolve();
+    };
+    stdout.on('data', onData);
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { pid, stop };
+}
+
+/** Resident set size of a process, in bytes (Linux `/proc`); null once it is gone. */
+export function residentBytes(pid: number): number | null {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a process's RSS on an interval and keeps the peak. */
+export function sampleMemory(pid: number, everyMs = 100) {
+  let peak = residentBytes(pid) ?? 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, residentBytes(pid) ?? 0);
+  }, everyMs);
+  return {
+    get peakBytes() {
+      return peak;
+    },
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
