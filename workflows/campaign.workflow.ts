@@ -6,6 +6,7 @@ import {
   continueAsNew,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -65,6 +66,8 @@ const {
 const PAGE_SIZE = 500;
 /** Contacts waiting for their own timezone's window beyond which no new page is taken. */
 const MAX_WAITING = 1_000;
+/** After a cancel, how long the campaign waits for its calls in flight to report their outcomes. */
+const IN_FLIGHT_DRAIN_MS = 15 * 60_000;
 
 /** A dial waiting to happen: a contact's next attempt, due at `dueAt` (epoch ms, workflow time). */
 interface Waiting {
@@ -479,7 +482,11 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
     else await condition(wake, Math.max(1, wakeAt - Date.now()));
   }
 
-  // Cancelled (or completed): outcomes already reported are still counted; calls in flight finish alone.
+  // Cancelled: calls in flight are not cut off; their outcomes are still recorded, so no attempt is
+  // left dialing (bounded, in case a call never reports). A completed campaign has none in flight.
+  if (inFlight.size > 0 && patched('await-in-flight-after-cancel')) {
+    await condition(() => inFlight.size === 0, IN_FLIGHT_DRAIN_MS);
+  }
   await settle();
   while (reported.length > 0) await recordReported();
 }

@@ -11,6 +11,7 @@ import {
 import { CampaignStateAttribute } from '../../workflows/search-attributes';
 import {
   bundleWorkflows,
+  campaignAttempts,
   campaignLogs,
   campaignRow,
   campaignSettings,
@@ -165,7 +166,7 @@ describe('campaign controls', () => {
     expect(logs[2]?.details).toEqual({ max_concurrency: 4 });
   });
 
-  it('cancels: the workflow ends, the row is cancelled, calls in flight finish and nothing more is dialed', async () => {
+  it('cancels: the row is cancelled at once, calls in flight finish and are recorded, nothing more is dialed', async () => {
     const prefix = '415603';
     const { campaignId } = await insertCampaign(
       services.db.dataSource,
@@ -177,6 +178,8 @@ describe('campaign controls', () => {
     await withWorker(async () => {
       await waitFor('the first dials', async () => ((await executed(campaignId)) >= 2 ? true : undefined));
       expect(await handle.executeUpdate(cancelCampaignUpdate)).toBe('cancelled');
+      expect((await campaignRow(services.db.dataSource, campaignId)).state).toBe('cancelled');
+      // The workflow ends once the calls in flight have reported.
       await handle.result();
       const description = await handle.describe();
       expect(description.typedSearchAttributes.get(CampaignStateAttribute)).toBe('cancelled');
@@ -198,6 +201,12 @@ describe('campaign controls', () => {
     expect(row.completed_at).toBeInstanceOf(Date);
     const logs = await campaignLogs(services.db.dataSource, campaignId);
     expect(logs.map((log) => log.event)).toEqual(['campaign_started', 'campaign_cancelled']);
+    // No attempt is left dialing: each dialed one has its outcome, counted in the row.
+    const attempts = await campaignAttempts(services.db.dataSource, campaignId);
+    expect(attempts.filter((attempt) => attempt.status !== 'finished')).toEqual([]);
+    expect(attempts.every((attempt) => attempt.outcome === 'completed')).toBe(true);
+    expect(row.executed_count).toBe(attempts.length);
+    expect(row.processed_rows).toBe(attempts.length);
   });
 
   it('trips the circuit breaker on a run of failed calls, with the figures, and resume resets its window', async () => {
