@@ -1,0 +1,132 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { freePort } from '../../scripts/free-port';
+import { provisionTemporalCli } from '../../scripts/temporal-cli';
+import { waitForTemporal } from '../../scripts/temporal-dev-server';
+import { ensureSearchAttributes } from '../../platform/temporal';
+import { TEST_SESSION_SECRET } from './app';
+import { bundleWorkflows } from './campaigns';
+import { ManagedProcess } from './managed-process';
+import { TEST_SECRETS_KEY } from './telephony';
+import { TEST_ENV } from './test-env';
+
+const root = join(__dirname, '..', '..');
+const HOST = '127.0.0.1';
+
+/**
+ * Everything a campaign runs on besides PostgreSQL, each as its own process that a test can kill
+ * and start again on the same ports and files: a Temporal dev server on a SQLite file, the API
+ * (api/main.ts, which receives the simulator's webhooks) and the worker (workers/main.ts).
+ */
+export interface CampaignStack {
+  temporal: ManagedProcess;
+  api: ManagedProcess;
+  worker: ManagedProcess;
+  temporalAddress: string;
+  apiBaseUrl: string;
+  /** A client of this stack's Temporal; it reconnects after a restart. */
+  client: Client;
+  /** Throws if any of the three exited without being killed. */
+  assertAlive(): void;
+  close(): Promise<void>;
+}
+
+export async function startCampaignStack(databaseUrl: string, taskQueue: string): Promise<CampaignStack> {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-stack-'));
+  chmodSync(dir, 0o755);
+  const temporalPort = await freePort();
+  const temporalAddress = `${HOST}:${temporalPort}`;
+  const apiPort = await freePort();
+  const apiBaseUrl = `http://${HOST}:${apiPort}`;
+  // One bundle for every worker start: restarts skip webpack, as production workers do.
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, (await bundleWorkflows()).code);
+
+  const temporal = new ManagedProcess({
+    name: 'temporal server start-dev',
+    command: process.env[TEST_ENV.temporalCliPath] ?? (await temporalCliPath()),
+    // --headless: no UI port to keep free across restarts.
+    args: [
+      'server',
+      'start-dev',
+      '--db-filename',
+      join(dir, 'temporal.sqlite'),
+      '--ip',
+      HOST,
+      '--port',
+      String(temporalPort),
+      '--headless',
+      '--log-level',
+      'warn',
+    ],
+    env: process.env,
+    ready: () => waitForTemporal(temporalAddress),
+  });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    HOST,
+    PORT: String(apiPort),
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    SECRETS_KEY: TEST_SECRETS_KEY,
+    SESSION_SECRET: TEST_SESSION_SECRET,
+    PUBLIC_BASE_URL: apiBaseUrl,
+    WORKER_METRICS_PORT: String(await freePort()),
+    WORKFLOW_BUNDLE_PATH: bundlePath,
+    DATA_DIR: dir,
+  };
+  const node = (entry: string) => ({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(root, entry)],
+    env,
+    cwd: root,
+  });
+  const api = new ManagedProcess({ name: 'api', ...node('api/main.ts'), ready: () => apiHealthy(apiBaseUrl) });
+  const worker = new ManagedProcess({ name: 'worker', ...node('workers/main.ts') });
+
+  await temporal.start();
+  const connection = await Connection.connect({ address: temporalAddress });
+  // Registered once: they live in the SQLite file, so a restarted server must still know them.
+  await ensureSearchAttributes(connection, 'default');
+  await api.start();
+  const processes = [temporal, api, worker];
+  return {
+    temporal,
+    api,
+    worker,
+    temporalAddress,
+    apiBaseUrl,
+    client: new Client({ connection, namespace: 'default' }),
+    assertAlive: () => processes.forEach((process) => process.assertAlive()),
+    async close() {
+      for (const process of [worker, api, temporal]) await process.kill();
+      await connection.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The CLI binary: killing and restarting needs our own process, not the SDK's download. */
+async function temporalCliPath(): Promise<string> {
+  const executable = await provisionTemporalCli(() => undefined);
+  if (executable.type !== 'existing-path') throw new Error('The crash test needs a local Temporal CLI (README)');
+  return executable.path;
+}
+
+async function apiHealthy(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`${baseUrl}/api/v1/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the API at ${baseUrl} did not answer within ${timeoutMs} ms`);
+}
