@@ -169,7 +169,8 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
     /**
      * Creates (once) the attempt rows and their runs for a batch of dials and returns each run.
      * An attempt that already has a run gets the same run back. When the campaign cannot dial
-     * (no usable configuration or agent version) the attempts come back failed with the reason.
+     * (no usable configuration or agent version) the attempts come back failed with the reason,
+     * also given as `routeError` so the workflow can hold them and try again later.
      */
     async prepareCampaignAttempts({
       campaignId,
@@ -177,7 +178,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
     }: {
       campaignId: number;
       attempts: AttemptRef[];
-    }): Promise<{ prepared: PreparedAttempt[]; counters: CampaignCounters }> {
+    }): Promise<{ prepared: PreparedAttempt[]; counters: CampaignCounters; routeError: string | null }> {
       return dataSource.transaction(async (manager) => {
         const campaign = await manager.findOneByOrFail(Campaign, { id: campaignId });
         const batch = JSON.stringify(
@@ -296,7 +297,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
           const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
           return { contactId, attempt, ok: true, runId, maxDurationSeconds };
         });
-        return { prepared, counters };
+        return { prepared, counters, routeError };
       });
     },
 

@@ -66,6 +66,12 @@ const {
 const PAGE_SIZE = 500;
 /** Contacts waiting for their own timezone's window beyond which no new page is taken. */
 const MAX_WAITING = 1_000;
+/**
+ * When the campaign cannot dial at all (no usable telephony configuration or agent version), its
+ * contacts are held and tried again after this delay; the third failure in a row fails the campaign.
+ */
+export const ROUTE_RETRY_MS = 10_000;
+const ROUTE_FAILURES_TO_FAIL = 3;
 /** After a cancel, how long the campaign waits for its calls in flight to report their outcomes. */
 const IN_FLIGHT_DRAIN_MS = 15 * 60_000;
 
@@ -132,6 +138,8 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
   /** The opening the campaign waits for (logged once per wait). */
   let nextOpenAt: number | null = null;
   let changed = false;
+  /** Batches in a row that could not be dialed at all (carried over: a failing campaign keeps counting). */
+  let routeFailures = carry?.routeFailures ?? 0;
 
   // State writes go one after another, so a fast pause + resume lands in PostgreSQL in order.
   let writes: Promise<void> = Promise.resolve();
@@ -340,6 +348,39 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
   };
 
   /**
+   * Nothing can be dialed (the organization has no usable configuration or agent version): the
+   * batch goes back to wait, so no contact is spent on it, and the campaign tries again later;
+   * the third failure in a row fails the campaign.
+   */
+  const holdUnroutable = async (batch: Waiting[], error: string): Promise<void> => {
+    routeFailures += 1;
+    const dueAt = Date.now() + ROUTE_RETRY_MS;
+    for (const item of batch) {
+      inFlight.delete(attemptKey(item.contactId, item.attempt));
+      waiting.push({ ...item, dueAt });
+    }
+    const details = { error, consecutive_failures: routeFailures };
+    if (routeFailures < ROUTE_FAILURES_TO_FAIL) {
+      await logCampaignEvent({
+        campaignId,
+        entry: {
+          level: 'warning',
+          event: 'call_initiation_failed',
+          message: `No call can be placed: ${error}; trying again in ${ROUTE_RETRY_MS / 1000}s`,
+          details,
+        },
+      });
+      return;
+    }
+    await transition(['running', 'paused'], 'failed', {
+      level: 'error',
+      event: 'campaign_failed',
+      message: `Campaign failed: ${error}`,
+      details,
+    });
+  };
+
+  /**
    * Fills free slots: due retries first, then the next contacts in id order. A contact outside the
    * campaign's window holds the queue until it opens; one with its own timezone waits on its own.
    * Returns the earliest opening that held a contact back, if any.
@@ -395,6 +436,11 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
       attempts: batch.map(({ contactId, attempt }) => ({ contactId, attempt })),
     });
     counters = prepared.counters;
+    if (prepared.routeError !== null && patched('hold-contacts-without-route')) {
+      await holdUnroutable(batch, prepared.routeError);
+      return null;
+    }
+    routeFailures = 0;
     for (const dial of prepared.prepared) {
       const entry = inFlight.get(attemptKey(dial.contactId, dial.attempt));
       if (!entry) continue;
@@ -466,6 +512,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
           retries: waiting,
           breakerWindow,
           sourceExhausted: sourceExhausted && page.length === 0,
+          ...(routeFailures > 0 ? { routeFailures } : {}),
         };
         await continueAsNew<typeof campaignWorkflow>({ campaignId, carry: carryOver });
       }

@@ -138,6 +138,8 @@ export interface CampaignCarryOver {
   breakerWindow: { at: number; failed: boolean }[];
   /** The contact paging is exhausted. */
   sourceExhausted: boolean;
+  /** Batches in a row that could not be dialed at all (no usable configuration or agent version). */
+  routeFailures?: number;
 }
 
 /** Identifies one dial of one contact; the child workflow carries it to report back. */

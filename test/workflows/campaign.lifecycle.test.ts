@@ -1,4 +1,5 @@
 import type { WorkflowBundle } from '@temporalio/worker';
+import { ROUTE_RETRY_MS } from '../../workflows/campaign.workflow';
 import { campaignProgressQuery } from '../../workflows/definitions';
 import { CampaignStateAttribute } from '../../workflows/search-attributes';
 import {
@@ -152,7 +153,7 @@ describe('campaign lifecycle', () => {
     });
   });
 
-  it('counts contacts that cannot be dialed as initiation failures and still completes', async () => {
+  it('holds its contacts while it cannot dial at all, and fails after the third try', async () => {
     const broken = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
     await services.db.dataSource.query(
       `UPDATE telephony_configurations SET is_default_outbound = false WHERE organization_id = $1`,
@@ -160,31 +161,41 @@ describe('campaign lifecycle', () => {
     );
     const contacts = [{ phoneNumber: '+14155552001' }, { phoneNumber: '+14155552002' }];
     const { campaignId } = await insertCampaign(services.db.dataSource, broken, contacts);
+    const began = Date.now();
     const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, broken, campaignId);
     await withWorker(() => handle.result());
+    // Two waits of ROUTE_RETRY_MS between the three tries.
+    expect(Date.now() - began).toBeGreaterThanOrEqual(2 * ROUTE_RETRY_MS);
 
+    // No contact was spent: nothing dialed, nothing processed.
     expect(await campaignRow(services.db.dataSource, campaignId)).toMatchObject({
-      state: 'completed',
+      state: 'failed',
       total_queued_count: 2,
       executed_count: 0,
-      processed_rows: 2,
-      failed_rows: 2,
+      processed_rows: 0,
+      failed_rows: 0,
     });
+    expect(await campaignRow(services.db.dataSource, campaignId)).toHaveProperty('completed_at', expect.any(Date));
     const logs = await campaignLogs(services.db.dataSource, campaignId);
     expect(logs.map((log) => log.event)).toEqual([
       'campaign_started',
       'call_initiation_failed',
       'call_initiation_failed',
-      'campaign_completed',
+      'campaign_failed',
     ]);
-    expect(logs[1]).toMatchObject({
+    const error = 'Telephony provider not configured for this organization';
+    expect(logs[1]).toMatchObject({ level: 'warning', details: { error, consecutive_failures: 1 } });
+    expect(logs[3]).toMatchObject({
       level: 'error',
-      details: { error: 'Telephony provider not configured for this organization', attempt: 1 },
+      message: `Campaign failed: ${error}`,
+      details: { error, consecutive_failures: 3 },
     });
     const attempts = await campaignAttempts(services.db.dataSource, campaignId);
     expect(attempts.map((attempt) => [attempt.status, attempt.outcome])).toEqual([
-      ['finished', 'error'],
-      ['finished', 'error'],
+      ['queued', null],
+      ['queued', null],
     ]);
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.get(CampaignStateAttribute)).toBe('failed');
   });
 });
