@@ -1,5 +1,7 @@
 import type { LlmSettings } from '../agent-runtime/contract';
 import type { Config } from '../platform/config';
+import type { Secrets } from '../telephony/secrets';
+import { mediaStreamUrl, mediaTokenKey } from '../voice/media-token';
 
 /** What the call activities read from the configuration. */
 export interface CallSettings {
@@ -26,13 +28,13 @@ export function callSettingsFrom(config: Config): CallSettings {
   };
 }
 
-/** The provider-facing URLs of a run's call. */
-export function callUrls(settings: CallSettings, provider: string, runId: number) {
+/** The provider-facing URLs of a run's call; the media URL carries a token bound to the provider and run. */
+export function callUrls(settings: CallSettings, provider: string, runId: number, secrets: Pick<Secrets, 'deriveKey'>) {
   const base = `${settings.publicBaseUrl}/api/v1/telephony/${provider}`;
   return {
     statusCallbackUrl: `${base}/status/${runId}`,
     answerUrl: `${base}/answer/${runId}`,
-    mediaStreamUrl: `${base.replace(/^http/, 'ws')}/media/${runId}`,
+    mediaStreamUrl: mediaStreamUrl(settings.publicBaseUrl, mediaTokenKey(secrets), { provider, runId }),
   };
 }
 

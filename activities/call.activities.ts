@@ -96,7 +96,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse }
           to: run.calledNumber,
           from: run.callerNumber,
           idempotencyKey: `${workflowId}:${attempt}`,
-          ...callUrls(settings, run.mode, runId),
+          ...callUrls(settings, run.mode, runId, secrets),
         });
         await runs.update({ id: runId }, { providerCallId, state: 'running' });
         return { providerCallId };

@@ -19,6 +19,7 @@ import { createCampaignSourceRoutes } from './routes/campaign-sources';
 import { createCampaignRoutes } from './routes/campaigns';
 import { createHealthRoutes } from './routes/health';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
+import { createRecordingRoutes } from './routes/recordings';
 import { createTelephonyConfigRoutes } from './routes/telephony-configs';
 import { createTelephonyInboundRoutes } from './routes/telephony-inbound';
 import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
@@ -36,6 +37,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createTelephonyConfigRoutes(deps),
     ...createPhoneNumberRoutes(deps),
     ...createCallRoutes(deps),
+    ...createRecordingRoutes(deps),
     ...createTelephonyWebhookRoutes(deps),
     ...createTelephonyInboundRoutes(deps),
     ...createCampaignRoutes(deps),

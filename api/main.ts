@@ -4,7 +4,9 @@ import { Client, Connection } from '@temporalio/client';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
+import { loadSecrets } from '../telephony/secrets';
 import { createApp } from './app';
+import { attachMediaServer } from './media/media-server';
 import { createMetrics } from './metrics';
 import { ensureAdminUser } from './services/admin-user';
 
@@ -25,6 +27,13 @@ async function main(): Promise<void> {
   const app = createApp({ config: cfg, dataSource, temporal, logger, metrics: createMetrics() });
 
   const server = app.listen(cfg.PORT, cfg.HOST);
+  // Provider media streams (WebSocket upgrades) share the API's port and PUBLIC_BASE_URL.
+  const media = attachMediaServer(server, {
+    dataSource,
+    secrets: loadSecrets(cfg),
+    recordingsDir: cfg.RECORDINGS_DIR,
+    logger,
+  });
   await once(server, 'listening');
   logger.info({ port: cfg.PORT, host: cfg.HOST }, 'api listening');
 
@@ -35,6 +44,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'api stopping');
     server.close();
     server.closeIdleConnections();
+    await media.close();
     await once(server, 'close');
     await connection.close();
     await dataSource.destroy();

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { decodeSecretsKey } from './secrets-key';
 
@@ -42,6 +43,8 @@ const configSchema = z.object({
   /** Local state of `npm start`: the embedded PostgreSQL cluster and the Temporal SQLite file. */
   DATA_DIR: z.string().min(1).default('.data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** Two-track WAV recordings of calls, `<run_id>.wav`; unset: `${DATA_DIR}/recordings`. */
+  RECORDINGS_DIR: z.string().min(1).optional(),
 
   /** Unset: `npm start` runs `temporal server start-dev` on TEMPORAL_PORT. */
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
@@ -106,9 +109,10 @@ type ParsedConfig = z.infer<typeof configSchema>;
 /** Where local services run when no external address is given. */
 export const EMBEDDED_DATABASE = { user: 'switchboard', password: 'switchboard', database: 'switchboard' };
 
-export type Config = Omit<ParsedConfig, 'DATABASE_URL' | 'TEMPORAL_ADDRESS'> & {
+export type Config = Omit<ParsedConfig, 'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'RECORDINGS_DIR'> & {
   DATABASE_URL: string;
   TEMPORAL_ADDRESS: string;
+  RECORDINGS_DIR: string;
   /** True when DATABASE_URL was not given: the embedded PostgreSQL is the database. */
   EMBEDDED_POSTGRES: boolean;
   /** True when TEMPORAL_ADDRESS was not given: the CLI dev server is the Temporal server. */
@@ -146,6 +150,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     DATABASE_URL:
       parsed.DATABASE_URL ?? `postgres://${user}:${password}@127.0.0.1:${parsed.EMBEDDED_POSTGRES_PORT}/${database}`,
     TEMPORAL_ADDRESS: parsed.TEMPORAL_ADDRESS ?? `127.0.0.1:${parsed.TEMPORAL_PORT}`,
+    RECORDINGS_DIR: parsed.RECORDINGS_DIR ?? join(parsed.DATA_DIR, 'recordings'),
     EMBEDDED_POSTGRES: !parsed.DATABASE_URL,
     EMBEDDED_TEMPORAL: !parsed.TEMPORAL_ADDRESS,
   };

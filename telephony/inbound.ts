@@ -1,4 +1,6 @@
+import { mediaStreamUrl, mediaTokenKey } from '../voice/media-token';
 import { ProviderError, type ProviderReply, type WebhookRequest } from './provider';
+import type { Secrets } from './secrets';
 import { jsonObjectBody } from './status-fields';
 import { formFields } from './webhook-signatures';
 
@@ -57,11 +59,19 @@ export function optionalField(fields: Record<string, unknown>, name: string): st
   return typeof value === 'number' ? String(value) : null;
 }
 
-/** The provider-facing URLs of a run's call (as `callUrls` of the call activities builds them). */
-export function answerUrls(publicBaseUrl: string, provider: string, runId: number) {
+/**
+ * The provider-facing URLs of a run's call (as `callUrls` of the call activities builds them); the
+ * media URL carries a short-lived token bound to the provider and the run.
+ */
+export function answerUrls(
+  publicBaseUrl: string,
+  provider: string,
+  runId: number,
+  secrets: Pick<Secrets, 'deriveKey'>,
+) {
   const base = `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/${provider}`;
   return {
     statusCallbackUrl: `${base}/status/${runId}`,
-    mediaStreamUrl: `${base.replace(/^http/, 'ws')}/media/${runId}`,
+    mediaStreamUrl: mediaStreamUrl(publicBaseUrl, mediaTokenKey(secrets), { provider, runId }),
   };
 }

@@ -87,6 +87,7 @@ async function main(): Promise<void> {
             temporal,
             taskQueue: cfg.TEMPORAL_TASK_QUEUE,
             publicBaseUrl: cfg.PUBLIC_BASE_URL,
+            secrets,
             adapterFor: (row) => providerFor(row, secrets, { apiBaseUrl: cfg.TELEPHONY_API_BASE_URL, dataSource }),
           },
           configuration,

@@ -69,6 +69,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
     temporal,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    secrets: telephony.secrets,
     adapterFor: (row: TelephonyConfiguration) => telephony.adapterFor(row),
   };
   const offered = (provider: string) => {
@@ -98,7 +99,11 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
       send(ctx, await adapter.rejectCall(providerCallId));
       return;
     }
-    const target = { runId: run.id, providerCallId, ...answerUrls(config.PUBLIC_BASE_URL, params.provider, run.id) };
+    const target = {
+      runId: run.id,
+      providerCallId,
+      ...answerUrls(config.PUBLIC_BASE_URL, params.provider, run.id, telephony.secrets),
+    };
     send(ctx, await viaProvider(() => adapter.answerCall(target)));
   };
 

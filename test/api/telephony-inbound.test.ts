@@ -10,6 +10,7 @@ import { simulatorSignature } from '../../telephony/providers/simulator/webhook'
 import { twilioSignature } from '../../telephony/providers/twilio/signature';
 import { vobizV3Signature } from '../../telephony/providers/vobiz/signature';
 import { Secrets } from '../../telephony/secrets';
+import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';
 import { buildTestApp } from '../helpers/app';
 import type { TestServer } from '../helpers/accounts';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
@@ -21,6 +22,18 @@ import { FakeProviderServer } from '../telephony/helpers/fake-provider-server';
 const services = useTestServices();
 const BASE = 'https://sb.example.com';
 const simulatorKey = new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex')).deriveKey('simulator-webhooks');
+const mediaKey = mediaTokenKey(new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex')));
+
+const withoutMediaToken = (text: string) => text.replace(/(\/media\/\d+)(?:\/|\?token=)[0-9A-Za-z._-]+/g, '$1/<token>');
+
+/** The media URL in a provider reply, with a token valid for exactly this provider and run. */
+function expectMediaUrl(text: string, provider: string, runId: number): void {
+  const base = `wss://sb.example.com/api/v1/telephony/${provider}/media/${runId}`;
+  // Twilio's token is a path segment (its <Stream url> takes no query); the others' a `token` query.
+  const token = new RegExp(`${base.replace(/[.?/]/g, '\\$&')}(?:/|\\?token=)([0-9A-Za-z._-]+)`).exec(text)?.[1];
+  expect(token).toBeDefined();
+  expect(verifyMediaToken(mediaKey, token ?? '', { provider, runId })).toBe('valid');
+}
 const telnyxKeys = generateKeyPairSync('ed25519');
 const telnyxPublicKey = telnyxKeys.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
 const VONAGE_SECRET = 'qwertyuiopasdfghjklzxcvbnm123456';
@@ -290,17 +303,17 @@ describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
       provider: item.provider,
     });
 
-    const mediaUrl = `wss://sb.example.com/api/v1/telephony/${item.provider}/media/${run.id}`;
     if (item.provider === 'telnyx') {
       expect(res.body).toEqual({ status: 'received' });
       const command = fake.onlyRequest();
       expect(command.path).toBe(`/v2/calls/${encodeURIComponent(callId)}/actions/answer`);
       expect(JSON.parse(command.body)).toMatchObject({
-        stream_url: mediaUrl,
+        stream_url: expect.any(String),
         webhook_url: `${BASE}/api/v1/telephony/telnyx/status/${run.id}`,
       });
+      expectMediaUrl((JSON.parse(command.body) as { stream_url: string }).stream_url, item.provider, run.id);
     } else {
-      expect(res.text).toContain(mediaUrl);
+      expectMediaUrl(res.text, item.provider, run.id);
     }
 
     const input = await workflowInput(`call-${run.id}`);
@@ -330,7 +343,8 @@ describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
     const runs = await runsOfCall(item.provider, callId);
     expect(runs).toHaveLength(1);
     startedWorkflows.push(`call-${runs[0]?.id}`);
-    expect(again.text).toBe(first.text);
+    // The same markup, but for the media token: its expiry (in seconds) is counted from each answer.
+    expect(withoutMediaToken(again.text)).toBe(withoutMediaToken(first.text));
   });
 
   it('answers 403 to a bad signature and creates nothing', async () => {
@@ -464,7 +478,10 @@ describe('the outbound answer URL', () => {
     });
     expect(res.status).toBe(200);
     expect(res.type).toBe('text/xml');
-    expect(res.text).toContain(`<Stream url="wss://sb.example.com/api/v1/telephony/twilio/media/${runId}">`);
+    expect(res.text).toMatch(
+      new RegExp(`<Stream url="wss://sb\\.example\\.com/api/v1/telephony/twilio/media/${runId}/[^"?]+">`),
+    );
+    expectMediaUrl(res.text, 'twilio', runId);
 
     const forged = await post(`/api/v1/telephony/twilio/answer/${runId}`, {
       contentType: 'application/x-www-form-urlencoded',
@@ -484,9 +501,14 @@ describe('the outbound answer URL', () => {
     expect(res.body).toEqual([
       expect.objectContaining({
         action: 'connect',
-        endpoint: [expect.objectContaining({ uri: `wss://sb.example.com/api/v1/telephony/vonage/media/${runId}` })],
+        endpoint: [
+          expect.objectContaining({
+            uri: expect.stringMatching(`^wss://sb.example.com/api/v1/telephony/vonage/media/${runId}\\?token=`),
+          }),
+        ],
       }),
     ]);
+    expectMediaUrl(res.text, 'vonage', runId);
     const unknown = await request(app)
       .get('/api/v1/telephony/vonage/answer/999999999')
       .set('authorization', `Bearer ${jwt}`);
@@ -568,6 +590,7 @@ describe('ARI StasisStart (for the worker listener)', () => {
       temporal: services.temporal.client,
       taskQueue,
       publicBaseUrl: BASE,
+      secrets: telephony.secrets,
       adapterFor: (row: TelephonyConfiguration) => telephony.adapterFor(row),
     };
     const channelId = `1700.${Math.floor(Math.random() * 1e6)}`;

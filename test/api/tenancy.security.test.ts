@@ -46,6 +46,12 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs` },
   { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}` },
   { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}/transcript` },
+  // A's run has no recording: A gets 404 "Recording not found", past the ownership check.
+  {
+    method: 'get',
+    path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}/recording`,
+    ownerStatus: 404,
+  },
   // A has no default outbound configuration: its own calls stop at 400, past the ownership checks.
   {
     method: 'post',

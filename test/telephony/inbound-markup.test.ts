@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
+import { answerUrls } from '../../telephony/inbound';
 import type { AnswerTarget, ProviderReply, TelephonyProvider, WebhookRequest } from '../../telephony/provider';
 import { ariProvider } from '../../telephony/providers/ari';
 import { cloudonixProvider } from '../../telephony/providers/cloudonix';
@@ -8,6 +10,8 @@ import { telnyxProvider } from '../../telephony/providers/telnyx';
 import { twilioProvider } from '../../telephony/providers/twilio';
 import { vobizProvider } from '../../telephony/providers/vobiz';
 import { vonageProvider } from '../../telephony/providers/vonage';
+import { Secrets } from '../../telephony/secrets';
+import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';
 import { FakeProviderServer } from './helpers/fake-provider-server';
 
 const target: AnswerTarget = {
@@ -73,6 +77,18 @@ describe('Twilio', () => {
       },
       Hangup: '',
     });
+  });
+
+  it('carries the media token of answerUrls in the stream URL path', async () => {
+    const secrets = new Secrets(randomBytes(32));
+    const urls = answerUrls('https://sb.example.com/', 'twilio', 123, secrets);
+    const doc = parseXml(await twilio.answerCall({ runId: 123, providerCallId: 'CA1', ...urls }));
+    const streamUrl = (doc.Response?.Connect as { Stream: { '@_url': string } }).Stream['@_url'];
+    // Twilio takes no query string in <Stream url>: the token is the last path segment.
+    const [, token = ''] =
+      /^wss:\/\/sb\.example\.com\/api\/v1\/telephony\/twilio\/media\/123\/([^/?]+)$/.exec(streamUrl) ?? [];
+    expect(verifyMediaToken(mediaTokenKey(secrets), token, { provider: 'twilio', runId: 123 })).toBe('valid');
+    expect(verifyMediaToken(mediaTokenKey(secrets), token, { provider: 'twilio', runId: 124 })).toBe('invalid');
   });
 
   it('rejects with <Reject/>, with or without a configuration', async () => {

@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { In, type DataSource } from 'typeorm';
 import { Agent, AgentVersion, PhoneNumber, Run, TelephonyConfiguration } from '../../../entities';
 import { answerUrls } from '../../../telephony/inbound';
+import type { Secrets } from '../../../telephony/secrets';
 import { ariInbound } from '../../../telephony/providers/ari/inbound';
 import type {
   AnswerTarget,
@@ -21,6 +22,8 @@ export interface InboundDeps {
   taskQueue: string;
   /** `PUBLIC_BASE_URL`: the media and status URLs of inbound runs hang off it. */
   publicBaseUrl: string;
+  /** Signs the media URL's token (key derived from SECRETS_KEY). */
+  secrets: Pick<Secrets, 'deriveKey'>;
   adapterFor: (row: TelephonyConfiguration) => TelephonyProvider;
 }
 
@@ -123,7 +126,7 @@ export async function acceptInboundCall(
   const target: AnswerTarget = {
     runId: run.id,
     providerCallId: call.providerCallId,
-    ...answerUrls(deps.publicBaseUrl, configuration.provider, run.id),
+    ...answerUrls(deps.publicBaseUrl, configuration.provider, run.id, deps.secrets),
   };
   try {
     return { answered: true, runId: run.id, reply: await adapter.answerCall(target) };

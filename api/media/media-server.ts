@@ -1,0 +1,154 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { DataSource } from 'typeorm';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { Run } from '../../entities';
+import type { Logger } from '../../platform/logger';
+import type { Secrets } from '../../telephony/secrets';
+import { MediaSession } from '../../voice/media-session';
+import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';
+import { recordingPath, recordingUrl } from '../../voice/recordings';
+import { TwoTrackRecorder } from '../../voice/two-track-recorder';
+import { API_PREFIX } from '../openapi';
+import { runTwilioStream, TwilioTransport } from './twilio-stream';
+
+/** `…/media/{run_id}?token=…`, or `…/media/{run_id}/{token}` where the provider takes no query (Twilio). */
+const MEDIA_PATH = new RegExp(`^${API_PREFIX}/telephony/([a-z0-9_-]+)/media/(\\d{1,15})(?:/([0-9A-Za-z._-]+))?$`);
+
+/** Providers whose media protocol is served; the others' media URLs answer 404 until they are built. */
+const SERVED_PROVIDERS = new Set(['twilio']);
+
+export interface MediaServerDeps {
+  dataSource: DataSource;
+  secrets: Pick<Secrets, 'deriveKey'>;
+  recordingsDir: string;
+  logger: Logger;
+  /** Hears every session as it opens (the speech pipeline, later; tests). */
+  onSession?: (session: MediaSession) => void;
+}
+
+export interface MediaServer {
+  /** Open media sessions by run id. */
+  readonly sessions: ReadonlyMap<number, MediaSession>;
+  /** Closes every media socket (going away) and waits for their recordings to be closed. */
+  close(): Promise<void>;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly status: 401 | 404 | 409,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+const STATUS_TEXT = { 401: 'Unauthorized', 404: 'Not Found', 409: 'Conflict' } as const;
+
+/** Answers an upgrade request with a plain HTTP error: the WebSocket never opens. */
+function refuse(socket: Duplex, { status, detail }: Refusal): void {
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * The media WebSocket endpoint, `${API_PREFIX}/telephony/{provider}/media/{run_id}?token=…` (or the
+ * token as a last path segment), on the API's HTTP server. The token is checked before the
+ * upgrade completes; one stream per run.
+ */
+export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaServer {
+  const wss = new WebSocketServer({ noServer: true });
+  const key = mediaTokenKey(deps.secrets);
+  const sessions = new Map<number, MediaSession>();
+  /** Runs with a stream open or being opened: claimed without an await between check and claim. */
+  const claimed = new Set<number>();
+  const sockets = new Set<WebSocket>();
+  const log = deps.logger.child({ component: 'media' });
+
+  const admit = async (request: IncomingMessage) => {
+    const url = new URL(request.url ?? '/', 'http://media.invalid');
+    const match = MEDIA_PATH.exec(url.pathname);
+    if (!match?.[1] || !match[2]) throw new Refusal(404, 'Not Found');
+    const provider = match[1];
+    const runId = Number(match[2]);
+    if (!SERVED_PROVIDERS.has(provider)) throw new Refusal(404, 'No media endpoint for this provider');
+    const token = match[3] ?? url.searchParams.get('token') ?? '';
+    const check = verifyMediaToken(key, token, { provider, runId });
+    if (check !== 'valid') throw new Refusal(401, check === 'expired' ? 'Media token expired' : 'Invalid media token');
+    const run = await deps.dataSource.getRepository(Run).findOne({
+      where: { id: runId, mode: provider },
+      select: { id: true, workflowId: true, recordingUrl: true },
+    });
+    if (!run) throw new Refusal(404, 'Run not found');
+    // A second stream would overwrite the first one's recording.
+    if (claimed.has(runId) || run.recordingUrl) throw new Refusal(409, 'This run already has a media stream');
+    claimed.add(runId);
+    return run;
+  };
+
+  const open = async (request: IncomingMessage, socket: Duplex, head: Buffer, handOver: () => void) => {
+    const run = await admit(request);
+    let recorder: TwoTrackRecorder;
+    try {
+      recorder = await TwoTrackRecorder.create(recordingPath(deps.recordingsDir, run.id));
+    } catch (error) {
+      claimed.delete(run.id);
+      throw error;
+    }
+    // From here on `ws` handles the socket's errors.
+    handOver();
+    let upgraded = false;
+    socket.once('close', () => {
+      // `ws` refused the handshake itself (a malformed upgrade request): nothing will be recorded.
+      if (upgraded) return;
+      claimed.delete(run.id);
+      recorder.close().catch(() => undefined);
+    });
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      upgraded = true;
+      sockets.add(ws);
+      const transport = new TwilioTransport(ws);
+      const session = new MediaSession(run.id, transport, recorder, async (closed) => {
+        sessions.delete(run.id);
+        await deps.dataSource
+          .getRepository(Run)
+          .update({ id: run.id }, { recordingUrl: recordingUrl(run.workflowId, run.id) });
+        // Released only now: until recording_url is set, a new stream would pass the check above.
+        claimed.delete(run.id);
+        log.info({ runId: run.id, seconds: closed.durationSeconds }, 'media stream recorded');
+      });
+      sessions.set(run.id, session);
+      ws.on('close', () => sockets.delete(ws));
+      runTwilioStream(ws, transport, session, log);
+      deps.onSession?.(session);
+    });
+  };
+
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node's HTTP server stops listening for socket errors on upgrade: without this, a caller
+    // resetting the connection while the token and run are checked would crash the process.
+    const dropOnError = () => socket.destroy();
+    socket.on('error', dropOnError);
+    open(request, socket, head, () => socket.off('error', dropOnError)).catch((error: unknown) => {
+      if (error instanceof Refusal) {
+        refuse(socket, error);
+        return;
+      }
+      log.error({ err: error, url: request.url?.split('?')[0] }, 'media upgrade failed');
+      socket.destroy();
+    });
+  });
+
+  return {
+    sessions,
+    async close() {
+      const ending = [...sessions.values()].map((session) => session.end());
+      for (const ws of sockets) ws.close(1001, 'Server shutting down');
+      await Promise.allSettled(ending);
+      wss.close();
+    },
+  };
+}

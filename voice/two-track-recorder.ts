@@ -1,0 +1,109 @@
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { WAV_HEADER_BYTES, wavHeader } from './wav';
+
+export const RECORDING_SAMPLE_RATE = 8000;
+const CHANNELS = 2;
+const FRAME_BYTES = CHANNELS * 2;
+
+/**
+ * A call's stereo recording, streamed to a WAV file: left = caller, right = agent, 16-bit, 8 kHz.
+ * The caller stream is the clock (providers send it continuously, silence included): each caller
+ * frame is written at once, paired with the agent audio queued for that moment or with silence.
+ * Agent audio starts where the caller stream is when it is sent, or after the agent audio still
+ * queued (it plays out in real time on the provider's side). Header sizes are fixed up on close.
+ */
+export class TwoTrackRecorder {
+  /** Agent samples not yet paired with caller samples. */
+  private agentQueue: Int16Array[] = [];
+  private agentQueued = 0;
+  private dataBytes = 0;
+  private writes: Promise<void> = Promise.resolve();
+  private failure: Error | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly file: FileHandle,
+    readonly path: string,
+  ) {}
+
+  static async create(path: string): Promise<TwoTrackRecorder> {
+    await mkdir(dirname(path), { recursive: true });
+    const file = await open(path, 'w');
+    await file.write(wavHeader(RECORDING_SAMPLE_RATE, CHANNELS, 0), 0, WAV_HEADER_BYTES, 0);
+    return new TwoTrackRecorder(file, path);
+  }
+
+  /** Caller audio, PCM16 at 8 kHz. */
+  caller(samples: Int16Array): void {
+    if (this.closed || samples.length === 0) return;
+    this.append(samples, this.takeAgent(samples.length));
+  }
+
+  /** Agent audio, PCM16 at 8 kHz, as it is sent to the caller. */
+  agent(samples: Int16Array): void {
+    if (this.closed || samples.length === 0) return;
+    this.agentQueue.push(samples);
+    this.agentQueued += samples.length;
+  }
+
+  /** Barge-in: the agent audio not yet played never reaches the caller, so it is not recorded either. */
+  clearAgent(): void {
+    this.agentQueue = [];
+    this.agentQueued = 0;
+  }
+
+  /** Seconds written so far (both tracks have this length). */
+  get durationSeconds(): number {
+    return this.dataBytes / FRAME_BYTES / RECORDING_SAMPLE_RATE;
+  }
+
+  /** Writes the agent audio still queued (against caller silence), fixes the header, closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return this.writes;
+    if (this.agentQueued > 0) this.append(new Int16Array(this.agentQueued), this.takeAgent(this.agentQueued));
+    this.closed = true;
+    this.writes = this.writes
+      .then(async () => {
+        await this.file.write(wavHeader(RECORDING_SAMPLE_RATE, CHANNELS, this.dataBytes), 0, WAV_HEADER_BYTES, 0);
+      })
+      .finally(() => this.file.close());
+    await this.writes;
+    if (this.failure) throw this.failure;
+  }
+
+  /** The next `count` agent samples, silence where none are queued. */
+  private takeAgent(count: number): Int16Array {
+    const out = new Int16Array(count);
+    let filled = 0;
+    while (filled < count && this.agentQueue.length > 0) {
+      const head = this.agentQueue[0] as Int16Array;
+      const used = Math.min(head.length, count - filled);
+      out.set(head.subarray(0, used), filled);
+      filled += used;
+      if (used === head.length) this.agentQueue.shift();
+      else this.agentQueue[0] = head.subarray(used);
+    }
+    this.agentQueued -= filled;
+    return out;
+  }
+
+  private append(left: Int16Array, right: Int16Array): void {
+    const frames = Buffer.alloc(left.length * FRAME_BYTES);
+    for (let i = 0; i < left.length; i++) {
+      frames.writeInt16LE(left[i] ?? 0, i * FRAME_BYTES);
+      frames.writeInt16LE(right[i] ?? 0, i * FRAME_BYTES + 2);
+    }
+    const position = WAV_HEADER_BYTES + this.dataBytes;
+    this.dataBytes += frames.length;
+    // Positional writes, chained: order does not matter for correctness, but one at a time keeps memory flat.
+    this.writes = this.writes.then(async () => {
+      if (this.failure) return;
+      try {
+        await this.file.write(frames, 0, frames.length, position);
+      } catch (error) {
+        this.failure = error instanceof Error ? error : new Error(String(error));
+      }
+    });
+  }
+}
