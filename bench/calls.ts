@@ -30,7 +30,8 @@ import { sampleMemory, startTemporal, startWorker, type RunningTemporal, type Ru
  * policy), and `finalizeRun` writes the outcome.
  *
  * Services: PostgreSQL (DATABASE_URL, else embedded), Temporal (TEMPORAL_ADDRESS, else the CLI dev
- * server with SQLite, as `npm start`), the API and the worker each from their real entry point as
+ * server in memory; BENCH_TEMPORAL_SQLITE_FILE=true for its SQLite file, as `npm start` runs it),
+ * the API and the worker each from their real entry point as
  * their own process. Baseline of the same run, on the same worker and task queue: bare Temporal
  * workflows (`noopWorkflow`, start + result) at the same concurrency.
  */
