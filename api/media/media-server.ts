@@ -10,13 +10,37 @@ import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';
 import { recordingPath, recordingUrl } from '../../voice/recordings';
 import { TwoTrackRecorder } from '../../voice/two-track-recorder';
 import { API_PREFIX } from '../openapi';
+import { ariStream } from './ari-stream';
+import { cloudonixStream } from './cloudonix-stream';
+import { plivoStream } from './plivo-stream';
+import type { ProviderStreamFactory } from './stream-support';
+import { telnyxStream } from './telnyx-stream';
 import { runTwilioStream, TwilioTransport } from './twilio-stream';
+import { vonageStream } from './vonage-stream';
 
-/** `…/media/{run_id}?token=…`, or `…/media/{run_id}/{token}` where the provider takes no query (Twilio). */
-const MEDIA_PATH = new RegExp(`^${API_PREFIX}/telephony/([a-z0-9_-]+)/media/(\\d{1,15})(?:/([0-9A-Za-z._-]+))?$`);
+/**
+ * `…/media/{run_id}?token=…`, or `…/media/{run_id}/{token}` where the provider takes no query
+ * (Twilio), or `…/media?run_id=…&token=…`: Asterisk connects (chan_websocket client mode) to the
+ * fixed URI of websocket_client.conf and can only append query parameters (the `v(…)` option).
+ */
+const MEDIA_PATH = new RegExp(`^${API_PREFIX}/telephony/([a-z0-9_-]+)/media(?:/(\\d{1,15})(?:/([0-9A-Za-z._-]+))?)?$`);
 
-/** Providers whose media protocol is served; the others' media URLs answer 404 until they are built. */
-const SERVED_PROVIDERS = new Set(['twilio']);
+const twilioStream: ProviderStreamFactory = (socket, log) => {
+  const transport = new TwilioTransport(socket);
+  return { transport, attach: (session) => runTwilioStream(socket, transport, session, log) };
+};
+
+/** The media protocol of each provider served; other providers' media URLs answer 404. */
+const SERVED_PROVIDERS: ReadonlyMap<string, ProviderStreamFactory> = new Map([
+  ['twilio', twilioStream],
+  ['plivo', plivoStream],
+  // Vobiz streams are Plivo's (provider-wire-formats §3), less the `stop` frame.
+  ['vobiz', plivoStream],
+  ['telnyx', telnyxStream],
+  ['vonage', vonageStream],
+  ['cloudonix', cloudonixStream],
+  ['ari', ariStream],
+]);
 
 export interface MediaServerDeps {
   dataSource: DataSource;
@@ -56,7 +80,8 @@ function refuse(socket: Duplex, { status, detail }: Refusal): void {
 
 /**
  * The media WebSocket endpoint, `${API_PREFIX}/telephony/{provider}/media/{run_id}?token=…` (or the
- * token as a last path segment), on the API's HTTP server. The token is checked before the
+ * token as a last path segment, or the run id in the query: see MEDIA_PATH), on the API's HTTP
+ * server, speaking the provider's protocol (SERVED_PROVIDERS). The token is checked before the
  * upgrade completes; one stream per run.
  */
 export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaServer {
@@ -71,10 +96,12 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
   const admit = async (request: IncomingMessage) => {
     const url = new URL(request.url ?? '/', 'http://media.invalid');
     const match = MEDIA_PATH.exec(url.pathname);
-    if (!match?.[1] || !match[2]) throw new Refusal(404, 'Not Found');
+    const runIdText = match?.[2] ?? url.searchParams.get('run_id') ?? '';
+    if (!match?.[1] || !/^\d{1,15}$/.test(runIdText)) throw new Refusal(404, 'Not Found');
     const provider = match[1];
-    const runId = Number(match[2]);
-    if (!SERVED_PROVIDERS.has(provider)) throw new Refusal(404, 'No media endpoint for this provider');
+    const runId = Number(runIdText);
+    const stream = SERVED_PROVIDERS.get(provider);
+    if (!stream) throw new Refusal(404, 'No media endpoint for this provider');
     const token = match[3] ?? url.searchParams.get('token') ?? '';
     const check = verifyMediaToken(key, token, { provider, runId });
     if (check !== 'valid') throw new Refusal(401, check === 'expired' ? 'Media token expired' : 'Invalid media token');
@@ -86,11 +113,11 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     // A second stream would overwrite the first one's recording.
     if (claimed.has(runId) || run.recordingUrl) throw new Refusal(409, 'This run already has a media stream');
     claimed.add(runId);
-    return run;
+    return { run, stream };
   };
 
   const open = async (request: IncomingMessage, socket: Duplex, head: Buffer, handOver: () => void) => {
-    const run = await admit(request);
+    const { run, stream: streamOf } = await admit(request);
     let recorder: TwoTrackRecorder;
     try {
       recorder = await TwoTrackRecorder.create(recordingPath(deps.recordingsDir, run.id));
@@ -110,8 +137,8 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     wss.handleUpgrade(request, socket, head, (ws) => {
       upgraded = true;
       sockets.add(ws);
-      const transport = new TwilioTransport(ws);
-      const session = new MediaSession(run.id, transport, recorder, async (closed) => {
+      const stream = streamOf(ws, log);
+      const session = new MediaSession(run.id, stream.transport, recorder, async (closed) => {
         sessions.delete(run.id);
         await deps.dataSource
           .getRepository(Run)
@@ -122,7 +149,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
       });
       sessions.set(run.id, session);
       ws.on('close', () => sockets.delete(ws));
-      runTwilioStream(ws, transport, session, log);
+      stream.attach(session);
       deps.onSession?.(session);
     });
   };
