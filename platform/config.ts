@@ -99,6 +99,25 @@ const configSchema = z.object({
   /** Sent as the bearer token; setting it alone uses OpenAI's own endpoint. */
   LLM_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** Speech providers (README "Speech providers"); each key unset: that provider is unavailable. */
+  DEEPGRAM_API_KEY: z.string().min(1).optional(),
+  DEEPGRAM_BASE_URL: z.url().default('https://api.deepgram.com'),
+  DEEPGRAM_MODEL: z.string().min(1).default('nova-3'),
+  ELEVENLABS_API_KEY: z.string().min(1).optional(),
+  ELEVENLABS_BASE_URL: z.url().default('wss://api.elevenlabs.io'),
+  ELEVENLABS_MODEL: z.string().min(1).default('eleven_flash_v2_5'),
+  ELEVENLABS_VOICE_ID: z.string().min(1).default('21m00Tcm4TlvDq8ikWAM'),
+  CARTESIA_API_KEY: z.string().min(1).optional(),
+  CARTESIA_BASE_URL: z.url().default('wss://api.cartesia.ai'),
+  CARTESIA_MODEL: z.string().min(1).default('sonic-2'),
+  CARTESIA_VOICE_ID: z.string().min(1).default('a0e99841-438c-4a64-b679-ae501e7d6091'),
+  /** OpenAI speech uses LLM_API_KEY and LLM_BASE_URL; these name its models and default voice. */
+  OPENAI_TTS_MODEL: z.string().min(1).default('gpt-4o-mini-tts'),
+  OPENAI_TTS_VOICE: z.string().min(1).default('alloy'),
+  OPENAI_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
+  /** Service-wide defaults when an agent's workflow_configurations name none; unset: the first provider with a key. */
+  STT_PROVIDER: z.enum(['deepgram', 'openai']).optional(),
+  TTS_PROVIDER: z.enum(['elevenlabs', 'cartesia', 'openai']).optional(),
   /** Usage charges: `charge_usd` = minutes × PRICE_PER_MINUTE_USD + tokens / 1000 × PRICE_PER_1K_TOKENS_USD. */
   PRICE_PER_MINUTE_USD: z.coerce.number().min(0).default(0),
   PRICE_PER_1K_TOKENS_USD: z.coerce.number().min(0).default(0),
