@@ -116,8 +116,8 @@ const configSchema = z.object({
   OPENAI_TTS_VOICE: z.string().min(1).default('alloy'),
   OPENAI_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
   /** Service-wide defaults when an agent's workflow_configurations name none; unset: the first provider with a key. */
-  STT_PROVIDER: z.enum(['deepgram', 'openai']).optional(),
-  TTS_PROVIDER: z.enum(['elevenlabs', 'cartesia', 'openai']).optional(),
+  STT_PROVIDER: z.enum(['deepgram', 'openai', 'pocketsphinx']).optional(),
+  TTS_PROVIDER: z.enum(['elevenlabs', 'cartesia', 'openai', 'espeak']).optional(),
   /** Usage charges: `charge_usd` = minutes × PRICE_PER_MINUTE_USD + tokens / 1000 × PRICE_PER_1K_TOKENS_USD. */
   PRICE_PER_MINUTE_USD: z.coerce.number().min(0).default(0),
   PRICE_PER_1K_TOKENS_USD: z.coerce.number().min(0).default(0),

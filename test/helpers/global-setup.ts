@@ -7,6 +7,7 @@ import { createDataSource } from '../../entities/data-source';
 import { runMigrations } from '../../scripts/migrate';
 import { startEmbeddedPostgres } from '../../scripts/embedded-postgres';
 import { provisionTemporalCli } from '../../scripts/temporal-cli';
+import { ensureSpeechTools } from '../../scripts/speech-tools';
 import { customSearchAttributes } from '../../workflows/search-attributes';
 import { TEST_ENV } from './test-env';
 import { freePort } from '../../scripts/free-port';
@@ -19,6 +20,10 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const log = (line: string) => process.stdout.write(`[test setup] ${line}\n`);
   const executable = await provisionTemporalCli(log);
+  // The offline speech engines (Debian packages) are installed here, so `npm test` works on a fresh machine.
+  const speechStarted = Date.now();
+  await ensureSpeechTools(log);
+  log(`espeak-ng and PocketSphinx ready in ${Date.now() - speechStarted} ms`);
 
   // /tmp is reachable by the `postgres` user when the tests run as root.
   const runDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));

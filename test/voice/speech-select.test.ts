@@ -2,8 +2,10 @@ import { parseConfig } from '../../platform/config';
 import { CartesiaTts } from '../../voice/speech/cartesia-tts';
 import { DeepgramStt } from '../../voice/speech/deepgram-stt';
 import { ElevenLabsTts } from '../../voice/speech/elevenlabs-tts';
+import { EspeakTts } from '../../voice/speech/espeak-tts';
 import { OpenAiStt } from '../../voice/speech/openai-stt';
 import { OpenAiTts } from '../../voice/speech/openai-tts';
+import { PocketsphinxStt } from '../../voice/speech/pocketsphinx-stt';
 import { selectSpeech } from '../../voice/speech/select';
 
 const config = (env: Record<string, string>) => parseConfig({ NODE_ENV: 'test', ...env });
@@ -16,8 +18,25 @@ describe('speech provider selection', () => {
     expect(parsed.CARTESIA_BASE_URL).toBe('wss://api.cartesia.ai');
   });
 
-  it('has nothing when no key is set', () => {
-    expect(selectSpeech({}, config({}))).toMatchObject({ stt: null, tts: null, keyterms: [] });
+  it('falls back to the offline engines when no key is set', () => {
+    const offline = selectSpeech({}, config({}));
+    expect(offline.stt).toBeInstanceOf(PocketsphinxStt);
+    expect(offline.tts).toBeInstanceOf(EspeakTts);
+    expect(offline.keyterms).toEqual([]);
+  });
+
+  it('lets an agent or the service choose the offline engines even when keys are set', () => {
+    const keys = { DEEPGRAM_API_KEY: 'd', ELEVENLABS_API_KEY: 'e' };
+    const agent = selectSpeech(
+      { stt_provider: 'pocketsphinx', tts_provider: 'espeak', voice: 'en-us+klatt' },
+      config(keys),
+    );
+    expect(agent.stt).toBeInstanceOf(PocketsphinxStt);
+    expect(agent.tts).toBeInstanceOf(EspeakTts);
+    expect(agent.voice).toBe('en-us+klatt');
+    const service = selectSpeech({}, config({ ...keys, STT_PROVIDER: 'pocketsphinx', TTS_PROVIDER: 'espeak' }));
+    expect(service.stt).toBeInstanceOf(PocketsphinxStt);
+    expect(service.tts).toBeInstanceOf(EspeakTts);
   });
 
   it('takes the first provider with a key, then the service default, then the agent', () => {

@@ -4,15 +4,19 @@ import { CartesiaTts } from './cartesia-tts';
 import { DeepgramStt } from './deepgram-stt';
 import { ElevenLabsTts } from './elevenlabs-tts';
 import { SpeechProviderError } from './errors';
+import { EspeakTts } from './espeak-tts';
 import { OpenAiStt } from './openai-stt';
 import { OpenAiTts } from './openai-tts';
+import { PocketsphinxStt } from './pocketsphinx-stt';
 import type { SpeechToText } from './stt';
 import type { TextToSpeech } from './tts';
 
-export const STT_PROVIDERS = ['deepgram', 'openai'] as const;
-export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'openai'] as const;
+/** Keyed providers first, in precedence order; the last is the offline engine that needs no key. */
+export const STT_PROVIDERS = ['deepgram', 'openai', 'pocketsphinx'] as const;
+export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'openai', 'espeak'] as const;
 export type SttProvider = (typeof STT_PROVIDERS)[number];
 export type TtsProvider = (typeof TTS_PROVIDERS)[number];
+type KeyedProvider = Exclude<SttProvider | TtsProvider, 'pocketsphinx' | 'espeak'>;
 
 /** The `workflow_configurations` keys that choose speech (dograh has none that fit, so these are ours). */
 const SpeechChoice = z.object({
@@ -47,14 +51,13 @@ type SpeechConfig = Pick<
 >;
 
 export interface SpeechSelection {
-  /** null: no provider is configured (the offline engines of issue 8 fill this gap). */
-  stt: SpeechToText | null;
-  tts: TextToSpeech | null;
+  stt: SpeechToText;
+  tts: TextToSpeech;
   voice: string | undefined;
   keyterms: string[];
 }
 
-const keyOf = (config: SpeechConfig): Record<SttProvider | TtsProvider, string | undefined> => ({
+const keyOf = (config: SpeechConfig): Record<KeyedProvider, string | undefined> => ({
   deepgram: config.DEEPGRAM_API_KEY,
   elevenlabs: config.ELEVENLABS_API_KEY,
   cartesia: config.CARTESIA_API_KEY,
@@ -63,7 +66,8 @@ const keyOf = (config: SpeechConfig): Record<SttProvider | TtsProvider, string |
 
 /**
  * The agent's choice (`workflow_configurations`), else the service default (STT_PROVIDER,
- * TTS_PROVIDER), else the first provider with a key. Naming a provider without a key is an error.
+ * TTS_PROVIDER), else the first provider with a key, else the offline engines (espeak-ng,
+ * PocketSphinx), which need none. Naming a keyed provider without its key is an error.
  */
 export function selectSpeech(workflowConfigurations: unknown, config: SpeechConfig): SpeechSelection {
   const parsed = SpeechChoice.safeParse(workflowConfigurations ?? {});
@@ -72,12 +76,15 @@ export function selectSpeech(workflowConfigurations: unknown, config: SpeechConf
   }
   const choice = parsed.data;
   const keys = keyOf(config);
-  const pick = <P extends SttProvider | TtsProvider>(named: P | undefined, all: readonly P[]): P | null => {
+  const needsKey = (provider: SttProvider | TtsProvider): provider is KeyedProvider => provider in keys;
+  const hasKey = (provider: SttProvider | TtsProvider): boolean => !needsKey(provider) || Boolean(keys[provider]);
+  const pick = <P extends SttProvider | TtsProvider>(named: P | undefined, all: readonly P[]): P => {
     if (named) {
-      if (!keys[named]) throw new SpeechProviderError(named, 'configuration', 'chosen but its API key is not set');
+      if (!hasKey(named)) throw new SpeechProviderError(named, 'configuration', 'chosen but its API key is not set');
       return named;
     }
-    return all.find((provider) => keys[provider]) ?? null;
+    // The offline engine is last in `all` and always "has" its key, so something is always found.
+    return all.find(hasKey) ?? (all[all.length - 1] as P);
   };
   const sttName = pick(choice.stt_provider ?? config.STT_PROVIDER, STT_PROVIDERS);
   const ttsName = pick(choice.tts_provider ?? config.TTS_PROVIDER, TTS_PROVIDERS);
@@ -86,14 +93,15 @@ export function selectSpeech(workflowConfigurations: unknown, config: SpeechConf
     .map((term) => term.trim())
     .filter(Boolean);
   return {
-    stt: sttName && buildStt(sttName, config),
-    tts: ttsName && buildTts(ttsName, config),
+    stt: buildStt(sttName, config),
+    tts: buildTts(ttsName, config),
     voice: choice.voice,
     keyterms,
   };
 }
 
 function buildStt(name: SttProvider, config: SpeechConfig): SpeechToText {
+  if (name === 'pocketsphinx') return new PocketsphinxStt();
   const key = keyOf(config)[name] ?? '';
   if (name === 'deepgram') {
     return new DeepgramStt({ apiKey: key, baseUrl: config.DEEPGRAM_BASE_URL, model: config.DEEPGRAM_MODEL });
@@ -102,6 +110,7 @@ function buildStt(name: SttProvider, config: SpeechConfig): SpeechToText {
 }
 
 function buildTts(name: TtsProvider, config: SpeechConfig): TextToSpeech {
+  if (name === 'espeak') return new EspeakTts();
   const key = keyOf(config)[name] ?? '';
   switch (name) {
     case 'elevenlabs':
