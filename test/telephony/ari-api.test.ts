@@ -47,7 +47,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => {
   server.reset();
-  ari = ariProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 300 });
+  ari = ariProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 2_000 });
 });
 
 function originateQuery(request: RecordedRequest): Record<string, string> {

@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => {
   server.reset();
-  cloudonix = cloudonixProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 300 });
+  cloudonix = cloudonixProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 2_000 });
 });
 
 describe('originate', () => {

@@ -26,7 +26,7 @@ let plivo: TelephonyProvider;
 const create = (applicationId?: string) =>
   plivoProvider.create(
     { auth_id: AUTH_ID, auth_token: TOKEN, ...(applicationId ? { application_id: applicationId } : {}) },
-    { apiBaseUrl: server.url, timeoutMs: 300 },
+    { apiBaseUrl: server.url, timeoutMs: 2_000 },
   );
 
 beforeAll(async () => {

@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => {
   server.reset();
-  telnyx = telnyxProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 300 });
+  telnyx = telnyxProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 2_000 });
 });
 
 describe('originate', () => {

@@ -41,7 +41,7 @@ beforeEach(() => {
     { account_sid: SID, auth_token: TOKEN, amd_enabled: false },
     {
       apiBaseUrl: server.url,
-      timeoutMs: 300,
+      timeoutMs: 2_000,
     },
   );
 });
@@ -104,7 +104,7 @@ describe('originate', () => {
   it('times out as a retryable ProviderError', async () => {
     server.answer('hang');
     await expect(twilio.originate(call)).rejects.toMatchObject({
-      message: 'Twilio did not answer within 300 ms',
+      message: 'Twilio did not answer within 2000 ms',
       retryable: true,
     });
   });

@@ -25,7 +25,7 @@ let vobiz: TelephonyProvider;
 const create = (applicationId?: string, authId = AUTH_ID) =>
   vobizProvider.create(
     { auth_id: authId, auth_token: TOKEN, ...(applicationId ? { application_id: applicationId } : {}) },
-    { apiBaseUrl: server.url, timeoutMs: 300 },
+    { apiBaseUrl: server.url, timeoutMs: 2_000 },
   );
 
 beforeAll(async () => {
@@ -89,7 +89,7 @@ describe('originate', () => {
   it('times out as a retryable ProviderError', async () => {
     server.answer('hang');
     await expect(vobiz.originate(call)).rejects.toMatchObject({
-      message: 'Vobiz did not answer within 300 ms',
+      message: 'Vobiz did not answer within 2000 ms',
       retryable: true,
     });
   });

@@ -41,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => {
   server.reset();
-  vonage = vonageProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 300, now: () => now });
+  vonage = vonageProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 2_000, now: () => now });
 });
 
 /** The Voice API takes an RS256 JWT of the application, signed with its private key. */
