@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { SpeechProviderError } from './errors';
 import { PcmChunker } from './pcm-chunks';
-import { Resampler24k } from './resample-24k';
+import { RationalResampler } from '../rational-resample';
 import type { TextToSpeech, TtsHandlers, TtsOptions, TtsStream } from './tts';
 
 const PROVIDER = 'openai';
@@ -35,7 +35,8 @@ export class OpenAiTts implements TextToSpeech {
       new OpenAiStream(this.client, {
         model: this.settings.ttsModel ?? 'gpt-4o-mini-tts',
         voice: options.voice ?? this.settings.defaultVoice ?? 'alloy',
-        resampler: new Resampler24k(options.sampleRate),
+        // OpenAI's `pcm` format is 24 kHz.
+        resampler: new RationalResampler(24_000, options.sampleRate),
         handlers,
       }),
     );
@@ -45,7 +46,7 @@ export class OpenAiTts implements TextToSpeech {
 interface StreamSetup {
   model: string;
   voice: string;
-  resampler: Resampler24k;
+  resampler: RationalResampler;
   handlers: TtsHandlers;
 }
 

@@ -9,6 +9,7 @@ import { wavHeader } from '../wav';
 import { fillTopBand } from './band-fill';
 import { SpeechProviderError } from './errors';
 import type { SpeechToText, SttHandlers, SttOptions, SttStream } from './stt';
+import { joinChunks, utteranceStream } from './utterance-stream';
 
 /** Where Debian's `pocketsphinx-en-us` puts the US English model (bookworm 0.8+5prealpha+1-15). */
 export const POCKETSPHINX_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
@@ -28,7 +29,6 @@ export interface PocketsphinxSettings {
 const PROVIDER = 'pocketsphinx';
 /** The en-us acoustic model is trained on 16 kHz audio. */
 const MODEL_RATE = 16000;
-const MIN_UTTERANCE_SECONDS = 0.2;
 
 /**
  * PocketSphinx (the Debian CLI) on buffered utterances, offline: as `openai-stt.ts`, audio is kept
@@ -47,12 +47,6 @@ export class PocketsphinxStt implements SpeechToText {
         new SpeechProviderError(PROVIDER, 'configuration', `only English is installed, not "${options.language}"`),
       );
     }
-    let pending: Int16Array[] = [];
-    let pendingSamples = 0;
-    let consumed = 0;
-    let closed = false;
-    let work: Promise<void> = Promise.resolve();
-
     const transcribe = async (chunks: Int16Array[], samples: number, startSample: number): Promise<void> => {
       try {
         const text = await this.recognize(this.toModelRate(chunks, options.sampleRate));
@@ -72,38 +66,13 @@ export class PocketsphinxStt implements SpeechToText {
       }
     };
 
-    const finalize = () => {
-      if (pendingSamples >= MIN_UTTERANCE_SECONDS * options.sampleRate) {
-        const [chunks, samples, start] = [pending, pendingSamples, consumed];
-        // One recognizer at a time per call, so transcripts arrive in speaking order.
-        work = work.then(() => transcribe(chunks, samples, start));
-      }
-      consumed += pendingSamples;
-      pending = [];
-      pendingSamples = 0;
-    };
-
-    return Promise.resolve({
-      push(samples) {
-        if (closed) return;
-        pending.push(samples.slice());
-        pendingSamples += samples.length;
-      },
-      finalize,
-      async close() {
-        if (!closed) {
-          closed = true;
-          finalize();
-        }
-        await work;
-      },
-    });
+    return Promise.resolve(utteranceStream(options.sampleRate, transcribe));
   }
 
   private toModelRate(chunks: Int16Array[], rate: number): Int16Array {
-    if (rate === MODEL_RATE) return concat(chunks);
+    if (rate === MODEL_RATE) return joinChunks(chunks);
     const resampler = new RationalResampler(rate, MODEL_RATE);
-    const upsampled = concat([...chunks.map((chunk) => resampler.process(chunk)), resampler.flush()]);
+    const upsampled = joinChunks([...chunks.map((chunk) => resampler.process(chunk)), resampler.flush()]);
     return rate < MODEL_RATE ? fillTopBand(upsampled) : upsampled;
   }
 
@@ -137,12 +106,6 @@ export class PocketsphinxStt implements SpeechToText {
     }
   }
 }
-
-const concat = (chunks: Int16Array[]): Int16Array => {
-  const all = new Int16Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  chunks.reduce((at, chunk) => (all.set(chunk, at), at + chunk.length), 0);
-  return all;
-};
 
 function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
