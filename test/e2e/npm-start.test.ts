@@ -42,6 +42,23 @@ function start(env: NodeJS.ProcessEnv): Promise<Started> {
   });
 }
 
+/**
+ * `start`, tried again when a port was taken between `freePort()` and its use: the Temporal dev
+ * server binds its internal services to random free ports, which can be the one chosen for another
+ * service a moment earlier. A failed start stops all it started, so the same ports are free again.
+ */
+async function startRetrying(env: NodeJS.ProcessEnv, attempts = 3): Promise<Started> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start(env);
+    } catch (error) {
+      if (attempt >= attempts || !String(error).includes('EADDRINUSE')) throw error;
+      process.stdout.write(`npm start: a port was taken (attempt ${attempt}); starting again\n`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
 const stop = (child: ChildProcess): Promise<number | null> =>
   new Promise((resolve) => {
     child.removeAllListeners('exit');
@@ -69,7 +86,7 @@ it('npm start runs everything on embedded services, stops cleanly and keeps its 
   };
   const api = `http://127.0.0.1:${ports.PORT}/api/v1`;
 
-  const first = await start(env);
+  const first = await startRetrying(env);
   try {
     expect(first.output()).toContain(`Temporal UI: http://localhost:${ports.TEMPORAL_UI_PORT}`);
     expect((await fetch(`${api}/health`)).status).toBe(200);
@@ -87,7 +104,7 @@ it('npm start runs everything on embedded services, stops cleanly and keeps its 
     expect(await stop(first.child)).toBe(0);
 
     // Second start on the same data directory: Temporal history and PostgreSQL rows are still there.
-    const second = await start(env);
+    const second = await startRetrying(env);
     try {
       expect(second.output()).not.toContain('Applied migrations');
       expect(second.output()).not.toContain('Registered search attributes');
