@@ -78,6 +78,9 @@ function refuse(socket: Duplex, { status, detail }: Refusal): void {
   );
 }
 
+/** Largest media frame accepted (ws closes the socket with 1009 beyond it). */
+export const MAX_FRAME_BYTES = 256 * 1024;
+
 /**
  * The media WebSocket endpoint, `${API_PREFIX}/telephony/{provider}/media/{run_id}?token=…` (or the
  * token as a last path segment, or the run id in the query: see MEDIA_PATH), on the API's HTTP
@@ -85,7 +88,8 @@ function refuse(socket: Duplex, { status, detail }: Refusal): void {
  * upgrade completes; one stream per run.
  */
 export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaServer {
-  const wss = new WebSocketServer({ noServer: true });
+  // A media frame is 20–100 ms of audio (a few kB); anything far larger is not a provider talking.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const key = mediaTokenKey(deps.secrets);
   const sessions = new Map<number, MediaSession>();
   /** Runs with a stream open or being opened: claimed without an await between check and claim. */

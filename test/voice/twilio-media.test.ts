@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { attachMediaServer, type MediaServer } from '../../api/media/media-server';
+import { attachMediaServer, MAX_FRAME_BYTES, type MediaServer } from '../../api/media/media-server';
 import { Run } from '../../entities';
 import { createLogger } from '../../platform/logger';
 import { Secrets } from '../../telephony/secrets';
@@ -185,6 +185,19 @@ describe('Twilio media stream endpoint', () => {
     client.socket.terminate();
     expect(await recordingUrlOf(run.id)).not.toBeNull();
     expect(parseWavHeader((await recording(run)).body as Buffer)?.dataBytes).toBe(1600 * 4);
+  });
+
+  it('closes a socket that sends an oversized frame (1009), and still keeps the recording', async () => {
+    const run = await twilioRun();
+    const client = await open(run.id);
+    client.begin();
+    const closed = new Promise<number>((resolve) => client.socket.once('close', (code: number) => resolve(code)));
+    client.socket.send('x'.repeat(MAX_FRAME_BYTES + 1));
+    expect(await closed).toBe(1009);
+    for (let waited = 0; (await recordingUrlOf(run.id)) === null; waited += 20) {
+      if (waited > 5000) throw new Error('the recording was not kept');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   });
 
   it('refuses the upgrade: 401 for a bad, expired, missing or other-run token (path or query); 404 for an unserved provider', async () => {
