@@ -1,7 +1,7 @@
 import type { LlmSettings } from '../agent-runtime/contract';
 import type { Config } from '../platform/config';
 import type { Secrets } from '../telephony/secrets';
-import { mediaStreamUrl, mediaTokenKey } from '../voice/media-token';
+import { answerUrls } from '../telephony/inbound';
 
 /** What the call activities read from the configuration. */
 export interface CallSettings {
@@ -30,12 +30,7 @@ export function callSettingsFrom(config: Config): CallSettings {
 
 /** The provider-facing URLs of a run's call; the media URL carries a token bound to the provider and run. */
 export function callUrls(settings: CallSettings, provider: string, runId: number, secrets: Pick<Secrets, 'deriveKey'>) {
-  const base = `${settings.publicBaseUrl}/api/v1/telephony/${provider}`;
-  return {
-    statusCallbackUrl: `${base}/status/${runId}`,
-    answerUrl: `${base}/answer/${runId}`,
-    mediaStreamUrl: mediaStreamUrl(settings.publicBaseUrl, mediaTokenKey(secrets), { provider, runId }),
-  };
+  return answerUrls(settings.publicBaseUrl, provider, runId, secrets);
 }
 
 /** Where the run's transcript is served (authenticated). */

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
 import { POCKETSPHINX_MODEL_DIR, pocketsphinxModel } from '../voice/speech/pocketsphinx-stt';
+import { onPath } from './executables';
 
 /** Debian bookworm packages of the offline speech engines (issue 8): no account, no network at run time. */
 export const SPEECH_PACKAGES = ['espeak-ng', 'pocketsphinx', 'pocketsphinx-en-us'] as const;
@@ -12,22 +12,6 @@ export interface SpeechTools {
   /** Acoustic model directory (`-hmm`), language model (`-lm`) and dictionary (`-dict`). */
   model: { hmm: string; lm: string; dict: string };
 }
-
-const isExecutable = (path: string): boolean => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-const onPath = (name: string): string | undefined =>
-  (process.env.PATH ?? '')
-    .split(delimiter)
-    .filter(Boolean)
-    .map((dir) => join(dir, name))
-    .find(isExecutable);
 
 /** The installed tools, or null when any part is missing. */
 export function findSpeechTools(modelDir = POCKETSPHINX_MODEL_DIR): SpeechTools | null {

@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { isExecutable, onPath } from './executables';
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 /** The newest CLI tag that `go install pkg@version` accepts (later tags carry a `replace`). */
@@ -14,22 +15,6 @@ export const cacheDir = (env: NodeJS.ProcessEnv = process.env): string =>
 
 export type TemporalExecutable =
   { type: 'existing-path'; path: string; source: string } | { type: 'cached-download'; source: string };
-
-const isExecutable = (path: string): boolean => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-const onPath = (name: string, env: NodeJS.ProcessEnv): string | undefined =>
-  (env.PATH ?? '')
-    .split(delimiter)
-    .filter(Boolean)
-    .map((dir) => join(dir, name))
-    .find(isExecutable);
 
 function goVersion(env: NodeJS.ProcessEnv): [number, number] | undefined {
   try {

@@ -60,8 +60,9 @@ export function optionalField(fields: Record<string, unknown>, name: string): st
 }
 
 /**
- * The provider-facing URLs of a run's call (as `callUrls` of the call activities builds them); the
- * media URL carries a short-lived token bound to the provider and the run.
+ * The provider-facing URLs of a run's call, inbound or outbound (`callUrls` of the call activities);
+ * the media URL carries a short-lived token bound to the provider and the run. `answerUrl` is where
+ * an answered outbound call fetches its markup.
  */
 export function answerUrls(
   publicBaseUrl: string,
@@ -72,6 +73,7 @@ export function answerUrls(
   const base = `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/${provider}`;
   return {
     statusCallbackUrl: `${base}/status/${runId}`,
+    answerUrl: `${base}/answer/${runId}`,
     mediaStreamUrl: mediaStreamUrl(publicBaseUrl, mediaTokenKey(secrets), { provider, runId }),
   };
 }

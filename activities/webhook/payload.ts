@@ -1,4 +1,4 @@
-import { renderTemplate } from '../../api/services/agents/templates';
+import { lookup, renderTemplate } from '../../api/services/agents/templates';
 
 /** What a payload template can refer to, besides `initial_context.*` and `gathered_context.*`. */
 export interface PayloadVariables {
@@ -19,15 +19,6 @@ export interface PayloadContext {
 
 /** A string that is exactly one placeholder, e.g. `"{{gathered_context.age}}"` (fallback allowed). */
 const WHOLE_PLACEHOLDER = /^\{\{\s*([^{}|]+?)\s*(?:\|[^{}]*)?\}\}$/;
-
-function lookup(root: Record<string, unknown>, path: string): unknown {
-  let value: unknown = root;
-  for (const key of path.split('.')) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
 
 /**
  * Renders a webhook node's `payload_template` (any JSON): every string goes through the agents'

@@ -18,22 +18,16 @@ import { buildTestApp } from './app';
 import { callingOrganization, type CallingOrganization } from './calls';
 import type { TestServices } from './services';
 import { TEST_SECRETS_KEY } from './telephony';
+import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY_CONFIG } from '../../api/schemas/campaigns';
 
 /** The decided defaults, with what a test changes. */
 export function campaignSettings(change: Partial<CampaignSettings> = {}): CampaignSettings {
   return {
     name: 'Test campaign',
-    max_concurrency: 10,
-    retry_config: {
-      enabled: true,
-      max_retries: 2,
-      retry_delay_seconds: 120,
-      retry_on_busy: true,
-      retry_on_no_answer: true,
-      retry_on_voicemail: true,
-    },
+    max_concurrency: DEFAULT_MAX_CONCURRENCY,
+    retry_config: { ...DEFAULT_RETRY_CONFIG },
     schedule_config: null,
-    circuit_breaker: { enabled: false, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5 },
+    circuit_breaker: { ...DEFAULT_CIRCUIT_BREAKER },
     ...change,
   };
 }

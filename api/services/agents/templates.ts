@@ -51,7 +51,8 @@ function formatTime(now: Date, timeZone: string): string {
 const formatWeekday = (now: Date, timeZone: string): string =>
   new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'long' }).format(now);
 
-function lookup(root: Record<string, unknown>, path: string): unknown {
+/** The value at a dotted path (`gathered_context.age`), or undefined where an object is missing. */
+export function lookup(root: Record<string, unknown>, path: string): unknown {
   let value: unknown = root;
   for (const key of path.split('.')) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
