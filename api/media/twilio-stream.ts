@@ -2,6 +2,7 @@ import type WebSocket from 'ws';
 import type { Logger } from '../../platform/logger';
 import { mulawToPcm16, pcm16ToMulaw } from '../../voice/codecs';
 import type { MediaSession, MediaTransport } from '../../voice/media-session';
+import { endOnClose, jsonOf, sendIfOpen } from './stream-support';
 import { TwilioInboundFrame, twilioClear, twilioMark, twilioMedia } from './twilio-frames';
 
 /**
@@ -27,7 +28,7 @@ export class TwilioTransport implements MediaTransport {
   }
 
   private send(frame: string): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame);
+    sendIfOpen(this.socket, frame);
   }
 }
 
@@ -38,13 +39,9 @@ export function runTwilioStream(
   session: MediaSession,
   log: Logger,
 ): void {
-  const finish = () => {
-    session
-      .end()
-      .catch((error: unknown) => log.error({ err: error, runId: session.runId }, 'media session end failed'));
-  };
+  const finish = endOnClose(socket, session, log, 'twilio');
   socket.on('message', (data, isBinary) => {
-    const json = isBinary ? undefined : parseJson(rawText(data));
+    const json = jsonOf(data, isBinary);
     if (json === undefined) {
       // Twilio only sends JSON text frames: anything else is not Twilio.
       socket.close(1003, 'Not a Twilio Media Streams frame');
@@ -90,19 +87,4 @@ export function runTwilioStream(
         return;
     }
   });
-  socket.on('close', finish);
-  socket.on('error', (error) => log.warn({ err: error, runId: session.runId }, 'twilio media socket error'));
-}
-
-function rawText(data: WebSocket.RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(new Uint8Array(data)).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
