@@ -1,7 +1,9 @@
+import type { ConversationParty } from './party';
+
 /**
  * What the call workflow asks of the conversation engine, and what it gets back. The engine walks
- * an agent's graph turn by turn against a callee: today a simulated one; a live audio transport
- * plugs in behind `Callee` later.
+ * an agent's graph turn by turn against the other party: the simulator's text-only callee, or a
+ * person on a live call (`voice/pipeline`, which passes itself as `ConversationDeps.party`).
  */
 
 export interface LlmSettings {
@@ -10,8 +12,8 @@ export interface LlmSettings {
   model: string;
 }
 
-/** The other side of the call. */
-export type Callee = { kind: 'simulated'; talkSeconds: number };
+/** The other side of the call: the simulator's text-only callee, or a live call (`ConversationDeps.party`). */
+export type Callee = { kind: 'simulated'; talkSeconds: number } | { kind: 'live' };
 
 export interface ConversationInput {
   runId: number;
@@ -29,10 +31,31 @@ export interface ConversationInput {
 }
 
 export interface TranscriptLine {
-  /** ISO time of the utterance. */
+  /** ISO time the utterance began. */
   at: string;
   role: 'user' | 'assistant';
   text: string;
+  /** Live calls: seconds from the start of the call's media stream (and recording) to the utterance's start and end. */
+  start?: number;
+  end?: number;
+}
+
+/**
+ * One turn of a live call, in milliseconds: from the caller's end of speech (as the voice activity
+ * detector declared it) to the first byte of the agent's audio sent to the provider (`total`),
+ * split into the waits on speech-to-text (`stt`, end of speech to final transcript), the language
+ * model (`llm`, request to first token) and text-to-speech (`tts`, first sentence to first audio),
+ * and Switchboard's own share (`overhead`, the rest). `endpointing` is the silence the detector
+ * waited for before declaring the end of speech; it comes before `total` and is not part of it.
+ */
+export interface TurnLatency {
+  turn: number;
+  endpointing: number;
+  stt: number;
+  llm: number;
+  tts: number;
+  overhead: number;
+  total: number;
 }
 
 export interface ConversationUsage {
@@ -48,18 +71,22 @@ export interface ConversationResult {
   gatheredContext: Record<string, unknown>;
   /** `gathered_context.mapped_call_disposition` of a connected call. */
   disposition: string;
-  endedBy: 'end_node' | 'max_duration' | 'callee_hangup';
+  endedBy: 'end_node' | 'max_duration' | 'callee_hangup' | 'user_idle';
   /** Node ids in the order the conversation visited them. */
   nodePath: string[];
   usage: ConversationUsage;
-  /** Simulated seconds from the first utterance to the end of the call (capped at the limit that ended it). */
+  /** Seconds from the first utterance to the end of the call (simulated: capped at the limit that ended it). */
   durationSeconds?: number;
+  /** Live calls: the latency of each answered turn. */
+  turnLatency?: TurnLatency[];
 }
 
 export interface ConversationDeps {
   /** Unset: the deterministic offline policy. */
   llm?: LlmSettings;
   now?: () => Date;
+  /** A live call; unset: the simulated callee of `input.callee`. */
+  party?: ConversationParty;
 }
 
 export type Converse = (input: ConversationInput, deps: ConversationDeps) => Promise<ConversationResult>;

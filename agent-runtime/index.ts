@@ -3,66 +3,76 @@ import type { ConversationResult, Converse, TranscriptLine } from './contract';
 import { ConversationGraph, functionName, type ConversationNode } from './graph';
 import { LlmPolicy } from './llm-policy';
 import { OfflinePolicy } from './offline-policy';
+import type { AgentReply, ConversationParty, EndedBy, Spoken } from './party';
 import type { Policy, TurnRequest } from './policy';
-import { SimulatedCallee } from './simulated-callee';
+import { SimulatedParty } from './simulated-party';
 
 export type * from './contract';
+export type * from './party';
 export { LlmRequestError } from './llm-policy';
 export { formatTranscript } from './policy';
+export { utteranceSeconds } from './simulated-party';
 
 /**
  * The conversation engine. From the start node, turn by turn: the agent (language model or offline
  * policy) speaks from the node's rendered prompt (global prompt first when the node adds it), the
- * callee answers, and the agent takes an outgoing edge (its `transition_speech` is spoken) or keeps
- * talking. Leaving a node with `extraction_enabled` fills its extraction variables into the gathered
- * context. The call ends at an end node (or a node with no outgoing edge) after its last words, when
- * the simulated clock passes `maxDurationSeconds` ('max_duration') or the callee's `talkSeconds`
- * ('callee_hangup'), or after `MAX_TURNS` agent turns ('max_duration', the guard against cycles).
+ * other party answers, and the agent takes an outgoing edge (its `transition_speech` is spoken) or
+ * keeps talking. Leaving a node with `extraction_enabled` fills its extraction variables into the
+ * gathered context. The call ends at an end node (or a node with no outgoing edge) after its last
+ * words, when the party says the call is over (the simulated clock passes `maxDurationSeconds` or
+ * the callee's `talkSeconds`; on a live call: hang-up, `max_call_duration`, the caller idle), or
+ * after `MAX_TURNS` agent turns ('max_duration', the guard against cycles).
+ *
+ * The party is the simulated callee of `input.callee`, or the live call of `deps.party`. On a live
+ * call a reply the caller interrupts is cut short: the transcript keeps what was said, an edge the
+ * agent chose is still taken (without its transition speech), and the agent listens before it
+ * speaks again.
  */
 
 /** Agent turns before a call is cut off as overrunning, whatever the clock says. */
 export const MAX_TURNS = 50;
 
-/** Simulated seconds an utterance takes: a one-second pause plus 2.5 words a second (150 per minute). */
-export const utteranceSeconds = (text: string): number =>
-  1 + Math.ceil(text.trim().split(/\s+/).filter(Boolean).length / 2.5);
-
-/** The disposition when the agent has no codes to choose from. */
-const DEFAULT_DISPOSITIONS: Record<ConversationResult['endedBy'], string> = {
+/** The disposition when the agent has no codes to choose from (dograh's EndTaskReason values). */
+const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
   end_node: 'completed',
   max_duration: 'call_duration_exceeded',
   callee_hangup: 'user_hangup',
+  user_idle: 'user_idle_max_duration_exceeded',
 };
 
 export const converse: Converse = async (input, deps) => {
   const graph = new ConversationGraph(input.definition);
   const policy: Policy = deps.llm ? new LlmPolicy(deps.llm) : new OfflinePolicy();
-  const callee = new SimulatedCallee(input.initialContext);
-  const startedAt = (deps.now ?? (() => new Date()))();
+  const party: ConversationParty =
+    deps.party ??
+    new SimulatedParty({
+      startedAt: (deps.now ?? (() => new Date()))(),
+      initialContext: input.initialContext,
+      maxDurationSeconds: input.maxDurationSeconds,
+      talkSeconds: input.callee.kind === 'simulated' ? input.callee.talkSeconds : input.maxDurationSeconds,
+    });
   const variables = { ...input.templateContextVariables, ...input.initialContext };
   const gatheredContext: Record<string, unknown> = {};
   const transcript: TranscriptLine[] = [];
   const nodePath: string[] = [];
-  let elapsed = 0;
-  let endedBy: ConversationResult['endedBy'] | undefined;
+  let endedBy: EndedBy | undefined;
 
-  const now = () => new Date(startedAt.getTime() + elapsed * 1000);
   const render = (template: string) =>
-    renderTemplate(template, { initialContext: variables, gatheredContext, now: now() });
-  const limits: [number, ConversationResult['endedBy']][] = [
-    [input.maxDurationSeconds, 'max_duration'],
-    [input.callee.talkSeconds, 'callee_hangup'],
-  ];
-  /** The limit the clock has passed (the earlier one if both), if any. */
-  const overrun = () => limits.filter(([limit]) => elapsed > limit).sort(([a], [b]) => a - b)[0]?.[1] ?? endedBy;
-  /** Speaks a line unless the call is already over; false (and endedBy set) when it is. */
-  const say = (role: TranscriptLine['role'], text: string): boolean => {
-    endedBy = overrun();
-    if (endedBy) return false;
-    if (text.trim() === '') return true;
-    transcript.push({ at: now().toISOString(), role, text: text.trim() });
-    elapsed += utteranceSeconds(text);
-    return true;
+    renderTemplate(template, { initialContext: variables, gatheredContext, now: party.now() });
+  /** Keeps what was said; false (and endedBy set) when the call is over. */
+  const record = (spoken: Spoken): boolean => {
+    if (spoken.line) transcript.push(spoken.line);
+    if (spoken.over) endedBy = spoken.over;
+    return !spoken.over;
+  };
+  const replyIn = (node: ConversationNode): AgentReply => party.reply({ interruptible: node.data.allow_interrupt });
+  /** Says a fixed text (greeting, transition speech); false when the call is over. */
+  const say = async (node: ConversationNode, text: string): Promise<Spoken> => {
+    const reply = replyIn(node);
+    if (text.trim()) reply.sentence(text.trim());
+    const spoken = await reply.finish();
+    record(spoken);
+    return spoken;
   };
   const request = (node: ConversationNode, calleeRepliesInNode: number): TurnRequest => {
     const nodePrompt = render(node.data.prompt);
@@ -100,32 +110,41 @@ export const converse: Converse = async (input, deps) => {
   let calleeReplies = 0;
   let turns = 0;
   const { greeting, greeting_type } = node.data;
-  if (greeting && greeting_type === 'text' && say('assistant', render(greeting)) && say('user', callee.reply())) {
-    calleeReplies = 1;
+  if (greeting && greeting_type === 'text' && !(await say(node, render(greeting))).over) {
+    if (record(await party.listen())) calleeReplies = 1;
   }
   while (!endedBy) {
     if (graph.isTerminal(node)) {
-      if (say('assistant', await policy.closing(request(node, calleeReplies)))) endedBy = 'end_node';
+      const reply = replyIn(node);
+      await policy.closing(request(node, calleeReplies), reply);
+      if (record(await reply.finish())) endedBy = 'end_node';
       break;
     }
     if (turns >= MAX_TURNS) {
       endedBy = 'max_duration';
       break;
     }
-    if ((endedBy = overrun())) break;
+    if ((endedBy = party.over())) break;
     turns += 1;
-    const decision = await policy.turn(request(node, calleeReplies));
-    if (decision.say && !say('assistant', decision.say)) break;
+    const reply = replyIn(node);
+    const decision = await policy.turn(request(node, calleeReplies), reply);
+    const spoken = await reply.finish();
+    if (!record(spoken)) break;
     if (decision.edge) {
       await extract(node);
       const speech = decision.edge.data.transition_speech;
-      if (speech && decision.edge.data.transition_speech_type !== 'audio' && !say('assistant', render(speech))) break;
+      const interrupted = spoken.interrupted === true;
+      if (!interrupted && speech && decision.edge.data.transition_speech_type !== 'audio') {
+        const transition = await say(node, render(speech));
+        if (transition.over) break;
+      }
       node = graph.target(decision.edge);
       nodePath.push(node.id);
       calleeReplies = 0;
-      continue;
+      // Interrupted: the caller is talking, so the agent hears them out before it speaks again.
+      if (!interrupted) continue;
     }
-    if (!say('user', callee.reply())) break;
+    if (!record(await party.listen())) break;
     calleeReplies += 1;
   }
   // The node the call ended in gets its extraction too, however the call ended.
@@ -139,15 +158,14 @@ export const converse: Converse = async (input, deps) => {
     disposition = await policy.dispose(input.dispositionCodes, transcript, finalEndedBy);
   else disposition = DEFAULT_DISPOSITIONS[finalEndedBy];
 
-  const cap =
-    finalEndedBy === 'end_node' ? Infinity : (limits.find(([, reason]) => reason === finalEndedBy)?.[0] ?? Infinity);
-  return {
+  const result: ConversationResult = {
     transcript,
     gatheredContext,
     disposition,
     endedBy: finalEndedBy,
     nodePath,
     usage: policy.usage.result(),
-    durationSeconds: Math.min(elapsed, Math.max(0, cap)),
+    durationSeconds: party.durationSeconds(finalEndedBy),
   };
+  return result;
 };

@@ -6,6 +6,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { ConversationResult, LlmSettings, TranscriptLine } from './contract';
+import type { SpeechSink } from './party';
 import {
   coerce,
   formatTranscript,
@@ -14,6 +15,7 @@ import {
   type TurnDecision,
   type TurnRequest,
 } from './policy';
+import { SentenceSplitter } from './sentences';
 import { UsageMeter } from './usage';
 
 /**
@@ -22,7 +24,9 @@ import { UsageMeter } from './usage';
  * - a turn sends the system prompt (global + node prompt + short call instructions) and the
  *   conversation as assistant/user messages, with one function per outgoing edge (named after its
  *   label, described by its condition). Text in the answer is spoken; a call to an edge's function
- *   takes that edge (after the text, if both). A call to an unknown function is ignored.
+ *   takes that edge (after the text, if both). A call to an unknown function is ignored. On a live
+ *   call (a streaming speech sink) turns and closings are streamed (`stream: true`, usage in the
+ *   last chunk) and each sentence is spoken as soon as it is complete.
  * - an end node sends the same without tools; the answer's text is the agent's last words.
  * - extraction forces an `extract_variables` function whose parameters are the node's variables
  *   (each nullable), with the transcript as the user message; values are coerced to their types.
@@ -43,6 +47,11 @@ const toMessages = (history: TranscriptLine[]): ChatCompletionMessageParam[] =>
   history.map((line) => ({ role: line.role, content: line.text }));
 
 const NO_PARAMETERS = { type: 'object', properties: {}, additionalProperties: false };
+
+interface FunctionCall {
+  name: string;
+  arguments: string;
+}
 
 export class LlmPolicy implements Policy {
   readonly usage: UsageMeter;
@@ -74,8 +83,61 @@ export class LlmPolicy implements Policy {
     return completion;
   }
 
+  /** Spoken text and function calls of a turn or closing: streamed sentence by sentence on a live call. */
+  private async speak(
+    params: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>,
+    speech: SpeechSink,
+  ): Promise<{ text: string; calls: FunctionCall[] }> {
+    if (!speech.streaming) {
+      const completion = await this.complete(params);
+      const text = LlmPolicy.text(completion);
+      if (text) speech.sentence(text);
+      return { text, calls: LlmPolicy.calls(completion) };
+    }
+    const splitter = new SentenceSplitter((sentence) => speech.sentence(sentence));
+    const calls = new Map<number, FunctionCall>();
+    let text = '';
+    let waitingForFirstToken = true;
+    try {
+      speech.requestSent?.();
+      const stream = await this.client.chat.completions.create({
+        ...params,
+        model: this.settings.model,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      for await (const chunk of stream) {
+        if (chunk.usage)
+          this.usage.add(chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.total_tokens);
+        const delta = chunk.choices[0]?.delta;
+        if (!delta) continue;
+        if (waitingForFirstToken && (delta.content || delta.tool_calls?.length)) {
+          waitingForFirstToken = false;
+          speech.firstToken?.();
+        }
+        if (delta.content) {
+          text += delta.content;
+          splitter.push(delta.content);
+        }
+        for (const call of delta.tool_calls ?? []) {
+          const entry = calls.get(call.index) ?? { name: '', arguments: '' };
+          entry.name += call.function?.name ?? '';
+          entry.arguments += call.function?.arguments ?? '';
+          calls.set(call.index, entry);
+        }
+      }
+    } catch (error) {
+      if (error instanceof OpenAI.APIError) {
+        throw new LlmRequestError(`Language model request failed: ${error.message}`, { cause: error });
+      }
+      throw error;
+    }
+    splitter.flush();
+    return { text: text.trim(), calls: [...calls.values()] };
+  }
+
   /** The function calls of the first choice, with their names and raw arguments. */
-  private static calls(completion: ChatCompletion): { name: string; arguments: string }[] {
+  private static calls(completion: ChatCompletion): FunctionCall[] {
     return (completion.choices[0]?.message.tool_calls ?? []).flatMap((call) =>
       call.type === 'function' ? [{ name: call.function.name, arguments: call.function.arguments }] : [],
     );
@@ -85,7 +147,7 @@ export class LlmPolicy implements Policy {
     return completion.choices[0]?.message.content?.trim() ?? '';
   }
 
-  async turn(request: TurnRequest): Promise<TurnDecision> {
+  async turn(request: TurnRequest, speech: SpeechSink): Promise<TurnDecision> {
     const tools: ChatCompletionTool[] = request.edges.map((choice) => ({
       type: 'function',
       function: {
@@ -94,30 +156,33 @@ export class LlmPolicy implements Policy {
         parameters: NO_PARAMETERS,
       },
     }));
-    const completion = await this.complete({
-      messages: [
-        { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}` },
-        ...toMessages(request.history),
-      ],
-      tools,
-      tool_choice: 'auto',
-    });
+    const { text: say, calls } = await this.speak(
+      {
+        messages: [
+          { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}` },
+          ...toMessages(request.history),
+        ],
+        tools,
+        tool_choice: 'auto',
+      },
+      speech,
+    );
     const names = new Map(request.edges.map((choice) => [choice.functionName, choice.edge]));
-    const edge = LlmPolicy.calls(completion)
-      .map((call) => names.get(call.name))
-      .find((found) => found !== undefined);
-    const say = LlmPolicy.text(completion);
+    const edge = calls.map((call) => names.get(call.name)).find((found) => found !== undefined);
     return { ...(say ? { say } : {}), ...(edge ? { edge } : {}) };
   }
 
-  async closing(request: TurnRequest): Promise<string> {
-    const completion = await this.complete({
-      messages: [
-        { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}\nThis is your last turn.` },
-        ...toMessages(request.history),
-      ],
-    });
-    return LlmPolicy.text(completion);
+  async closing(request: TurnRequest, speech: SpeechSink): Promise<string> {
+    const { text } = await this.speak(
+      {
+        messages: [
+          { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}\nThis is your last turn.` },
+          ...toMessages(request.history),
+        ],
+      },
+      speech,
+    );
+    return text;
   }
 
   async extract(request: ExtractionRequest): Promise<Record<string, unknown>> {

@@ -7,6 +7,7 @@ import {
   type TurnDecision,
   type TurnRequest,
 } from './policy';
+import type { SpeechSink } from './party';
 import { OFFLINE_MODEL, UsageMeter } from './usage';
 
 /**
@@ -43,7 +44,7 @@ const promptText = (request: TurnRequest): string =>
 export class OfflinePolicy implements Policy {
   readonly usage = new UsageMeter(OFFLINE_MODEL);
 
-  turn(request: TurnRequest): Promise<TurnDecision> {
+  turn(request: TurnRequest, speech: SpeechSink): Promise<TurnDecision> {
     let decision: TurnDecision;
     if (request.calleeRepliesInNode === 0) {
       decision = { say: firstSentence(request.nodePrompt) || request.node.data.name };
@@ -52,12 +53,14 @@ export class OfflinePolicy implements Policy {
       decision = { edge: chooseEdge(request.edges, lastReply)?.edge };
     }
     this.usage.addApproximate(promptText(request), decision.say ?? decision.edge?.data.label ?? '');
+    if (decision.say) speech.sentence(decision.say);
     return Promise.resolve(decision);
   }
 
-  closing(request: TurnRequest): Promise<string> {
+  closing(request: TurnRequest, speech: SpeechSink): Promise<string> {
     const text = firstSentence(request.nodePrompt);
     this.usage.addApproximate(promptText(request), text);
+    if (text) speech.sentence(text);
     return Promise.resolve(text);
   }
 

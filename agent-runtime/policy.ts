@@ -1,5 +1,6 @@
 import type { ConversationResult, TranscriptLine } from './contract';
 import type { ConversationEdge, ConversationNode, ExtractionVariable } from './graph';
+import type { SpeechSink } from './party';
 import type { UsageMeter } from './usage';
 
 /** An outgoing edge as the agent sees it: its function name and rendered condition. */
@@ -37,13 +38,17 @@ export interface ExtractionRequest {
   initialContext: Record<string, unknown>;
 }
 
-/** The agent's brain: the language model, or the deterministic offline policy. */
+/**
+ * The agent's brain: the language model, or the deterministic offline policy. What the agent says
+ * goes to the speech sink (sentence by sentence as it is produced when the sink is streaming, else
+ * at once) and is also returned.
+ */
 export interface Policy {
   readonly usage: UsageMeter;
   /** One turn at a node that has outgoing edges. */
-  turn(request: TurnRequest): Promise<TurnDecision>;
+  turn(request: TurnRequest, speech: SpeechSink): Promise<TurnDecision>;
   /** The last words at an end node (or a node with no way out); empty for silence. */
-  closing(request: TurnRequest): Promise<string>;
+  closing(request: TurnRequest, speech: SpeechSink): Promise<string>;
   /** Values for a node's extraction variables (null when unknown). */
   extract(request: ExtractionRequest): Promise<Record<string, unknown>>;
   /** One of `codes` (never called with none). */
