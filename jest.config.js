@@ -13,7 +13,8 @@ const swc = [
 ];
 
 module.exports = {
-  testEnvironment: 'node',
+  // Node's own typed arrays in every test realm (see the file).
+  testEnvironment: '<rootDir>/test/helpers/node-environment.ts',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': swc },

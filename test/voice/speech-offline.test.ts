@@ -8,44 +8,18 @@ import { SpeechProviderError } from '../../voice/speech/errors';
 import { EspeakTts } from '../../voice/speech/espeak-tts';
 import { PocketsphinxStt } from '../../voice/speech/pocketsphinx-stt';
 import type { Transcript } from '../../voice/speech/stt';
+import { joinChunks } from '../../voice/speech/utterance-stream';
+import { recognize, synthesize } from '../../voice/speech/whole';
 import { amplitudeAt, decibels, tone } from './audio-helpers';
 
 /** espeak-ng and PocketSphinx are real Debian binaries; the jest global setup installs them. */
-async function speak(text: string[], sampleRate: 8000 | 16000, voice?: string): Promise<Int16Array[]> {
-  const chunks: Int16Array[] = [];
-  await new Promise<void>((resolve, reject) => {
-    new EspeakTts()
-      .open({ sampleRate, voice }, { onAudio: (pcm) => chunks.push(pcm), onDone: resolve, onError: reject })
-      .then((stream) => {
-        for (const sentence of text) stream.speak(sentence);
-        stream.end();
-      }, reject);
-  });
-  return chunks;
-}
+const speak = (text: string[], sampleRate: 8000 | 16000, voice?: string): Promise<Int16Array> =>
+  synthesize(new EspeakTts(), text, { sampleRate, voice });
 
-const concat = (chunks: Int16Array[]): Int16Array => {
-  const all = new Int16Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  chunks.reduce((at, chunk) => (all.set(chunk, at), at + chunk.length), 0);
-  return all;
-};
+const transcribe = (samples: Int16Array, sampleRate: number): Promise<Transcript[]> =>
+  recognize(new PocketsphinxStt(), samples, { sampleRate });
 
 const rms = (samples: Int16Array): number => Math.sqrt(samples.reduce((sum, s) => sum + s * s, 0) / samples.length);
-
-async function transcribe(samples: Int16Array, sampleRate: number): Promise<Transcript[]> {
-  const transcripts: Transcript[] = [];
-  const errors: Error[] = [];
-  const stream = await new PocketsphinxStt().open(
-    { sampleRate, language: 'en-US' },
-    { onTranscript: (t) => transcripts.push(t), onError: (e) => errors.push(e) },
-  );
-  // 20 ms frames, as a call pushes them.
-  const frame = sampleRate / 50;
-  for (let i = 0; i < samples.length; i += frame) stream.push(samples.subarray(i, i + frame));
-  await stream.close();
-  expect(errors).toEqual([]);
-  return transcripts;
-}
 
 describe('rational resampler', () => {
   it.each([
@@ -101,17 +75,23 @@ describe('speech tools', () => {
 
 describe('espeak-ng text-to-speech', () => {
   it.each([8000, 16000] as const)('speaks "hello world" and a longer sentence as PCM at %i Hz', async (rate) => {
-    const hello = concat(await speak(['hello world'], rate));
+    const hello = await speak(['hello world'], rate);
     // About a second of speech (1.05 s measured on bookworm's 1.51 at 175 words per minute).
     expect(hello.length / rate).toBeGreaterThan(0.6);
     expect(hello.length / rate).toBeLessThan(1.8);
     expect(rms(hello)).toBeGreaterThan(500);
 
-    const chunks = await speak(
-      ['Hello world.', 'Your appointment is confirmed for Tuesday at three in the afternoon.'],
-      rate,
-    );
-    const long = concat(chunks);
+    const chunks: Int16Array[] = [];
+    await new Promise<void>((resolve, reject) => {
+      new EspeakTts()
+        .open({ sampleRate: rate }, { onAudio: (pcm) => chunks.push(pcm), onDone: resolve, onError: reject })
+        .then((stream) => {
+          stream.speak('Hello world.');
+          stream.speak('Your appointment is confirmed for Tuesday at three in the afternoon.');
+          stream.end();
+        }, reject);
+    });
+    const long = joinChunks(chunks);
     expect(long.length / rate).toBeGreaterThan(3.5);
     expect(long.length / rate).toBeLessThan(8);
     expect(rms(long)).toBeGreaterThan(500);
@@ -173,13 +153,13 @@ describe('PocketSphinx speech-to-text', () => {
     // Deterministic for the same binaries and input. Measured on bookworm (espeak-ng 1.51,
     // pocketsphinx 0.8+5prealpha+1-15): the Klatt voice comes back word for word,
     // "hello world" in the default voice too.
-    const klatt = concat(await speak(['yes that is correct thank you'], 16000, 'en-us+klatt'));
+    const klatt = await speak(['yes that is correct thank you'], 16000, 'en-us+klatt');
     const [heard] = await transcribe(klatt, 16000);
     expect(heard).toMatchObject({ isFinal: true, speechFinal: true, start: 0 });
     expect(heard?.end).toBeCloseTo(klatt.length / 16000, 3);
     expect(heard?.text).toBe('yes that is correct thank you');
 
-    const hello = await transcribe(concat(await speak(['hello world'], 16000)), 16000);
+    const hello = await transcribe(await speak(['hello world'], 16000), 16000);
     expect(hello.map((t) => t.text)).toEqual(['hello world']);
   });
 
@@ -189,7 +169,7 @@ describe('PocketSphinx speech-to-text', () => {
       { sampleRate: 16000, language: 'en' },
       { onTranscript: (t) => transcripts.push(t) },
     );
-    const hello = concat(await speak(['hello world'], 16000));
+    const hello = await speak(['hello world'], 16000);
     stream.push(hello);
     stream.finalize();
     stream.push(new Int16Array(800)); // 50 ms: below the 200 ms minimum
@@ -208,7 +188,7 @@ describe('PocketSphinx speech-to-text', () => {
     // "i would like to book a table for two people" -> "i was like a book a table for two people",
     // "hello world" -> "hello world". Without the band fill: "what" and "hua".
     const phone = async (text: string) => {
-      const spoken = concat(await speak([text], 8000, 'en-us+klatt'));
+      const spoken = await speak([text], 8000, 'en-us+klatt');
       const heard = await transcribe(mulawToPcm16(pcm16ToMulaw(spoken)), 8000);
       expect(heard).toHaveLength(1);
       expect(heard[0]).toMatchObject({ isFinal: true, start: 0, end: spoken.length / 8000 });

@@ -1,0 +1,60 @@
+import { EspeakTts } from '../../voice/speech/espeak-tts';
+import { synthesize } from '../../voice/speech/whole';
+import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent } from '../../voice/vad';
+import { tone } from './audio-helpers';
+
+const silence = (seconds: number) => new Int16Array(Math.round(VAD_SAMPLE_RATE * seconds));
+
+/** Feeds audio in 20 ms frames, as a call does, and returns the events once every window is judged. */
+async function detect(parts: Int16Array[], settings = {}): Promise<VadEvent[]> {
+  const events: VadEvent[] = [];
+  const errors: Error[] = [];
+  const vad = await VoiceActivityDetector.create(
+    { onEvent: (event) => events.push(event), onError: (error) => errors.push(error) },
+    settings,
+  );
+  for (const part of parts) for (let i = 0; i < part.length; i += 160) vad.push(part.subarray(i, i + 160));
+  await vad.idle();
+  expect(errors).toEqual([]);
+  return events;
+}
+
+describe('Silero voice activity detection', () => {
+  let speech: Int16Array;
+  beforeAll(async () => {
+    speech = await synthesize(new EspeakTts(), ['Hello, I would like to book a table for two.'], { sampleRate: 8000 });
+  });
+
+  it('finds the start and end of speech between silences', async () => {
+    const seconds = speech.length / VAD_SAMPLE_RATE;
+    const events = await detect([silence(1), speech, silence(1.5)]);
+    expect(events.map((event) => event.type)).toEqual(['start', 'stop']);
+    const [start, stop] = events as [VadEvent, VadEvent];
+    // espeak-ng leaves a few tens of milliseconds of silence around its speech.
+    expect(start.at).toBeGreaterThan(0.9);
+    expect(start.at).toBeLessThan(1.25);
+    expect(stop.at).toBeGreaterThan(1 + seconds - 0.4);
+    expect(stop.at).toBeLessThan(1 + seconds + 0.15);
+  });
+
+  it('hears nothing in silence or in a steady tone', async () => {
+    expect(await detect([silence(3)])).toEqual([]);
+    expect(await detect([tone(1000, VAD_SAMPLE_RATE, 2, 3000)])).toEqual([]);
+  });
+
+  it('keeps one utterance across a pause shorter than stopSeconds, and splits at a longer one', async () => {
+    const joined = await detect([silence(0.5), speech, silence(0.3), speech, silence(1.2)], { stopSeconds: 0.8 });
+    expect(joined.map((event) => event.type)).toEqual(['start', 'stop']);
+    const split = await detect([silence(0.5), speech, silence(1.2), speech, silence(1.2)], { stopSeconds: 0.5 });
+    expect(split.map((event) => event.type)).toEqual(['start', 'stop', 'start', 'stop']);
+  });
+
+  it('costs well under a millisecond of CPU per 32 ms window', async () => {
+    const audio = [silence(0.5), speech, silence(0.5), speech, silence(0.5)];
+    const windows = audio.reduce((total, part) => total + part.length, 0) / 256;
+    const before = process.cpuUsage();
+    await detect(audio);
+    const used = process.cpuUsage(before);
+    expect((used.user + used.system) / 1000 / windows).toBeLessThan(1);
+  });
+});
