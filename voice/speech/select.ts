@@ -8,6 +8,7 @@ import { EspeakTts } from './espeak-tts';
 import { OpenAiStt } from './openai-stt';
 import { OpenAiTts } from './openai-tts';
 import { PocketsphinxStt } from './pocketsphinx-stt';
+import { isKeyedSpeechProvider, type KeyedSpeechProvider, type OrganizationSpeechKeys } from './speech-keys';
 import type { SpeechToText } from './stt';
 import type { TextToSpeech } from './tts';
 
@@ -16,7 +17,6 @@ export const STT_PROVIDERS = ['deepgram', 'openai', 'pocketsphinx'] as const;
 export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'openai', 'espeak'] as const;
 export type SttProvider = (typeof STT_PROVIDERS)[number];
 export type TtsProvider = (typeof TTS_PROVIDERS)[number];
-type KeyedProvider = Exclude<SttProvider | TtsProvider, 'pocketsphinx' | 'espeak'>;
 
 /** The `workflow_configurations` keys that choose speech (dograh has none that fit, so these are ours). */
 const SpeechChoice = z.object({
@@ -57,30 +57,45 @@ export interface SpeechSelection {
   keyterms: string[];
 }
 
-const keyOf = (config: SpeechConfig): Record<KeyedProvider, string | undefined> => ({
-  deepgram: config.DEEPGRAM_API_KEY,
-  elevenlabs: config.ELEVENLABS_API_KEY,
-  cartesia: config.CARTESIA_API_KEY,
-  openai: config.LLM_API_KEY,
+type SpeechKeys = Record<KeyedSpeechProvider, string | undefined>;
+
+/** The organization's key for each provider, else the environment's. */
+const keysOf = (config: SpeechConfig, organizationKeys: OrganizationSpeechKeys): SpeechKeys => ({
+  deepgram: organizationKeys.deepgram || config.DEEPGRAM_API_KEY,
+  elevenlabs: organizationKeys.elevenlabs || config.ELEVENLABS_API_KEY,
+  cartesia: organizationKeys.cartesia || config.CARTESIA_API_KEY,
+  openai: organizationKeys.openai || config.LLM_API_KEY,
 });
 
 /**
  * The agent's choice (`workflow_configurations`), else the service default (STT_PROVIDER,
  * TTS_PROVIDER), else the first provider with a key, else the offline engines (espeak-ng,
- * PocketSphinx), which need none. Naming a keyed provider without its key is an error.
+ * PocketSphinx), which need none. A provider's key is the organization's own
+ * (`loadOrganizationSpeechKeys`) when it stored one, else the environment's. Naming a keyed
+ * provider that has neither is an error.
  */
-export function selectSpeech(workflowConfigurations: unknown, config: SpeechConfig): SpeechSelection {
+export function selectSpeech(
+  workflowConfigurations: unknown,
+  config: SpeechConfig,
+  organizationKeys: OrganizationSpeechKeys = {},
+): SpeechSelection {
   const parsed = SpeechChoice.safeParse(workflowConfigurations ?? {});
   if (!parsed.success) {
     throw new SpeechProviderError('speech', 'configuration', `workflow_configurations: ${parsed.error.message}`);
   }
   const choice = parsed.data;
-  const keys = keyOf(config);
-  const needsKey = (provider: SttProvider | TtsProvider): provider is KeyedProvider => provider in keys;
-  const hasKey = (provider: SttProvider | TtsProvider): boolean => !needsKey(provider) || Boolean(keys[provider]);
+  const keys = keysOf(config, organizationKeys);
+  const hasKey = (provider: SttProvider | TtsProvider): boolean =>
+    !isKeyedSpeechProvider(provider) || Boolean(keys[provider]);
   const pick = <P extends SttProvider | TtsProvider>(named: P | undefined, all: readonly P[]): P => {
     if (named) {
-      if (!hasKey(named)) throw new SpeechProviderError(named, 'configuration', 'chosen but its API key is not set');
+      if (!hasKey(named)) {
+        throw new SpeechProviderError(
+          named,
+          'configuration',
+          "chosen but its API key is not set (neither the organization's nor the environment's)",
+        );
+      }
       return named;
     }
     // The offline engine is last in `all` and always "has" its key, so something is always found.
@@ -93,25 +108,25 @@ export function selectSpeech(workflowConfigurations: unknown, config: SpeechConf
     .map((term) => term.trim())
     .filter(Boolean);
   return {
-    stt: buildStt(sttName, config),
-    tts: buildTts(ttsName, config),
+    stt: buildStt(sttName, config, keys),
+    tts: buildTts(ttsName, config, keys),
     voice: choice.voice,
     keyterms,
   };
 }
 
-function buildStt(name: SttProvider, config: SpeechConfig): SpeechToText {
+function buildStt(name: SttProvider, config: SpeechConfig, keys: SpeechKeys): SpeechToText {
   if (name === 'pocketsphinx') return new PocketsphinxStt();
-  const key = keyOf(config)[name] ?? '';
+  const key = keys[name] ?? '';
   if (name === 'deepgram') {
     return new DeepgramStt({ apiKey: key, baseUrl: config.DEEPGRAM_BASE_URL, model: config.DEEPGRAM_MODEL });
   }
   return new OpenAiStt({ apiKey: key, baseUrl: config.LLM_BASE_URL, sttModel: config.OPENAI_STT_MODEL });
 }
 
-function buildTts(name: TtsProvider, config: SpeechConfig): TextToSpeech {
+function buildTts(name: TtsProvider, config: SpeechConfig, keys: SpeechKeys): TextToSpeech {
   if (name === 'espeak') return new EspeakTts();
-  const key = keyOf(config)[name] ?? '';
+  const key = keys[name] ?? '';
   switch (name) {
     case 'elevenlabs':
       return new ElevenLabsTts({
