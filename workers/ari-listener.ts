@@ -6,8 +6,11 @@ import type { Logger } from '../platform/logger';
 import { openCredentials } from '../telephony/credentials';
 import type { ProviderContext, StatusEvent } from '../telephony/provider';
 import { openAriEventStream, type AriEventStream } from '../telephony/providers/ari';
+import { AriClient } from '../telephony/providers/ari/client';
 import { ariConfigSchema, type AriConfig } from '../telephony/providers/ari/config';
+import { AriMediaBridge, runIdOfMediaChannel } from '../telephony/providers/ari/media-bridge';
 import type { Secrets } from '../telephony/secrets';
+import { mediaTokenKey, signMediaToken } from '../voice/media-token';
 import { callStatusSignal, callWorkflowId } from '../workflows/definitions';
 
 /** A channel entered our Stasis app without naming a run: an inbound call. */
@@ -60,6 +63,8 @@ const fingerprintOf = (config: AriConfig): string =>
  * connect, changed ones reconnect, deleted ones close), a dropped or refused socket reconnects with
  * exponential backoff, and every status event is mapped to its run and signalled to the run's call
  * workflow. The workflow ignores repeats, so duplicates (several workers, reconnects) are harmless.
+ * The same events bridge each answered call to the media endpoint (AriMediaBridge), whose ids are
+ * the run's, so duplicates there create nothing twice either.
  */
 export class AriListener {
   private readonly connections = new Map<number, AriConnection>();
@@ -165,6 +170,8 @@ class AriConnection {
   /** Channels already tied to a run (by StasisStart args or the run's provider_call_id). */
   private readonly runOfChannel = new Map<string, number>();
   private readonly log: Logger;
+  private readonly media: AriMediaBridge;
+  private readonly mediaKey: Buffer;
 
   constructor(
     private readonly row: TelephonyConfiguration,
@@ -174,6 +181,8 @@ class AriConnection {
   ) {
     this.delayMs = deps.reconnectMs ?? 1000;
     this.log = deps.logger.child({ configurationId: row.id, app: config.stasis_app_name });
+    this.media = new AriMediaBridge(new AriClient(config, { apiBaseUrl: deps.apiBaseUrl }), config);
+    this.mediaKey = mediaTokenKey(deps.secrets);
   }
 
   isOpen(): boolean {
@@ -187,11 +196,10 @@ class AriConnection {
       this.config,
       {
         onStatus: (event) => {
-          this.queue = this.queue
-            .then(() => this.handle(event))
-            .catch((error: unknown) => {
-              this.log.error({ channel: event.providerCallId, error: String(error) }, 'ARI event not delivered');
-            });
+          this.enqueue(
+            () => this.handle(event),
+            (error) => this.log.error({ channel: event.providerCallId, error }, 'ARI event not delivered'),
+          );
         },
         onClose: (code) => {
           this.stream = undefined;
@@ -210,6 +218,10 @@ class AriConnection {
         this.stream = stream;
         this.delayMs = this.deps.reconnectMs ?? 1000;
         this.log.info('ARI events WebSocket open');
+        this.enqueue(
+          () => this.tearDownStranded(),
+          (error) => this.log.warn({ error }, 'stranded ARI media bridges could not be looked up'),
+        );
       },
       (error: unknown) => {
         this.log.warn({ error: String(error), retryInMs: this.delayMs }, 'ARI events WebSocket could not be opened');
@@ -225,6 +237,11 @@ class AriConnection {
     this.stream = undefined;
   }
 
+  /** Events (and the stranded-bridge check) run one after another, in arrival order. */
+  private enqueue(task: () => Promise<void>, onError: (error: string) => void): void {
+    this.queue = this.queue.then(task).catch((error: unknown) => onError(String(error)));
+  }
+
   private retry(): void {
     if (this.closed) return;
     clearTimeout(this.retryTimer);
@@ -235,6 +252,9 @@ class AriConnection {
   private async handle(event: StatusEvent): Promise<void> {
     const channelId = event.providerCallId;
     if (!channelId) return;
+    const mediaRunId = runIdOfMediaChannel(channelId);
+    // Our external media channels enter the Stasis app too: they are neither inbound calls nor call events.
+    if (mediaRunId !== undefined) return this.mediaChannelEvent(mediaRunId, event);
     let run = await this.runOf(channelId, event.raw);
     if (!run && event.raw.type === 'StasisStart') {
       // An inbound call: the handler creates its run (provider_call_id = the channel), which then gets this event too.
@@ -246,6 +266,8 @@ class AriConnection {
       return;
     }
     if (event.raw.type === 'ChannelDestroyed') this.runOfChannel.delete(channelId);
+    // Before the signal, so a Temporal outage does not leave a call without audio or a bridge behind.
+    await this.bridgeMedia(run, channelId, event);
     if (run.isCompleted) return;
     try {
       await this.deps.temporal.workflow
@@ -258,6 +280,59 @@ class AriConnection {
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       this.log.info({ runId: run.id }, 'ARI event for a closed call workflow: ignored');
+    }
+  }
+
+  /**
+   * An answered call channel entered Stasis: bridge it to the media endpoint with a fresh token. The
+   * call channel is gone: tear the bridge down. Failures are logged; the call goes on without audio.
+   */
+  private async bridgeMedia(run: Run, channelId: string, event: StatusEvent): Promise<void> {
+    const context = { runId: run.id, channel: channelId };
+    if (event.raw.type === 'StasisStart' && !run.isCompleted) {
+      const token = signMediaToken(this.mediaKey, { provider: 'ari', runId: run.id });
+      try {
+        const outcome = await this.media.connect(run.id, channelId, token);
+        this.log.info({ ...context, outcome }, 'ARI call bridged; external media channel dialing the media endpoint');
+      } catch (error) {
+        this.log.error({ ...context, error: String(error) }, 'ARI call could not be bridged to the media endpoint');
+      }
+    } else if (event.raw.type === 'ChannelDestroyed' && event.status === 'completed') {
+      // Only answered calls were bridged; a call that never answered has nothing to tear down.
+      await this.tearDown(run.id, 'the call hung up');
+    }
+  }
+
+  /** Events of an external media channel: joining the bridge once connected, or why it ended. */
+  private async mediaChannelEvent(runId: number, event: StatusEvent): Promise<void> {
+    const context = { runId, channel: event.providerCallId };
+    if (event.raw.type === 'StasisStart') {
+      try {
+        const outcome = await this.media.join(runId);
+        this.log.info({ ...context, outcome }, 'ARI external media channel connected');
+      } catch (error) {
+        this.log.error({ ...context, error: String(error) }, 'ARI external media channel could not join its bridge');
+      }
+    } else if (event.raw.type === 'ChannelDestroyed') {
+      // Never answered: Asterisk could not reach the media endpoint, or the endpoint refused it (a bad token).
+      const connected = event.status === 'completed';
+      const cause = event.raw.cause;
+      if (connected) this.log.info(context, 'ARI external media channel ended');
+      else this.log.warn({ ...context, cause }, 'ARI external media channel never connected to the media endpoint');
+    }
+  }
+
+  /** External media channels whose call ended while no listener ran (README "Asterisk media"). */
+  private async tearDownStranded(): Promise<void> {
+    for (const runId of await this.media.strandedRuns()) await this.tearDown(runId, 'its call ended while unobserved');
+  }
+
+  private async tearDown(runId: number, reason: string): Promise<void> {
+    try {
+      await this.media.tearDown(runId);
+      this.log.info({ runId, reason }, 'ARI media bridge torn down');
+    } catch (error) {
+      this.log.error({ runId, reason, error: String(error) }, 'ARI media bridge could not be torn down');
     }
   }
 

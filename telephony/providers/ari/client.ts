@@ -70,7 +70,8 @@ export class AriClient {
     }
   }
 
-  private async request(request: ProviderRequest): Promise<unknown> {
+  /** One authenticated ARI request; the body Asterisk answered (null when empty). */
+  async request(request: ProviderRequest): Promise<unknown> {
     const headers = { authorization: basicAuth(this.config.app_name, this.config.app_password) };
     return (await callProvider('Asterisk', this.origin, this.context, { ...request, headers })).body;
   }

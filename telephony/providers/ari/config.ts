@@ -4,14 +4,23 @@ import type { ProviderField } from '../../provider';
 
 export const DEFAULT_DIAL_STRING_TEMPLATE = 'PJSIP/{number}';
 
+/** The websocket_client.conf connection used when `ws_client_name` is empty (README "Asterisk media"). */
+export const DEFAULT_WS_CLIENT_NAME = 'switchboard';
+
 export const ariConfigSchema = z.object({
   /** Asterisk's HTTP origin, e.g. `http://pbx.example.com:8088` (a trailing `/ari` is accepted). */
   ari_endpoint: z.url({ protocol: /^https?$/ }),
   /** The ARI user (ari.conf). */
   app_name: z.string().min(1),
   app_password: z.string().min(1),
-  /** The websocket_client.conf connection Asterisk uses for external media. */
-  ws_client_name: z.string().default(''),
+  /**
+   * The websocket_client.conf connection Asterisk dials for external media (empty: DEFAULT_WS_CLIENT_NAME).
+   * It becomes part of a dial string, where `/`, `,` and parentheses are separators.
+   */
+  ws_client_name: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]*$/, 'must be a websocket_client.conf connection name (letters, digits, _ . -)')
+    .default(''),
   /** How a number becomes a dial string; `{number}` is replaced by the called number. */
   dial_string_template: z.string().includes('{number}').default(DEFAULT_DIAL_STRING_TEMPLATE),
   /** Server-managed: minted with `mintStasisAppName` when the configuration is created, then kept. */
@@ -55,8 +64,8 @@ export const ariFields: ProviderField[] = [
     name: 'ws_client_name',
     label: 'WebSocket client name',
     type: 'text',
-    description: 'The connection in websocket_client.conf that Asterisk uses to stream call audio.',
-    placeholder: 'switchboard',
+    description: `The connection in websocket_client.conf that Asterisk uses to stream call audio (default ${DEFAULT_WS_CLIENT_NAME}).`,
+    placeholder: DEFAULT_WS_CLIENT_NAME,
     required: false,
     sensitive: false,
   },
