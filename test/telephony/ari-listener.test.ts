@@ -1,8 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
 import request from 'supertest';
-import WebSocket, { WebSocketServer } from 'ws';
 import { createActivities } from '../../activities';
 import { converse } from '../../agent-runtime';
 import { Run } from '../../entities';
@@ -16,22 +13,13 @@ import { definitionWithTrigger, triggerPathOf } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
+import { ARI_PASSWORD, ARI_USER, FakeAsterisk, type ScriptStep } from './helpers/fake-asterisk';
 
 const services = useTestServices();
 const secrets = new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex'));
-const ARI_USER = 'switchboard';
-const ARI_PASSWORD = 'ari-password-value';
-
-/** An event step of a scripted call: after `afterMs`, Asterisk sends this event for the channel. */
-interface Step {
-  afterMs: number;
-  type: 'ChannelStateChange' | 'StasisStart' | 'ChannelDestroyed';
-  state: string;
-  cause?: number;
-}
 
 /** What Asterisk does with a call to each number. */
-const SCRIPTS: Record<string, Step[]> = {
+const SCRIPTS: Record<string, ScriptStep[]> = {
   // Rings, is answered (enters our Stasis app with its args), and hangs up a second later.
   '+15550000001': [
     { afterMs: 50, type: 'ChannelStateChange', state: 'Ringing' },
@@ -45,121 +33,7 @@ const SCRIPTS: Record<string, Step[]> = {
   ],
 };
 
-const ariTime = (ms = Date.now()): string => new Date(ms).toISOString().replace('Z', '+0000');
-
-/**
- * A local Asterisk speaking ARI: `POST /ari/channels/{id}` originates a channel and plays the
- * number's script as events on every events WebSocket of the app (`/ari/events?app=`), Basic auth
- * checked on both; `GET`/`DELETE /ari/channels/{id}` look up and hang up live channels.
- */
-class FakeAsterisk {
-  readonly connections: WebSocket[] = [];
-  /** Upgrades to refuse with 503 before accepting again (Asterisk restarting). */
-  refuseUpgrades = 0;
-  refusedUpgrades = 0;
-  /** The ARI user's password as ari.conf holds it now. */
-  password = ARI_PASSWORD;
-  private readonly live = new Map<string, { app: string; args: string[]; state: string }>();
-  private readonly server: Server;
-  private readonly wss = new WebSocketServer({ noServer: true });
-
-  constructor() {
-    this.server = createServer((req, res) => this.rest(req, res));
-    this.server.on('upgrade', (req: IncomingMessage, socket, head) => {
-      const url = new URL(req.url ?? '', 'http://asterisk');
-      if (url.pathname !== '/ari/events' || !this.authorized(req) || this.refuseUpgrades > 0) {
-        if (this.refuseUpgrades > 0) {
-          this.refuseUpgrades -= 1;
-          this.refusedUpgrades += 1;
-        }
-        socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n');
-        return;
-      }
-      this.wss.handleUpgrade(req, socket, head, (ws) => {
-        (ws as WebSocket & { app?: string }).app = url.searchParams.get('app') ?? '';
-        this.connections.push(ws);
-      });
-    });
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  openSockets(): WebSocket[] {
-    return this.connections.filter((ws) => ws.readyState === WebSocket.OPEN);
-  }
-
-  /** Drops every events socket, as an Asterisk restart does. */
-  dropAll(): void {
-    for (const ws of this.openSockets()) ws.terminate();
-  }
-
-  /** Sends one event to the app's open sockets. */
-  emit(app: string, event: Record<string, unknown>): void {
-    const text = JSON.stringify({ application: app, timestamp: ariTime(), ...event });
-    for (const ws of this.openSockets()) {
-      if ((ws as WebSocket & { app?: string }).app === app) ws.send(text);
-    }
-  }
-
-  async close(): Promise<void> {
-    for (const ws of this.connections) ws.terminate();
-    this.wss.close();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private authorized(req: IncomingMessage): boolean {
-    return req.headers.authorization === `Basic ${Buffer.from(`${ARI_USER}:${this.password}`).toString('base64')}`;
-  }
-
-  private rest(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? '', 'http://asterisk');
-    const id = /^\/ari\/channels\/([^/]+)$/.exec(url.pathname)?.[1];
-    const answer = (status: number, body?: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));
-    };
-    if (!this.authorized(req)) return answer(401, { message: 'Authentication required' });
-    if (!id) return answer(404, { message: 'Resource not found' });
-    const channel = this.live.get(id);
-    if (req.method === 'GET') return channel ? answer(200, { id, state: channel.state }) : answer(404, {});
-    if (req.method === 'DELETE') {
-      this.live.delete(id);
-      return channel ? answer(204) : answer(404, { message: 'Channel not found' });
-    }
-    if (channel) return answer(409, { message: 'Channel with this id already exists' });
-    const number = (url.searchParams.get('endpoint') ?? '').replace(/^PJSIP\//, '');
-    const app = url.searchParams.get('app') ?? '';
-    const args = (url.searchParams.get('appArgs') ?? '').split(',').filter(Boolean);
-    this.live.set(id, { app, args, state: 'Down' });
-    answer(200, { id, state: 'Down', name: `PJSIP/${number}-00000001`, creationtime: ariTime() });
-    this.play(id, SCRIPTS[number] ?? []);
-  }
-
-  private play(id: string, script: Step[]): void {
-    const started = Date.now();
-    for (const step of script) {
-      setTimeout(() => {
-        const channel = this.live.get(id);
-        if (!channel) return;
-        channel.state = step.state;
-        if (step.type === 'ChannelDestroyed') this.live.delete(id);
-        this.emit(channel.app, {
-          type: step.type,
-          channel: { id, name: 'PJSIP/trunk-00000001', state: step.state, creationtime: ariTime(started) },
-          ...(step.type === 'StasisStart' ? { args: channel.args } : {}),
-          ...(step.cause === undefined ? {} : { cause: step.cause }),
-        });
-      }, step.afterMs);
-    }
-  }
-}
-
-const asterisk = new FakeAsterisk();
+const asterisk = new FakeAsterisk(SCRIPTS);
 let app: ReturnType<typeof buildTestApp>['app'];
 let owner: SignedUp;
 let apiKey: string;
