@@ -20,6 +20,7 @@ import { createCampaignRoutes } from './routes/campaigns';
 import { createHealthRoutes } from './routes/health';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
 import { createRecordingRoutes } from './routes/recordings';
+import { createSpeechCredentialRoutes } from './routes/speech-credentials';
 import { createTelephonyConfigRoutes } from './routes/telephony-configs';
 import { createTelephonyInboundRoutes } from './routes/telephony-inbound';
 import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
@@ -36,6 +37,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createUsageRoutes(deps),
     ...createTelephonyConfigRoutes(deps),
     ...createPhoneNumberRoutes(deps),
+    ...createSpeechCredentialRoutes(deps),
     ...createCallRoutes(deps),
     ...createRecordingRoutes(deps),
     ...createTelephonyWebhookRoutes(deps),

@@ -8,6 +8,7 @@ import { Telephony1795000000200 } from './migrations/1795000000200-Telephony';
 import { AgentTriggersAndRunFilters1795000000500 } from './migrations/1795000000500-AgentTriggersAndRunFilters';
 import { CallIdempotencyKeys1795000000700 } from './migrations/1795000000700-CallIdempotencyKeys';
 import { InboundLookups1795000001100 } from './migrations/1795000001100-InboundLookups';
+import { SpeechCredentials1795000001200 } from './migrations/1795000001200-SpeechCredentials';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -17,6 +18,7 @@ export const migrations = [
   AgentTriggersAndRunFilters1795000000500,
   CallIdempotencyKeys1795000000700,
   InboundLookups1795000001100,
+  SpeechCredentials1795000001200,
 ];
 
 export interface DataSourceOptions {

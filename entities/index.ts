@@ -12,6 +12,7 @@ import { Organization } from './organization.entity';
 import { PhoneNumber } from './phone-number.entity';
 import { Run } from './run.entity';
 import { SimulatorCall } from './simulator-call.entity';
+import { SpeechCredential } from './speech-credential.entity';
 import { TelephonyConfiguration } from './telephony-configuration.entity';
 import { User } from './user.entity';
 
@@ -30,6 +31,7 @@ export {
   PhoneNumber,
   Run,
   SimulatorCall,
+  SpeechCredential,
   TelephonyConfiguration,
   User,
 };
@@ -49,6 +51,7 @@ export const entities = [
   PhoneNumber,
   Run,
   SimulatorCall,
+  SpeechCredential,
   TelephonyConfiguration,
   User,
 ];

@@ -118,6 +118,17 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   },
   // Last: deleting the configuration deletes its numbers.
   { method: 'delete', path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}` },
+  // Keyed by provider, not id: A has a deepgram key, B has none.
+  { method: 'get', path: () => '/api/v1/organizations/speech-credentials/deepgram' },
+  { method: 'delete', path: () => '/api/v1/organizations/speech-credentials/deepgram' },
+];
+
+/**
+ * Routes with a path parameter that is not one of A's resources: the same path names each
+ * organization's own row, so B's call acts on B's. Their isolation is tested in their own file.
+ */
+const notIdScoped = [
+  'PUT /organizations/speech-credentials/{provider}', // test/api/speech-credentials.test.ts, "another organization"
 ];
 
 /** Creates one of each resource in the organization of `owner`. */
@@ -127,6 +138,11 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
   const { id: phoneNumberId } = await createPhoneNumber(app, owner.token, telephonyConfigId, {
     address: '+14155550998',
   });
+  await request(app)
+    .put('/api/v1/organizations/speech-credentials/deepgram')
+    .auth(owner.token, { type: 'bearer' })
+    .send({ api_key: 'deepgram-key-of-a' })
+    .expect(201);
   const agent = await createAgent(app, owner.token, definitionWithTrigger());
   const runId = await insertRun(db.dataSource, {
     workflowId: agent.id,
@@ -222,7 +238,10 @@ describe('the table', () => {
   it('covers every authenticated route that takes an id in its path', () => {
     const { deps } = buildTestApp({ dataSource: db.dataSource, temporal: temporal.client });
     const routesWithIds = createRoutes(deps, createAuthServices(deps)).filter(
-      ({ spec }) => spec.security.length > 0 && spec.path.includes('{'),
+      ({ spec }) =>
+        spec.security.length > 0 &&
+        spec.path.includes('{') &&
+        !notIdScoped.includes(`${spec.method.toUpperCase()} ${spec.path}`),
     );
     for (const { spec } of routesWithIds) {
       const pattern = new RegExp(`^/api/v1${spec.path.replace(/\{\w+\}/g, '[^/]+')}$`);
