@@ -45,6 +45,23 @@ const configSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** Two-track WAV recordings of calls, `<run_id>.wav`; unset: `${DATA_DIR}/recordings`. */
   RECORDINGS_DIR: z.string().min(1).optional(),
+  /** Set: finished recordings are uploaded to this S3 bucket as `${RECORDINGS_S3_PREFIX}<run_id>.wav`. */
+  RECORDINGS_S3_BUCKET: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{3,255}$/, { error: 'must be a bucket name (letters, digits, dots, hyphens, underscores)' })
+    .optional(),
+  RECORDINGS_S3_PREFIX: z
+    .string()
+    .refine((value) => !value.startsWith('/'), { error: 'must not start with /' })
+    .default('recordings/'),
+  /** An S3-compatible server (MinIO, Ceph, R2…); unset: AWS S3 of S3_REGION. */
+  S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Both or neither; unset: the AWS SDK's default credential chain (AWS_* variables, profiles, instance roles). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** `true`: `<endpoint>/<bucket>/<key>` URLs instead of `<bucket>.<endpoint>/<key>` (MinIO and most self-hosted servers). */
+  S3_FORCE_PATH_STYLE: envBoolean(false),
 
   /** Unset: `npm start` runs `temporal server start-dev` on TEMPORAL_PORT. */
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
@@ -162,6 +179,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (Boolean(parsed.ADMIN_EMAIL) !== Boolean(parsed.ADMIN_PASSWORD)) {
     throw new ConfigError(['ADMIN_EMAIL, ADMIN_PASSWORD: set both or neither']);
+  }
+  if (Boolean(parsed.S3_ACCESS_KEY_ID) !== Boolean(parsed.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError(['S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither']);
   }
   const { user, password, database } = EMBEDDED_DATABASE;
   return {

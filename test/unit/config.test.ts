@@ -58,3 +58,71 @@ describe('parseConfig', () => {
     );
   });
 });
+
+describe('recording storage settings', () => {
+  it('keeps recordings on local disk by default, with S3 defaults ready for a bucket', () => {
+    const config = parseConfig({ DATA_DIR: '/var/lib/sb' });
+    expect(config).toMatchObject({
+      RECORDINGS_DIR: '/var/lib/sb/recordings',
+      RECORDINGS_S3_PREFIX: 'recordings/',
+      S3_REGION: 'us-east-1',
+      S3_FORCE_PATH_STYLE: false,
+    });
+    for (const unset of ['RECORDINGS_S3_BUCKET', 'S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const)
+      expect(config[unset]).toBeUndefined();
+  });
+
+  it('reads an S3-compatible server with its keys and path-style URLs', () => {
+    const config = parseConfig({
+      RECORDINGS_S3_BUCKET: 'call-recordings',
+      RECORDINGS_S3_PREFIX: 'prod/calls/',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_REGION: 'eu-west-3',
+      S3_ACCESS_KEY_ID: 'minioadmin',
+      S3_SECRET_ACCESS_KEY: 'minio-secret',
+      S3_FORCE_PATH_STYLE: 'yes',
+    });
+    expect(config).toMatchObject({
+      RECORDINGS_S3_BUCKET: 'call-recordings',
+      RECORDINGS_S3_PREFIX: 'prod/calls/',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_REGION: 'eu-west-3',
+      S3_ACCESS_KEY_ID: 'minioadmin',
+      S3_SECRET_ACCESS_KEY: 'minio-secret',
+      S3_FORCE_PATH_STYLE: true,
+    });
+  });
+
+  it('refuses a bad bucket, prefix, endpoint or path-style flag, naming each and echoing no value', () => {
+    let error: unknown;
+    try {
+      parseConfig({
+        RECORDINGS_S3_BUCKET: 'my bucket/x',
+        RECORDINGS_S3_PREFIX: '/recordings/',
+        S3_ENDPOINT: 'ftp://files.example',
+        S3_FORCE_PATH_STYLE: 'sometimes',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems.map((p) => p.split(':')[0])).toEqual([
+      'RECORDINGS_S3_BUCKET',
+      'RECORDINGS_S3_PREFIX',
+      'S3_ENDPOINT',
+      'S3_FORCE_PATH_STYLE',
+    ]);
+    expect(message).not.toContain('my bucket');
+    expect(message).not.toContain('files.example');
+  });
+
+  it('takes the access key and its secret together or not at all (then the SDK default chain)', () => {
+    expect(() => parseConfig({ S3_ACCESS_KEY_ID: 'AKIA0000' })).toThrow(
+      'S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither',
+    );
+    expect(() => parseConfig({ S3_SECRET_ACCESS_KEY: 'only-the-secret' })).toThrow(/set both or neither/);
+    // Empty values are unset, as in most .env files.
+    expect(parseConfig({ S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '' }).S3_ACCESS_KEY_ID).toBeUndefined();
+  });
+});
