@@ -40,6 +40,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** 416 with the `Content-Range` RFC 9110 asks for (`bytes` star slash size), so clients learn the size. */
+export class RangeNotSatisfiableError extends AppError {
+  constructor(size: number) {
+    super(416, 'Range not satisfiable', { 'Content-Range': `bytes */${size}` });
+  }
+}
+
 /** 429 with `Retry-After` in whole seconds (at least 1), so clients know when to try again. */
 export class TooManyRequestsError extends AppError {
   constructor(detail: string, retryAfterSeconds: number) {

@@ -5,6 +5,7 @@ import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { loadSecrets } from '../telephony/secrets';
+import { createRecordingStore } from '../voice/recording-store';
 import { createApp } from './app';
 import { attachMediaServer } from './media/media-server';
 import { createMetrics } from './metrics';
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   const media = attachMediaServer(server, {
     dataSource,
     secrets: loadSecrets(cfg),
-    recordingsDir: cfg.RECORDINGS_DIR,
+    recordings: createRecordingStore(cfg, logger),
     logger,
   });
   await once(server, 'listening');

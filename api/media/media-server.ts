@@ -7,7 +7,8 @@ import type { Logger } from '../../platform/logger';
 import type { Secrets } from '../../telephony/secrets';
 import { MediaSession } from '../../voice/media-session';
 import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';
-import { recordingPath, recordingUrl } from '../../voice/recordings';
+import type { RecordingStore } from '../../voice/recording-store';
+import { recordingUrl } from '../../voice/recordings';
 import { TwoTrackRecorder } from '../../voice/two-track-recorder';
 import { API_PREFIX } from '../openapi';
 import { ariStream } from './ari-stream';
@@ -45,7 +46,8 @@ const SERVED_PROVIDERS: ReadonlyMap<string, ProviderStreamFactory> = new Map([
 export interface MediaServerDeps {
   dataSource: DataSource;
   secrets: Pick<Secrets, 'deriveKey'>;
-  recordingsDir: string;
+  /** Where each call is recorded while it runs, and kept once it ends (local disk or S3). */
+  recordings: RecordingStore;
   logger: Logger;
   /** Hears every session as it opens (the speech pipeline, later; tests). */
   onSession?: (session: MediaSession) => void;
@@ -54,7 +56,7 @@ export interface MediaServerDeps {
 export interface MediaServer {
   /** Open media sessions by run id. */
   readonly sessions: ReadonlyMap<number, MediaSession>;
-  /** Closes every media socket (going away) and waits for their recordings to be closed. */
+  /** Closes every media socket (going away) and waits for their recordings to be closed and kept. */
   close(): Promise<void>;
 }
 
@@ -124,7 +126,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     const { run, stream: streamOf } = await admit(request);
     let recorder: TwoTrackRecorder;
     try {
-      recorder = await TwoTrackRecorder.create(recordingPath(deps.recordingsDir, run.id));
+      recorder = await TwoTrackRecorder.create(deps.recordings.localPath(run.id));
     } catch (error) {
       claimed.delete(run.id);
       throw error;
@@ -144,6 +146,8 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
       const stream = streamOf(ws, log);
       const session = new MediaSession(run.id, stream.transport, recorder, async (closed) => {
         sessions.delete(run.id);
+        // Kept (uploaded to S3) before recording_url is set: the route never looks for one mid-upload.
+        await deps.recordings.keep(run.id);
         await deps.dataSource
           .getRepository(Run)
           .update({ id: run.id }, { recordingUrl: recordingUrl(run.workflowId, run.id) });

@@ -9,6 +9,7 @@ import { attachMediaServer, type MediaServer } from '../../api/media/media-serve
 import { Run } from '../../entities';
 import { createLogger } from '../../platform/logger';
 import { Secrets } from '../../telephony/secrets';
+import { DiskRecordingStore } from '../../voice/disk-recording-store';
 import { alawToPcm16, mulawToPcm16, pcm16ToAlaw, pcm16ToMulaw } from '../../voice/codecs';
 import type { MediaSession } from '../../voice/media-session';
 import { mediaStreamUrl, mediaTokenKey, signMediaToken } from '../../voice/media-token';
@@ -59,7 +60,7 @@ beforeAll(async () => {
   media = attachMediaServer(http, {
     dataSource: services.db.dataSource,
     secrets,
-    recordingsDir,
+    recordings: new DiskRecordingStore(recordingsDir),
     logger: createLogger('silent', 'media-test'),
     onSession: (session) => sessions.push(session),
   });

@@ -8,6 +8,7 @@ import { attachMediaServer, MAX_FRAME_BYTES, type MediaServer } from '../../api/
 import { Run } from '../../entities';
 import { createLogger } from '../../platform/logger';
 import { Secrets } from '../../telephony/secrets';
+import { DiskRecordingStore } from '../../voice/disk-recording-store';
 import { mulawToPcm16, pcm16ToMulaw } from '../../voice/codecs';
 import type { MediaSession } from '../../voice/media-session';
 import { mediaStreamUrl, mediaTokenKey, signMediaToken } from '../../voice/media-token';
@@ -45,7 +46,7 @@ beforeAll(async () => {
   media = attachMediaServer(http, {
     dataSource: services.db.dataSource,
     secrets,
-    recordingsDir,
+    recordings: new DiskRecordingStore(recordingsDir),
     logger: createLogger('silent', 'media-test'),
     onSession: (session) => sessions.push(session),
   });
