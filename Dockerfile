@@ -58,6 +58,11 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 
+# Calls are recorded here while they run, and kept here unless RECORDINGS_S3_BUCKET is set: the one directory the
+# runtime user writes (docker-compose.yml mounts a volume on it).
+ENV RECORDINGS_DIR=/var/lib/switchboard/recordings
+RUN mkdir -p /var/lib/switchboard/recordings && chown -R node:node /var/lib/switchboard
+
 USER node
 
 # 8000: HTTP API. 9464: worker Prometheus metrics (WORKER_METRICS_PORT).
