@@ -1,6 +1,6 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { IANAZone } from 'luxon';
 import type { CsvHeader } from './csv-header';
+import { e164 } from './phone-number';
 import { RowProblems } from './row-problems';
 
 /** Distinct timezone values remembered; a file with more simply checks the rest each time. */
@@ -62,17 +62,4 @@ export class ContactRows {
     }
     return valid;
   }
-}
-
-/**
- * The number in E.164, or null. It must be written with `+` and the country code (a national number
- * is ambiguous and refused, not guessed); spaces, dots, dashes and parentheses are allowed and
- * dropped. libphonenumber-js checks the country's numbering plan.
- */
-export function e164(cell: string): string | null {
-  const value = cell.trim();
-  if (!value.startsWith('+')) return null;
-  const parsed = parsePhoneNumberFromString(value, { extract: false });
-  if (!parsed || parsed.ext || !parsed.isValid()) return null;
-  return parsed.number;
 }
