@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   GetObjectCommand,
   HeadObjectCommand,
@@ -48,8 +49,6 @@ async function fileMd5(path: string): Promise<string> {
   return hash.digest('base64');
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Recordings in an S3 bucket as `<prefix><run_id>.wav`. They are recorded on local disk, uploaded
  * when the call ends, and the local copy is removed once S3 has accepted the upload. A recording whose
@@ -79,7 +78,7 @@ export class S3RecordingStore implements RecordingStore {
     this.retryDelaysMs = options.retryDelaysMs ?? UPLOAD_RETRY_DELAYS_MS;
   }
 
-  key(runId: number): string {
+  private key(runId: number): string {
     return `${this.prefix}${runId}.wav`;
   }
 
