@@ -196,6 +196,8 @@ class AriConnection {
       this.config,
       {
         onStatus: (event) => {
+          // A closed connection (configuration changed or deleted, worker stopping) acts on nothing more.
+          if (this.closed) return;
           this.enqueue(
             () => this.handle(event),
             (error) => this.log.error({ channel: event.providerCallId, error }, 'ARI event not delivered'),

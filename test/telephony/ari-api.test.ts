@@ -181,3 +181,14 @@ describe('inbound, webhooks and readiness', () => {
     expect(ari.readiness([])).toEqual({ ready: true });
   });
 });
+
+describe('configuration', () => {
+  it.each(['switchboard', 'media_connection1', 'sb-media.2', ''])('accepts the ws_client_name %j', (name) => {
+    expect(ariProvider.configSchema.safeParse({ ...config, ws_client_name: name }).success).toBe(true);
+  });
+
+  // The name goes into the dial string WebSocket/<name>/c(ulaw)v(…), where these are separators.
+  it.each(['media/1', 'a,b', 'v(x)', 'two words'])('refuses the ws_client_name %j', (name) => {
+    expect(ariProvider.configSchema.safeParse({ ...config, ws_client_name: name }).success).toBe(false);
+  });
+});

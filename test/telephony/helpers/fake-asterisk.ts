@@ -110,14 +110,30 @@ export class FakeAsterisk {
     }
   }
 
-  /** A call the dialplan sends into `app` (`Stasis(app)`): a live channel in Stasis, state Ring. */
-  ring(app: string, id: string, exten: string, caller: string): void {
-    const channel = this.channel(id, app, [], 'Ring', `PJSIP/trunk-${id}`);
+  /**
+   * A channel entering `app`: an answered outbound call (state Up, our `run_id=…` args) or a call
+   * the dialplan sends (`Stasis(app)`, state Ring, with its extension and caller).
+   */
+  enterStasis(
+    app: string,
+    id: string,
+    {
+      state = 'Up',
+      args = [],
+      exten,
+      caller,
+    }: { state?: string; args?: string[]; exten?: string; caller?: string } = {},
+  ): void {
+    const channel = this.channels.get(id) ?? this.channel(id, app, args, state, `PJSIP/trunk-${id}`);
     channel.inStasis = true;
     this.emit(app, {
       type: 'StasisStart',
-      args: [],
-      channel: { ...this.json(channel), caller: { name: '', number: caller }, dialplan: { exten } },
+      args,
+      channel: {
+        ...this.json(channel),
+        ...(caller === undefined ? {} : { caller: { name: '', number: caller } }),
+        ...(exten === undefined ? {} : { dialplan: { context: 'from-trunk', exten, priority: 1 } }),
+      },
     });
   }
 
