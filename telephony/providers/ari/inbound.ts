@@ -46,9 +46,9 @@ export const ariInbound: InboundWebhooks = {
 };
 
 /**
- * Answers the channel (it is in our Stasis app, so ARI may); the external-media bridge that carries
- * its audio to the media endpoint is the live-audio work of issue 8. Refusing hangs the channel up
- * as busy, the one refusal reason every supported Asterisk accepts.
+ * Answers the channel (it is in our Stasis app, so ARI may); the worker's ARI listener then bridges
+ * it to the media endpoint (media-bridge.ts). Refusing hangs the channel up as busy, the one refusal
+ * reason every supported Asterisk accepts.
  */
 export function ariAnswering(
   config: AriConfig,
