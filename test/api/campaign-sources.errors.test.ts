@@ -117,6 +117,16 @@ describe('POST /campaign/sources refuses (400)', () => {
     });
   });
 
+  it('a duplicate far from the number it repeats, at the end of a longer file', async () => {
+    const roomy = services.server({ CSV_MAX_BYTES: String(1024 * 1024) });
+    const res = await uploadCsv(
+      csvWith(3000, (row) => (row === 3000 ? '+1 415 555 0002' : undefined)),
+      roomy,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/^Duplicate phone numbers found in row 3000\. /);
+  });
+
   it('many duplicates: the first 10 rows and the count', async () => {
     const res = await uploadCsv(csvWith(40, (row) => (row > 20 ? '+14155550001' : undefined)));
     expect(res.status).toBe(400);

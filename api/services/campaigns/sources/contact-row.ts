@@ -1,6 +1,7 @@
 import { IANAZone } from 'luxon';
 import type { CsvHeader } from './csv-header';
 import { e164 } from './phone-number';
+import { RepeatFilter } from './repeat-filter';
 import { RowProblems } from './row-problems';
 
 /** Distinct timezone values remembered; a file with more simply checks the rest each time. */
@@ -17,6 +18,8 @@ export class ContactRows {
   readonly invalidTimezones = new RowProblems();
   /** PostgreSQL's jsonb cannot store U+0000. */
   readonly nulCharacters = new RowProblems();
+  /** Whether some number may repeat an earlier one: only then are duplicates looked for. */
+  readonly repeats = new RepeatFilter();
   rowCount = 0;
   private readonly zones = new Map<string, boolean>();
   private readonly sourcePrefix: string;
@@ -42,6 +45,7 @@ export class ContactRows {
     if (timezone !== '' && !this.isZone(timezone)) this.invalidTimezones.add(rowNumber);
     if (this.header.contextColumns.some(([index]) => cells[index]?.includes('\0'))) this.nulCharacters.add(rowNumber);
     if (phone === null || this.hasProblems) return null;
+    this.repeats.add(phone);
 
     let context = '{';
     for (const [index, key] of this.header.contextColumns) {

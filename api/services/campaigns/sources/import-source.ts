@@ -117,12 +117,14 @@ async function copyContacts(
   if (problems.length > 0) throw new BadRequestError(problems.join(' '));
   if (rows.rowCount === 0) throw new BadRequestError(EMPTY_FILE);
 
-  const duplicateError = rowsError(
-    'Duplicate phone numbers found',
-    await duplicateRows(client, sourceId),
-    'Each repeats the number of an earlier row; phone numbers in a contact list must be unique.',
-  );
-  if (duplicateError) throw new BadRequestError(duplicateError);
+  if (rows.repeats.mayHaveRepeats) {
+    const duplicateError = rowsError(
+      'Duplicate phone numbers found',
+      await duplicateRows(client, sourceId),
+      'Each repeats the number of an earlier row; phone numbers in a contact list must be unique.',
+    );
+    if (duplicateError) throw new BadRequestError(duplicateError);
+  }
 
   await client.query('UPDATE campaign_sources SET total_rows = $2, columns = $3 WHERE id = $1', [
     sourceId,
@@ -159,7 +161,10 @@ function malformed(error: CsvError): string {
   return `Malformed CSV at row ${row}${line}: ${problem}`;
 }
 
-/** Rows (numbered from 1) whose number already appeared in an earlier row, found by PostgreSQL. */
+/**
+ * Rows (numbered from 1) whose number already appeared in an earlier row, found by PostgreSQL:
+ * exact, whatever the file size, but a sort of every new row (about 1 s for a million).
+ */
 async function duplicateRows(client: PoolClient, sourceId: string): Promise<RowProblems> {
   const { rows } = await client.query<{ row_number: number; total: string }>(
     `SELECT row_number, count(*) OVER () AS total
