@@ -84,6 +84,13 @@ describe('e164', () => {
     expect(e164(cell)).toBeNull();
   });
 
+  it("refuses numbers that only match their country's general pattern, which the 'min' metadata accepted", () => {
+    for (const cell of ['+49500940824', '+5543254324', '+812585939937']) {
+      expect(minMetadataE164(cell)).toBe(cell);
+      expect(e164(cell)).toBeNull();
+    }
+  });
+
   it("gives libphonenumber-js's own answer for every sampled cell", () => {
     const cells = sampleCells();
     const differing = cells.filter((cell) => e164(cell) !== libraryE164(cell.trim()));
