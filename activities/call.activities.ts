@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { ConversationResult, Converse } from '../agent-runtime/contract';
-import { Agent, AgentVersion, Run, TelephonyConfiguration } from '../entities';
+import { conversationInput } from '../agent-runtime/conversation-input';
+import { Run, TelephonyConfiguration } from '../entities';
+import { loadConversationSource } from '../api/services/calls/conversation-source';
 import { chargeUsd } from '../api/services/runs/run-queries';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
@@ -41,14 +43,6 @@ const toUpdate = (event: StatusEvent): CallStatusUpdate => ({
   providerCallId: event.providerCallId,
   durationSeconds: event.durationSeconds,
 });
-
-/** `call_disposition_codes.disposition_codes` holds strings, or objects naming a `code`. */
-const dispositionCodes = (agent: Agent): string[] =>
-  agent.callDispositionCodes.disposition_codes.flatMap((entry) => {
-    if (typeof entry === 'string') return [entry];
-    const code = (entry as { code?: unknown } | null)?.code;
-    return typeof code === 'string' ? [code] : [];
-  });
 
 export function createCallActivities({ dataSource, secrets, settings, converse }: CallActivityDeps) {
   const runs = dataSource.getRepository(Run);
@@ -125,27 +119,15 @@ export function createCallActivities({ dataSource, secrets, settings, converse }
     /** Runs the agent's conversation with the callee of the connected call. */
     async runConversation({ runId, maxDurationSeconds }: { runId: number; maxDurationSeconds: number }) {
       const run = await loadRun(runId);
-      const version = await dataSource.getRepository(AgentVersion).findOneByOrFail({ id: run.definitionId });
-      const agent = await dataSource.getRepository(Agent).findOneByOrFail({ id: run.workflowId });
+      const source = await loadConversationSource(dataSource, run);
       const configuration = await configurationOf(run);
       // Heartbeats tell Temporal this worker is alive, so a conversation lost with a killed worker is
       // retried after the heartbeat timeout rather than after max_call_duration.
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), CONVERSATION_HEARTBEAT_MS);
       try {
-        return await converse(
-          {
-            runId,
-            definition: version.workflowDefinition,
-            workflowConfigurations: version.workflowConfigurations,
-            templateContextVariables: version.templateContextVariables,
-            initialContext: run.initialContext,
-            dispositionCodes: dispositionCodes(agent),
-            maxDurationSeconds,
-            callee: { kind: 'simulated', talkSeconds: talkSecondsOf(configuration, maxDurationSeconds) },
-          },
-          { llm: settings.llm },
-        );
+        const callee = { kind: 'simulated' as const, talkSeconds: talkSecondsOf(configuration, maxDurationSeconds) };
+        return await converse(conversationInput(source, maxDurationSeconds, callee), { llm: settings.llm });
       } finally {
         clearInterval(beat);
       }
@@ -178,6 +160,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse }
             ...run.logs,
             transcript: conversation?.transcript ?? [],
             ...(conversation ? { node_path: conversation.nodePath, ended_by: conversation.endedBy } : {}),
+            ...(conversation?.turnLatency ? { turn_latency: conversation.turnLatency } : {}),
           },
           transcriptUrl: conversation ? transcriptUrl(run.workflowId, runId) : null,
           usageInfo: {

@@ -32,6 +32,9 @@ export { utteranceSeconds } from './simulated-party';
 /** Agent turns before a call is cut off as overrunning, whatever the clock says. */
 export const MAX_TURNS = 50;
 
+/** What the agent says when a live caller has been silent for `max_user_idle_timeout`. */
+export const IDLE_REMINDER = 'Are you still there?';
+
 /** The disposition when the agent has no codes to choose from (dograh's EndTaskReason values). */
 const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
   end_node: 'completed',
@@ -74,6 +77,14 @@ export const converse: Converse = async (input, deps) => {
     record(spoken);
     return spoken;
   };
+  /** The caller's next words; a silent caller is asked whether they are still there. False when the call is over. */
+  const hear = async (node: ConversationNode): Promise<boolean> => {
+    for (;;) {
+      const heard = await party.listen();
+      if (!heard.idle) return record(heard);
+      if ((await say(node, IDLE_REMINDER)).over) return false;
+    }
+  };
   const request = (node: ConversationNode, calleeRepliesInNode: number): TurnRequest => {
     const nodePrompt = render(node.data.prompt);
     const globalPrompt = graph.globalPromptFor(node);
@@ -111,7 +122,7 @@ export const converse: Converse = async (input, deps) => {
   let turns = 0;
   const { greeting, greeting_type } = node.data;
   if (greeting && greeting_type === 'text' && !(await say(node, render(greeting))).over) {
-    if (record(await party.listen())) calleeReplies = 1;
+    if (await hear(node)) calleeReplies = 1;
   }
   while (!endedBy) {
     if (graph.isTerminal(node)) {
@@ -144,7 +155,7 @@ export const converse: Converse = async (input, deps) => {
       // Interrupted: the caller is talking, so the agent hears them out before it speaks again.
       if (!interrupted) continue;
     }
-    if (!record(await party.listen())) break;
+    if (!(await hear(node))) break;
     calleeReplies += 1;
   }
   // The node the call ended in gets its extraction too, however the call ended.

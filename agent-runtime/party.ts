@@ -25,6 +25,8 @@ export interface Spoken {
   interrupted?: boolean;
   /** The call is over (before or during the utterance), and why. */
   over?: EndedBy;
+  /** Listening: the caller stayed silent too long; the agent checks they are still there, then listens again. */
+  idle?: boolean;
 }
 
 /** One agent reply being spoken. */

@@ -6,9 +6,11 @@ import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { loadSecrets } from '../telephony/secrets';
 import { createRecordingStore } from '../voice/recording-store';
+import { callSettingsFrom } from '../activities/call-settings';
+import { startLiveConversation } from '../voice/pipeline/live-conversation';
 import { createApp } from './app';
 import { attachMediaServer } from './media/media-server';
-import { createMetrics } from './metrics';
+import { createMetrics, observeTurn } from './metrics';
 import { ensureAdminUser } from './services/admin-user';
 
 /** API process: config → PostgreSQL → Temporal client (lazy) → Koa; SIGTERM drains and closes. */
@@ -25,15 +27,32 @@ async function main(): Promise<void> {
   // Lazy: the API starts (and answers 503 on Temporal routes) while Temporal is still coming up.
   const connection = Connection.lazy({ address: cfg.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
-  const app = createApp({ config: cfg, dataSource, temporal, logger, metrics: createMetrics() });
+  const metrics = createMetrics();
+  const app = createApp({ config: cfg, dataSource, temporal, logger, metrics });
+  const secrets = loadSecrets(cfg);
+  /** Conversations on open media streams: shutdown waits (a little) for them to report their results. */
+  const conversations = new Set<Promise<void>>();
 
   const server = app.listen(cfg.PORT, cfg.HOST);
   // Provider media streams (WebSocket upgrades) share the API's port and PUBLIC_BASE_URL.
   const media = attachMediaServer(server, {
     dataSource,
-    secrets: loadSecrets(cfg),
+    secrets,
     recordings: createRecordingStore(cfg, logger),
     logger,
+    onSession: (session) => {
+      const conversation = startLiveConversation(session, {
+        dataSource,
+        secrets,
+        temporal,
+        config: cfg,
+        llm: callSettingsFrom(cfg).llm,
+        logger,
+        onLatency: (latency) => observeTurn(metrics, latency),
+      });
+      conversations.add(conversation);
+      void conversation.finally(() => conversations.delete(conversation));
+    },
   });
   await once(server, 'listening');
   logger.info({ port: cfg.PORT, host: cfg.HOST }, 'api listening');
@@ -46,6 +65,8 @@ async function main(): Promise<void> {
     server.close();
     server.closeIdleConnections();
     await media.close();
+    // Ended streams end their conversations; let them tell their call workflows.
+    await Promise.race([Promise.all(conversations), new Promise((resolve) => setTimeout(resolve, 10_000))]);
     await once(server, 'close');
     await connection.close();
     await dataSource.destroy();

@@ -39,6 +39,7 @@ export class MediaSession {
   private readonly listeners: MediaListener[] = [];
   private started: StreamStart | null = null;
   private ended: Promise<void> | null = null;
+  private heard = 0;
 
   constructor(
     readonly runId: number,
@@ -55,6 +56,15 @@ export class MediaSession {
     return this.started;
   }
 
+  /** Caller samples received so far: the stream's (and the recording's) clock, at 8 kHz. */
+  get callerSamples(): number {
+    return this.heard;
+  }
+
+  get isEnded(): boolean {
+    return this.ended !== null;
+  }
+
   // From the provider.
   streamStarted(start: StreamStart): void {
     this.started = start;
@@ -62,6 +72,7 @@ export class MediaSession {
   }
 
   callerAudio(samples: Int16Array): void {
+    this.heard += samples.length;
     this.recorder.caller(samples);
     for (const listener of this.listeners) listener.onCallerAudio?.(samples);
   }

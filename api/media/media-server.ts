@@ -41,6 +41,8 @@ const SERVED_PROVIDERS: ReadonlyMap<string, ProviderStreamFactory> = new Map([
   ['vonage', vonageStream],
   ['cloudonix', cloudonixStream],
   ['ari', ariStream],
+  // The simulator's audio calls stream like Twilio (telephony/providers/simulator/audio-callee.ts).
+  ['simulator', twilioStream],
 ]);
 
 export interface MediaServerDeps {
@@ -49,7 +51,7 @@ export interface MediaServerDeps {
   /** Where each call is recorded while it runs, and kept once it ends (local disk or S3). */
   recordings: RecordingStore;
   logger: Logger;
-  /** Hears every session as it opens (the speech pipeline, later; tests). */
+  /** Hears every session as it opens (the voice pipeline; tests). */
   onSession?: (session: MediaSession) => void;
 }
 

@@ -68,7 +68,8 @@ export class DeepgramStt implements SpeechToText {
         handlers.onTranscript({
           text: best.transcript,
           isFinal: message.is_final ?? false,
-          speechFinal: message.speech_final ?? false,
+          // The answer to our Finalize (end of the turn, by our VAD) closes the utterance too.
+          speechFinal: (message.speech_final ?? false) || (message.from_finalize ?? false),
           start: message.start,
           end: message.start + message.duration,
         });

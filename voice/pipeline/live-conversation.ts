@@ -1,0 +1,120 @@
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import { converse } from '../../agent-runtime';
+import type { ConversationResult, LlmSettings, TurnLatency } from '../../agent-runtime/contract';
+import { conversationInput } from '../../agent-runtime/conversation-input';
+import { ConversationGraph } from '../../agent-runtime/graph';
+import { loadConversationSource } from '../../api/services/calls/conversation-source';
+import { Run } from '../../entities';
+import type { Config } from '../../platform/config';
+import type { Logger } from '../../platform/logger';
+import type { Secrets } from '../../telephony/secrets';
+import { conversationEndedSignal, conversationStartedSignal } from '../../workflows/definitions';
+import type { MediaSession } from '../media-session';
+import { loadOrganizationSpeechKeys } from '../speech/organization-keys';
+import { selectSpeech } from '../speech/select';
+import { LiveParty, type VoiceEvent } from './live-party';
+import { turnSettingsOf } from './turn-settings';
+
+export interface LiveConversationDeps {
+  dataSource: DataSource;
+  secrets: Secrets;
+  temporal: Client;
+  /** Speech provider keys and defaults (`selectSpeech`). */
+  config: Config;
+  /** Unset: the offline policy. */
+  llm?: LlmSettings;
+  logger: Logger;
+  /** Each answered turn's latency (the metrics histogram). */
+  onLatency?(latency: TurnLatency): void;
+  /** What happens on each call, as it happens (tests). */
+  onEvent?(runId: number, event: VoiceEvent): void;
+}
+
+/** How long the API keeps telling a call workflow its conversation when Temporal is unreachable. */
+const SIGNAL_ATTEMPTS = 12;
+const SIGNAL_RETRY_MS = 5_000;
+/** Speech-to-text language until agents can choose one. */
+const LANGUAGE = 'en-US';
+
+/**
+ * Runs the agent's conversation on a call's media stream, in the process that holds the stream:
+ * the run's agent version and speech providers are loaded, the engine talks with the caller
+ * through a `LiveParty`, and the result (transcript, gathered context, disposition, usage, turn
+ * latencies) goes to the run's call workflow as `conversationEnded`, which hangs up, waits for the
+ * provider's final status and writes the run. Never throws: failures are logged, and the
+ * workflow then finishes the call without a conversation.
+ */
+export function startLiveConversation(session: MediaSession, deps: LiveConversationDeps): Promise<void> {
+  const log = deps.logger.child({ component: 'voice', runId: session.runId });
+  return runLiveConversation(session, deps, log).catch((error: unknown) => {
+    log.error({ err: error }, 'live conversation failed');
+  });
+}
+
+async function runLiveConversation(session: MediaSession, deps: LiveConversationDeps, log: Logger): Promise<void> {
+  const run = await deps.dataSource.getRepository(Run).findOneByOrFail({ id: session.runId });
+  if (run.isCompleted || !run.temporalWorkflowId) {
+    log.warn('media stream for a run that is over or has no call workflow: nothing will be said');
+    return;
+  }
+  const source = await loadConversationSource(deps.dataSource, run);
+  const settings = turnSettingsOf(source.workflowConfigurations);
+  const speech = selectSpeech(
+    source.workflowConfigurations,
+    deps.config,
+    await loadOrganizationSpeechKeys(deps.dataSource, deps.secrets, run.organizationId),
+  );
+  const party = await LiveParty.open({
+    session,
+    tts: speech.tts,
+    ttsOptions: { sampleRate: 8000, voice: speech.voice, language: LANGUAGE },
+    openStt: (handlers) =>
+      speech.stt.open({ sampleRate: 8000, language: LANGUAGE, keyterms: speech.keyterms }, handlers),
+    settings,
+    log,
+    onLatency: (latency) => deps.onLatency?.(latency),
+    onEvent: deps.onEvent && ((event) => deps.onEvent?.(session.runId, event)),
+  });
+  log.info({ stt: speech.stt.provider, tts: speech.tts.provider }, 'live conversation started');
+  // Tells the workflow a conversation is coming, so that it waits for it after the call ends; the
+  // greeting does not wait for it.
+  void deps.temporal.workflow
+    .getHandle(run.temporalWorkflowId)
+    .signal(conversationStartedSignal)
+    .catch((error: unknown) => log.warn({ err: error }, 'conversation start signal failed'));
+  let result: ConversationResult;
+  try {
+    const start = new ConversationGraph(source.workflowDefinition).start;
+    if (start.data.delayed_start) await delay(start.data.delayed_start_duration * 1000);
+    result = await converse(conversationInput(source, settings.maxCallSeconds, { kind: 'live' }), {
+      llm: deps.llm,
+      party,
+    });
+  } finally {
+    await party.close();
+  }
+  result.turnLatency = party.latencies;
+  log.info({ endedBy: result.endedBy, turns: party.latencies.length }, 'live conversation ended');
+  await tellWorkflow(deps.temporal, run.temporalWorkflowId, result, log);
+}
+
+async function tellWorkflow(temporal: Client, workflowId: string, result: ConversationResult, log: Logger) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await temporal.workflow.getHandle(workflowId).signal(conversationEndedSignal, result);
+      return;
+    } catch (error) {
+      // A workflow that is already closed will never take it; anything else may be Temporal being away.
+      if (error instanceof Error && error.name === 'WorkflowNotFoundError') {
+        log.warn('the call workflow had already finished; its conversation is not recorded');
+        return;
+      }
+      if (attempt >= SIGNAL_ATTEMPTS) throw error;
+      log.warn({ err: error, attempt }, 'conversation signal failed; trying again');
+      await delay(SIGNAL_RETRY_MS);
+    }
+  }
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
