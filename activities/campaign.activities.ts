@@ -3,6 +3,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Campaign, CampaignContact, Run } from '../entities';
 import { settingsColumns, settingsOf } from '../api/services/campaigns/campaign-settings';
+import { conversationModeOf } from '../telephony/conversation-mode';
+import type { StoredCredentials } from '../telephony/credentials';
 import type { Secrets } from '../telephony/secrets';
 import {
   campaignCallWorkflowId,
@@ -50,7 +52,7 @@ export interface AttemptRef {
 }
 
 export type PreparedAttempt = AttemptRef &
-  ({ ok: true; runId: number; maxDurationSeconds: number } | { ok: false; error: string });
+  ({ ok: true; runId: number; maxDurationSeconds: number; conversation?: 'live' } | { ok: false; error: string });
 
 export interface AttemptOutcome extends AttemptRef {
   outcome: TerminalCallStatus;
@@ -276,18 +278,27 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         const counters = await addCounters(manager, campaignId, { queued: inserted.length, executed: fresh.length });
 
         // Each run's limit comes from its own agent version (a resumed attempt keeps the version it was created with).
-        const durations = await manager.query<{ id: number; max_call_duration: unknown }[]>(
-          `SELECT r.id, v.workflow_configurations -> 'max_call_duration' AS max_call_duration
-             FROM runs r JOIN agent_versions v ON v.id = r.definition_id WHERE r.id = ANY($1)`,
+        // So does its conversation mode, from the configuration it dials through.
+        const perRun = await manager.query<
+          { id: number; max_call_duration: unknown; provider: string; credentials: StoredCredentials }[]
+        >(
+          `SELECT r.id, v.workflow_configurations -> 'max_call_duration' AS max_call_duration, t.provider, t.credentials
+             FROM runs r
+             JOIN agent_versions v ON v.id = r.definition_id
+             JOIN telephony_configurations t ON t.id = r.telephony_configuration_id
+            WHERE r.id = ANY($1)`,
           [[...runIds.values()]],
         );
         const maxDuration = new Map(
-          durations.map((row) => [
+          perRun.map((row) => [
             row.id,
             typeof row.max_call_duration === 'number' && row.max_call_duration > 0
               ? row.max_call_duration
               : DEFAULT_MAX_CALL_DURATION_SECONDS,
           ]),
+        );
+        const liveRuns = new Set(
+          perRun.filter((row) => conversationModeOf(row, secrets) === 'live').map((row) => row.id),
         );
         const prepared = attempts.map(({ contactId, attempt }): PreparedAttempt => {
           const runId = runIds.get(key(contactId, attempt));
@@ -295,7 +306,8 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
             return { contactId, attempt, ok: false, error: routeError ?? 'The attempt could not be prepared' };
           }
           const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
-          return { contactId, attempt, ok: true, runId, maxDurationSeconds };
+          const conversation = liveRuns.has(runId) ? { conversation: 'live' as const } : {};
+          return { contactId, attempt, ok: true, runId, maxDurationSeconds, ...conversation };
         });
         return { prepared, counters, routeError };
       });

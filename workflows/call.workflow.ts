@@ -13,6 +13,8 @@ import type { ConversationResult } from '../agent-runtime/contract';
 import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
 import {
   callStatusSignal,
+  conversationEndedSignal,
+  conversationStartedSignal,
   type CallOutcome,
   type CallStatusUpdate,
   type CallWorkflowInput,
@@ -52,6 +54,11 @@ const DEFAULT_RING_TIMEOUT_SECONDS = 60;
 const DEFAULT_STATUS_POLL_SECONDS = 15;
 /** After hanging up an overrunning call, how long its final status may take to arrive. */
 const HANGUP_GRACE_MS = 10_000;
+/**
+ * After a live call's final status, how long a conversation that started may take to be reported:
+ * the stream ends with the call, then extraction and the disposition may still ask the language model.
+ */
+const CONVERSATION_GRACE_MS = 30_000;
 
 const isTerminal = (status: CallStatusUpdate['status']): status is TerminalCallStatus =>
   TERMINAL_CALL_STATUSES.has(status);
@@ -90,6 +97,16 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     else if (update.status === 'answered') answeredAt ??= Date.now();
   };
   setHandler(callStatusSignal, apply);
+  // A live call's conversation, reported by the API process that holds its media stream.
+  let liveStarted = false;
+  let liveConversation: ConversationResult | undefined;
+  setHandler(conversationStartedSignal, () => {
+    liveStarted = true;
+  });
+  setHandler(conversationEndedSignal, (result) => {
+    liveStarted = true;
+    liveConversation ??= result;
+  });
   // Read through a function: TypeScript cannot see the handler change `terminal` across awaits.
   const terminalStatus = (): TerminalCallStatus | undefined => terminal?.status;
 
@@ -163,6 +180,22 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
 
   const connected = answeredAt !== undefined || terminal?.status === 'completed';
   if (!connected) return finish(terminal?.status ?? 'error', terminal?.durationSeconds ?? 0, null);
+
+  if (input.conversation === 'live') {
+    const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;
+    await waitUntil(callId, () => terminal !== undefined || liveConversation !== undefined, talkDeadline);
+    if (!terminal) {
+      // The agent ended the call (end node, silent caller) or time ran out: hang up through the
+      // provider. A caller who hung up needs no hang-up; their call's final status is on its way.
+      if (liveConversation?.endedBy !== 'callee_hangup') await hangup(callId);
+      await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS);
+    }
+    // A conversation under way reports soon after the stream ends; with no stream, none will come.
+    if (liveStarted && !liveConversation) await condition(() => liveConversation !== undefined, CONVERSATION_GRACE_MS);
+    const spoken: ConversationResult | null = liveConversation ?? null;
+    const final = terminal ?? { status: 'completed' as const, durationSeconds: spoken?.durationSeconds ?? 0 };
+    return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? spoken : null);
+  }
 
   const conversation = await converse(input);
   const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;

@@ -323,7 +323,13 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         args: [
-          { runId: dial.runId, attempt: dial.attempt, maxDurationSeconds: dial.maxDurationSeconds, campaign: link },
+          {
+            runId: dial.runId,
+            attempt: dial.attempt,
+            maxDurationSeconds: dial.maxDurationSeconds,
+            campaign: link,
+            ...(dial.conversation ? { conversation: dial.conversation } : {}),
+          },
         ],
       });
     } catch (error) {

@@ -1,6 +1,7 @@
 /** Inputs, outputs, signals and queries shared by the API, the worker and the tests. */
 
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ConversationResult } from '../agent-runtime/contract';
 import type { CallStatus, TERMINAL_STATUS_LIST } from '../telephony/provider';
 
 /** How a call ends: `gathered_context.call_status`. */
@@ -36,6 +37,12 @@ export interface CallWorkflowInput {
   direction?: 'outbound' | 'inbound';
   /** The provider's id of an inbound call (required with `direction: 'inbound'`). */
   providerCallId?: string;
+  /**
+   * `live`: the call carries audio, and the conversation runs on the media stream (in the API
+   * process that holds it), which reports it with `conversationEndedSignal`. Unset: the text-only
+   * simulated callee of the `runConversation` activity (the simulator without `audio`).
+   */
+  conversation?: 'live';
 }
 
 /** A normalized status event, as the webhook route (or a status lookup) delivers it to the workflow. */
@@ -56,6 +63,12 @@ export interface CallOutcome {
 
 /** The provider reported a call status (the webhook route sends it; repeats and late ones are ignored). */
 export const callStatusSignal = defineSignal<[CallStatusUpdate]>('callStatus');
+
+/** A live call's conversation began on its media stream (the voice pipeline sends it). */
+export const conversationStartedSignal = defineSignal('conversationStarted');
+
+/** A live call's conversation ended (the voice pipeline sends it; the first one counts). */
+export const conversationEndedSignal = defineSignal<[ConversationResult]>('conversationEnded');
 
 /** `workflow_configurations.max_call_duration` when the agent sets none. */
 export const DEFAULT_MAX_CALL_DURATION_SECONDS = 300;

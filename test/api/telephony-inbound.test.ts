@@ -323,6 +323,8 @@ describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
       maxDurationSeconds: 300,
       direction: 'inbound',
       providerCallId: callId,
+      // A carrier's call carries audio: its conversation runs on the media stream.
+      conversation: 'live',
     });
     const description = await services.temporal.client.workflow.getHandle(`call-${run.id}`).describe();
     expect(description.taskQueue).toBe(taskQueue);

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { Agent, AgentVersion, PhoneNumber, TelephonyConfiguration } from '../../../entities';
+import { conversationModeOf } from '../../../telephony/conversation-mode';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
 import { resolveTrigger } from '../agents/triggers';
 import type { TelephonyServices } from '../telephony/telephony-services';
@@ -41,6 +42,8 @@ export interface CallRoute {
   configuration: TelephonyConfiguration;
   /** The caller id (E.164 or SIP address); null where the provider dials without one. */
   callerNumber: string | null;
+  /** `live` when the call carries audio (`conversationModeOf`). */
+  conversation: 'live' | undefined;
 }
 
 /**
@@ -86,5 +89,9 @@ export async function callRoute(
   } else {
     caller = active.find((number) => number.isDefaultCallerId) ?? active[0];
   }
-  return { configuration, callerNumber: caller?.addressNormalized ?? null };
+  return {
+    configuration,
+    callerNumber: caller?.addressNormalized ?? null,
+    conversation: conversationModeOf(configuration, telephony.secrets),
+  };
 }

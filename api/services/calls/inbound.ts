@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { In, type DataSource } from 'typeorm';
 import { Agent, AgentVersion, PhoneNumber, Run, TelephonyConfiguration } from '../../../entities';
 import { answerUrls } from '../../../telephony/inbound';
+import { conversationModeOf } from '../../../telephony/conversation-mode';
 import type { Secrets } from '../../../telephony/secrets';
 import { ariInbound } from '../../../telephony/providers/ari/inbound';
 import type {
@@ -23,7 +24,7 @@ export interface InboundDeps {
   /** `PUBLIC_BASE_URL`: the media and status URLs of inbound runs hang off it. */
   publicBaseUrl: string;
   /** Signs the media URL's token (key derived from SECRETS_KEY). */
-  secrets: Pick<Secrets, 'deriveKey'>;
+  secrets: Secrets;
   adapterFor: (row: TelephonyConfiguration) => TelephonyProvider;
 }
 
@@ -120,6 +121,7 @@ export async function acceptInboundCall(
       maxDurationSeconds: maxCallDurationOf(version),
       direction: 'inbound',
       providerCallId: call.providerCallId,
+      ...(conversationModeOf(configuration, deps.secrets) ? { conversation: 'live' as const } : {}),
     });
   }
 
