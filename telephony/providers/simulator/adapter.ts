@@ -9,6 +9,7 @@ import {
   type WebhookRequest,
 } from '../../provider';
 import { requireActiveNumber } from '../../readiness';
+import { AudioCallee, hangUpAudioCallee } from './audio-callee';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatorAnswering } from './inbound';
@@ -71,13 +72,25 @@ export function createSimulatorProvider(
       await calls.createQueryBuilder().insert().values(candidate).orIgnore().execute();
       const call = await calls.findOneByOrFail({ idempotencyKey: request.idempotencyKey });
       if (call.providerCallId === candidate.providerCallId) {
-        dispatcher.schedule(
-          call.providerCallId,
-          statusChangeOffsets(call).map((offset) => ({
-            afterMs: offset * 1000,
-            deliver: () => report(call.providerCallId),
-          })),
-        );
+        const deliveries = statusChangeOffsets(call).map((offset) => ({
+          afterMs: offset * 1000,
+          deliver: () => report(call.providerCallId),
+        }));
+        // With audio, a person picks up and talks on the media stream until talk_seconds are up.
+        if (config.audio && call.plannedOutcome === 'answered') {
+          deliveries.push({
+            afterMs: call.ringSeconds * 1000,
+            deliver: () => {
+              AudioCallee.connect({
+                mediaStreamUrl: request.mediaStreamUrl,
+                providerCallId: call.providerCallId,
+                talkSeconds: call.talkSeconds,
+              });
+              return Promise.resolve();
+            },
+          });
+        }
+        dispatcher.schedule(call.providerCallId, deliveries);
       }
       return { providerCallId: call.providerCallId };
     },
@@ -100,6 +113,7 @@ export function createSimulatorProvider(
         return;
       }
       dispatcher.cancel(providerCallId);
+      hangUpAudioCallee(providerCallId);
       await report(providerCallId);
     },
 

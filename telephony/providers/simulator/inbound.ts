@@ -6,6 +6,7 @@ import { jsonReply } from '../../inbound';
 import { ProviderError, type InboundWebhooks, type TelephonyProvider } from '../../provider';
 import type { Secrets } from '../../secrets';
 import { jsonObjectBody } from '../../status-fields';
+import { AudioCallee } from './audio-callee';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatedStatus } from './timeline';
@@ -136,6 +137,10 @@ export async function ringSimulatorNumber(deps: RingDeps, ring: RingRequest): Pr
       // A lost delivery is left to the call workflow's status look-ups, as for outbound calls.
       .catch(() => undefined);
   };
+  // With audio, the caller talks on the media stream the reply points at, until talk_seconds are up.
+  if (deps.config.audio) {
+    AudioCallee.connect({ mediaStreamUrl: reply.stream_url, providerCallId: callId, talkSeconds: call.talkSeconds });
+  }
   (deps.dispatcher ?? processDispatcher).schedule(callId, [
     { afterMs: 0, deliver: report },
     { afterMs: call.talkSeconds * 1000, deliver: report },
