@@ -38,6 +38,14 @@ export abstract class MediaClient {
     }
   }
 
+  private framesSent = 0;
+
+  /** Sends one 20 ms frame of a stream paced in real time (chunk numbers carry on). */
+  sendCallerFrame(frame: Int16Array): void {
+    this.framesSent += 1;
+    this.sendFrame(frame, this.framesSent);
+  }
+
   abstract begin(): void;
   protected abstract sendFrame(samples: Int16Array, chunk: number): void;
   /** The agent audio received so far, decoded to PCM16 at the wire's rate. */

@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import request from 'supertest';
+import { Run } from '../../entities';
+import type { TranscriptLine } from '../../agent-runtime';
+import { parseWavHeader, WAV_HEADER_BYTES } from '../../voice/wav';
+import { callingOrganization, definitionWithTrigger, triggerPathOf } from '../helpers/calls';
+import { createAgent } from '../helpers/agents';
+import { useTestServices } from '../helpers/services';
+import { startVoiceStack, type VoiceStack } from '../helpers/voice-stack';
+
+const services = useTestServices();
+let stack: VoiceStack;
+
+const GREETING = 'Hello, this is Switchboard calling about your appointment.';
+
+/** start (greeting) → talk → end, spoken by the offline policy through espeak-ng. */
+function spokenDefinition() {
+  const definition = definitionWithTrigger();
+  const nodes = definition.nodes.map((node) => {
+    if (node.id === 'start')
+      return { ...node, data: { ...node.data, greeting: GREETING, prompt: 'Confirm the appointment.' } };
+    if (node.id === 'talk') return { ...node, data: { ...node.data, prompt: 'Is Tuesday at three good for you?' } };
+    if (node.id === 'end') return { ...node, data: { ...node.data, prompt: 'Thank you, goodbye.' } };
+    return node;
+  });
+  return { ...definition, nodes };
+}
+
+beforeAll(async () => {
+  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
+    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
+  ]);
+  stack = await startVoiceStack(services, 'calls-audio');
+});
+
+afterAll(async () => {
+  await stack.close();
+});
+
+describe('a simulator call with audio: the agent and a simulated person talk on the media stream', () => {
+  it('completes with a spoken conversation, a timed transcript, turn latencies and a two-track recording', async () => {
+    const org = await callingOrganization(stack.app.callback(), { ring_seconds: 0, talk_seconds: 60, audio: true });
+    const agent = await createAgent(stack.app.callback(), org.owner.token, spokenDefinition(), 'Spoken agent');
+    const worker = await stack.createWorker();
+    let runId = 0;
+    await worker.runUntil(async () => {
+      const res = await request(stack.app.callback())
+        .post(`/api/v1/public/agent/${triggerPathOf(agent)}`)
+        .set('X-API-Key', org.apiKey)
+        .send({ phone_number: '+14155550123' });
+      expect(res.status).toBe(200);
+      runId = res.body.workflow_run_id as number;
+      const outcome = await services.temporal.client.workflow.getHandle(`call-${runId}`).result();
+      expect(outcome).toMatchObject({ runId, callStatus: 'completed', disposition: 'completed' });
+    });
+    await Promise.all(stack.conversations);
+
+    const run = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+    const transcript = run.logs.transcript as TranscriptLine[];
+    expect(run.logs.ended_by).toBe('end_node');
+    expect(run.logs.node_path).toEqual(['start', 'talk', 'end']);
+    expect(transcript[0]).toMatchObject({ role: 'assistant', text: GREETING });
+    expect(transcript.filter((line) => line.role === 'assistant').map((line) => line.text)).toEqual([
+      GREETING,
+      'Is Tuesday at three good for you?',
+      'Thank you, goodbye.',
+    ]);
+    // What PocketSphinx made of the simulated person's espeak-ng speech: words, in the caller's turns.
+    const heard = transcript.filter((line) => line.role === 'user');
+    expect(heard).toHaveLength(2);
+    for (const line of heard) expect(line.text.length).toBeGreaterThan(0);
+    // Times are the recording's, in order.
+    for (const [index, line] of transcript.entries()) {
+      expect(line.end).toBeGreaterThan(line.start ?? Infinity);
+      if (index > 0) expect(line.start).toBeGreaterThanOrEqual(transcript[index - 1]?.end ?? 0);
+    }
+    const latencies = run.logs.turn_latency as Record<string, number>[];
+    expect(latencies).toHaveLength(2);
+    for (const latency of latencies) {
+      expect(latency.total).toBeGreaterThan(0);
+      expect(latency.total).toBeGreaterThanOrEqual(latency.stt! + latency.tts! + latency.overhead!);
+    }
+    expect(run.recordingUrl).toBe(`/api/v1/workflow/${agent.id}/runs/${runId}/recording`);
+    const wav = await readFile(`${stack.recordingsDir}/${runId}.wav`);
+    const header = parseWavHeader(wav);
+    expect(header).toMatchObject({ channels: 2, sampleRate: 8000 });
+    // Both people spoke: energy on both tracks.
+    let caller = 0;
+    let agentEnergy = 0;
+    for (let offset = WAV_HEADER_BYTES; offset + 4 <= wav.length; offset += 4) {
+      caller += Math.abs(wav.readInt16LE(offset));
+      agentEnergy += Math.abs(wav.readInt16LE(offset + 2));
+    }
+    expect(caller).toBeGreaterThan(0);
+    expect(agentEnergy).toBeGreaterThan(0);
+    expect(run.gatheredContext).toMatchObject({ call_status: 'completed', mapped_call_disposition: 'completed' });
+  }, 120_000);
+});
