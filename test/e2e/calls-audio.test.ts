@@ -5,6 +5,7 @@ import type { TranscriptLine } from '../../agent-runtime';
 import { parseWavHeader, WAV_HEADER_BYTES } from '../../voice/wav';
 import { callingOrganization, definitionWithTrigger, triggerPathOf } from '../helpers/calls';
 import { createAgent } from '../helpers/agents';
+import { bumpCampaignIds } from '../helpers/campaign-api';
 import { useTestServices } from '../helpers/services';
 import { startVoiceStack, type VoiceStack } from '../helpers/voice-stack';
 
@@ -30,6 +31,7 @@ beforeAll(async () => {
   await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
     1_000_000 + Math.floor(Math.random() * 1_000_000_000),
   ]);
+  await bumpCampaignIds(services.db.dataSource);
   stack = await startVoiceStack(services, 'calls-audio');
 });
 
@@ -95,4 +97,57 @@ describe('a simulator call with audio: the agent and a simulated person talk on 
     expect(agentEnergy).toBeGreaterThan(0);
     expect(run.gatheredContext).toMatchObject({ call_status: 'completed', mapped_call_disposition: 'completed' });
   }, 120_000);
+});
+
+describe('a campaign on the simulator with audio', () => {
+  it('completes with a recording and a transcript for every answered call', async () => {
+    const org = await callingOrganization(stack.app.callback(), { ring_seconds: 0, talk_seconds: 60, audio: true });
+    const agent = await createAgent(stack.app.callback(), org.owner.token, spokenDefinition(), 'Spoken campaign agent');
+    const api = (method: 'get' | 'post', path: string, body?: object) =>
+      request(stack.app.callback())[method](`/api/v1${path}`).set('X-API-Key', org.apiKey).send(body);
+    // Three people answer; the fourth number is busy.
+    const csv = ['phone_number', '+14155551201', '+14155551202', '+14155551203', '+14155550486'].join('\n');
+    const source = await request(stack.app.callback())
+      .post('/api/v1/campaign/sources?file_name=spoken.csv')
+      .set('X-API-Key', org.apiKey)
+      .set('Content-Type', 'text/csv')
+      .send(csv);
+    expect(source.status).toBe(201);
+    const created = await api('post', '/campaign/create', {
+      name: 'Spoken campaign',
+      workflow_id: agent.id,
+      source_type: 'csv',
+      source_id: source.body.source_id as string,
+      max_concurrency: 3,
+      retry_config: { enabled: false, max_retries: 0, retry_delay_seconds: 1 },
+    });
+    expect(created.status).toBe(201);
+    const campaignId = created.body.id as number;
+    const worker = await stack.createWorker();
+    await worker.runUntil(async () => {
+      expect((await api('post', `/campaign/${campaignId}/start`)).status).toBe(200);
+      const deadline = Date.now() + 150_000;
+      for (;;) {
+        const campaign = await api('get', `/campaign/${campaignId}`);
+        if (campaign.body.state === 'completed') break;
+        if (Date.now() > deadline) throw new Error(`campaign still ${campaign.body.state as string}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    });
+    await Promise.all(stack.conversations);
+    const runs = await services.db.dataSource.getRepository(Run).findBy({ campaignId });
+    expect(runs).toHaveLength(4);
+    const answered = runs.filter((run) => run.gatheredContext.call_status === 'completed');
+    expect(answered).toHaveLength(3);
+    for (const run of answered) {
+      expect(run.recordingUrl).toBe(`/api/v1/workflow/${agent.id}/runs/${run.id}/recording`);
+      const transcript = run.logs.transcript as TranscriptLine[];
+      expect(transcript[0]).toMatchObject({ role: 'assistant', text: GREETING });
+      expect(transcript.some((line) => line.role === 'user')).toBe(true);
+      expect(run.transcriptUrl).not.toBeNull();
+    }
+    const busy = runs.find((run) => run.calledNumber === '+14155550486');
+    expect(busy?.gatheredContext.call_status).toBe('busy');
+    expect(busy?.recordingUrl).toBeNull();
+  }, 200_000);
 });
