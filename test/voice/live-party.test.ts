@@ -1,0 +1,230 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { converse, IDLE_REMINDER, type ConversationInput } from '../../agent-runtime';
+import { createLogger } from '../../platform/logger';
+import { MediaSession, type MediaTransport } from '../../voice/media-session';
+import { LiveParty, type VoiceEvent } from '../../voice/pipeline/live-party';
+import { turnSettingsOf } from '../../voice/pipeline/turn-settings';
+import { EspeakTts } from '../../voice/speech/espeak-tts';
+import type { SttHandlers, SttStream } from '../../voice/speech/stt';
+import type { TextToSpeech } from '../../voice/speech/tts';
+import { synthesize } from '../../voice/speech/whole';
+import { TwoTrackRecorder } from '../../voice/two-track-recorder';
+import { tone } from './audio-helpers';
+
+/**
+ * The live party against a real media session, recorder and Silero VAD, with scripted speech
+ * engines: speech-to-text answers each finalize with the next scripted text after 20 ms, and
+ * text-to-speech turns each sentence into 60 ms of tone per word. The caller streams in real time.
+ */
+let dir: string;
+let speech: Int16Array;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'live-party-'));
+  speech = await synthesize(new EspeakTts(), ['Yes, I can do that for you.'], { sampleRate: 8000 });
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const scriptedStt = (answers: string[]) => ({
+  open: (_options: unknown, handlers: SttHandlers): Promise<SttStream> =>
+    Promise.resolve({
+      push: () => undefined,
+      finalize: () => {
+        const text = answers.shift() ?? '';
+        setTimeout(() => handlers.onTranscript({ text, isFinal: true, speechFinal: true, start: null, end: null }), 20);
+      },
+      close: () => Promise.resolve(),
+    }),
+});
+
+const toneTts: TextToSpeech = {
+  provider: 'tone',
+  open: (_options, handlers) => {
+    let cancelled = false;
+    const pending: Promise<void>[] = [];
+    return Promise.resolve({
+      speak: (text: string) => {
+        pending.push(
+          new Promise((resolve) =>
+            setTimeout(() => {
+              if (!cancelled) handlers.onAudio(tone(500, 8000, 0.06 * text.split(' ').length));
+              resolve();
+            }, 5),
+          ),
+        );
+      },
+      end: () => void Promise.all(pending).then(() => !cancelled && handlers.onDone?.()),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+  },
+};
+
+interface Harness {
+  party: LiveParty;
+  session: MediaSession;
+  sent: { samples: number; clears: number };
+  events: VoiceEvent[];
+  say(samples: Int16Array): void;
+  stop(): void;
+}
+
+let runs = 0;
+async function harness(configurations: Record<string, unknown>, sttAnswers: string[]): Promise<Harness> {
+  runs += 1;
+  const sent = { samples: 0, clears: 0 };
+  const transport: MediaTransport = {
+    sendAudio: (samples) => (sent.samples += samples.length),
+    sendMark: () => undefined,
+    clear: () => (sent.clears += 1),
+  };
+  const recorder = await TwoTrackRecorder.create(join(dir, `${runs}.wav`));
+  const session = new MediaSession(runs, transport, recorder, () => Promise.resolve());
+  const events: VoiceEvent[] = [];
+  const party = await LiveParty.open({
+    session,
+    tts: toneTts,
+    ttsOptions: { sampleRate: 8000 },
+    openStt: (handlers) => scriptedStt(sttAnswers).open(undefined, handlers),
+    settings: turnSettingsOf(configurations),
+    log: createLogger('silent', 'live-party-test'),
+    onEvent: (event) => events.push(event),
+  });
+  const queue: Int16Array[] = [];
+  const started = Date.now();
+  let frames = 0;
+  const timer = setInterval(() => {
+    const due = Math.floor((Date.now() - started) / 20);
+    for (; frames < due; frames++) {
+      const frame = new Int16Array(160);
+      let filled = 0;
+      while (filled < 160 && queue.length > 0) {
+        const head = queue[0] as Int16Array;
+        const used = Math.min(head.length, 160 - filled);
+        frame.set(head.subarray(0, used), filled);
+        filled += used;
+        if (used === head.length) queue.shift();
+        else queue[0] = head.subarray(used);
+      }
+      session.callerAudio(frame);
+    }
+  }, 20);
+  return {
+    party,
+    session,
+    sent,
+    events,
+    say: (samples) => queue.push(samples),
+    stop: () => {
+      clearInterval(timer);
+      void session.end();
+    },
+  };
+}
+
+const input = (greeting: string, allowInterrupt: boolean): ConversationInput => ({
+  runId: 1,
+  definition: {
+    nodes: [
+      {
+        id: 'start',
+        type: 'startCall',
+        data: { name: 'Start', prompt: 'Ask.', greeting, allow_interrupt: allowInterrupt },
+      },
+      { id: 'end', type: 'endCall', data: { name: 'End', prompt: 'Goodbye now.' } },
+    ],
+    edges: [{ id: 'e', source: 'start', target: 'end', data: { label: 'Done', condition: 'answered' } }],
+  },
+  workflowConfigurations: {},
+  templateContextVariables: {},
+  initialContext: {},
+  dispositionCodes: [],
+  maxDurationSeconds: 60,
+  callee: { kind: 'live' },
+});
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('a live party', () => {
+  it('asks whether a silent caller is still there, then ends the call as user_idle', async () => {
+    const call = await harness({ max_user_idle_timeout: 1 }, []);
+    const result = await converse(input('Hello there.', false), { party: call.party });
+    call.stop();
+    await call.party.close();
+    expect(result.transcript.map((line) => line.text)).toEqual(['Hello there.', IDLE_REMINDER]);
+    expect(result.endedBy).toBe('user_idle');
+    expect(result.disposition).toBe('user_idle_max_duration_exceeded');
+  }, 20_000);
+
+  it('min_words: a short backchannel over the agent neither interrupts nor becomes a turn', async () => {
+    const call = await harness(
+      { turn_start_strategy: 'min_words', turn_start_min_words: 3, max_user_idle_timeout: 1.5 },
+      ['okay'],
+    );
+    const greeting = Array.from({ length: 60 }, () => 'word').join(' ') + '.';
+    const conversation = converse(input(greeting, true), { party: call.party });
+    await wait(500);
+    call.say(speech);
+    const result = await conversation;
+    call.stop();
+    await call.party.close();
+    expect(call.sent.clears).toBe(0);
+    expect(call.events.some((event) => event.type === 'interrupted')).toBe(false);
+    // The whole greeting (60 words × 60 ms) was played, and the backchannel was not answered.
+    expect(call.sent.samples).toBeGreaterThanOrEqual(60 * 480);
+    expect(result.transcript.filter((line) => line.role === 'user')).toEqual([]);
+  }, 30_000);
+
+  it('min_words: enough words over the agent interrupt it and make the turn', async () => {
+    const call = await harness({ turn_start_strategy: 'min_words', turn_start_min_words: 3 }, ['yes i can do that']);
+    const greeting = Array.from({ length: 100 }, () => 'word').join(' ') + '.';
+    const conversation = converse(input(greeting, true), { party: call.party });
+    await wait(500);
+    call.say(speech);
+    const result = await conversation;
+    call.stop();
+    await call.party.close();
+    expect(call.sent.clears).toBe(1);
+    expect(result.transcript.map((line) => [line.role, line.text.slice(0, 17)])).toEqual([
+      ['assistant', 'word word word wo'],
+      ['user', 'yes i can do that'],
+      ['assistant', 'Goodbye now.'],
+    ]);
+    expect(result.endedBy).toBe('end_node');
+  }, 30_000);
+
+  it('provisional_vad: holds the agent while the caller makes a sound without words, then goes on', async () => {
+    const call = await harness(
+      { turn_start_strategy: 'provisional_vad', provisional_vad_pause_secs: 0.5, max_user_idle_timeout: 1 },
+      [''],
+    );
+    const greeting = Array.from({ length: 60 }, () => 'word').join(' ') + '.';
+    const conversation = converse(input(greeting, true), { party: call.party });
+    await wait(500);
+    call.say(tone(300, 8000, 0.01)); // a click: no speech for the detector
+    call.say(speech);
+    const result = await conversation;
+    call.stop();
+    await call.party.close();
+    expect(call.events.some((event) => event.type === 'speech_started')).toBe(true);
+    expect(call.sent.clears).toBe(0);
+    expect(call.sent.samples).toBeGreaterThanOrEqual(60 * 480);
+    expect(result.transcript[0]?.text).toBe(greeting);
+  }, 30_000);
+
+  it('ends as callee_hangup when the stream ends mid-reply, keeping what was said', async () => {
+    const call = await harness({}, []);
+    const greeting = Array.from({ length: 100 }, () => 'word').join(' ') + '.';
+    const conversation = converse(input(greeting, false), { party: call.party });
+    await wait(800);
+    call.stop();
+    const result = await conversation;
+    await call.party.close();
+    expect(result.endedBy).toBe('callee_hangup');
+    expect(result.disposition).toBe('user_hangup');
+    expect(result.transcript).toHaveLength(1);
+    expect(result.transcript[0]?.end).toBeLessThan(2);
+  }, 20_000);
+});
