@@ -64,12 +64,17 @@ export interface RunningApi {
 /**
  * The API from its real entry point (api/main.ts) in production mode, on 127.0.0.1 only, logs
  * discarded. Temporal is never reached by the benchmarked routes, so its address is a closed port
- * unless `env` names one; `env` overrides any variable set here.
+ * unless `env` names one; `env` overrides any variable set here. `nodeArgs` go to node (`--cpu-prof`).
  */
-export async function startApi(databaseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
+export async function startApi(
+  databaseUrl: string,
+  env: NodeJS.ProcessEnv = {},
+  nodeArgs: string[] = [],
+): Promise<RunningApi> {
   const port = await freePort();
   const base = `http://${HOST}:${port}`;
-  const api: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'api', 'main.ts')], {
+  const entry = join(__dirname, '..', 'api', 'main.ts');
+  const api: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -77,6 +82,8 @@ export async function startApi(databaseUrl: string, env: NodeJS.ProcessEnv = {})
       PORT: String(port),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: `${HOST}:1`,
+      // Providers reach the API (webhooks, media streams) where the bench started it.
+      PUBLIC_BASE_URL: base,
       SESSION_SECRET: randomBytes(32).toString('base64url'),
       SECRETS_KEY: randomBytes(32).toString('hex'),
       ADMIN_EMAIL: ADMIN.email,
