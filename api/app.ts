@@ -73,7 +73,14 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   });
 
   // Errors thrown past the error handler (there should be none) are logged, never sent.
-  app.on('error', (error: unknown) => deps.logger.error({ err: error }, 'koa error'));
+  app.on('error', (error: unknown) => {
+    // A client that hangs up while a streamed body (a recording) is being sent is not a server fault.
+    if ((error as { code?: unknown } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      deps.logger.debug('client closed the connection before the response finished');
+      return;
+    }
+    deps.logger.error({ err: error }, 'koa error');
+  });
 
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler());
