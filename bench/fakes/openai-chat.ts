@@ -45,13 +45,11 @@ function answer(
   options: FakeChatOptions,
 ) {
   if (request.headers.authorization !== `Bearer ${options.apiKey}`) {
-    response
-      .writeHead(401, { 'Content-Type': 'application/json' })
-      .end(
-        JSON.stringify({
-          error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
-        }),
-      );
+    response.writeHead(401, { 'Content-Type': 'application/json' }).end(
+      JSON.stringify({
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      }),
+    );
     return;
   }
   const id = `chatcmpl-${randomUUID()}`;
