@@ -19,7 +19,7 @@ import { OFFLINE_MODEL, UsageMeter } from './usage';
  * - an extraction variable takes the initial-context value of the same name (coerced to its type),
  *   else null;
  * - the disposition is the first disposition code.
- * Usage: each turn counts `ceil(chars / 4)` tokens for the prompt it stands for (system prompt plus
+ * Usage: each turn counts the `o200k_base` tokens (`countTokens`) of the prompt it stands for (system prompt plus
  * the conversation so far) and for the text it says; extraction and disposition cost nothing.
  */
 
@@ -52,14 +52,14 @@ export class OfflinePolicy implements Policy {
       const lastReply = request.history.filter((line) => line.role === 'user').at(-1)?.text ?? '';
       decision = { edge: chooseEdge(request.edges, lastReply)?.edge };
     }
-    this.usage.addApproximate(promptText(request), decision.say ?? decision.edge?.data.label ?? '');
+    this.usage.addCounted(promptText(request), decision.say ?? decision.edge?.data.label ?? '');
     if (decision.say) speech.sentence(decision.say);
     return Promise.resolve(decision);
   }
 
   closing(request: TurnRequest, speech: SpeechSink): Promise<string> {
     const text = firstSentence(request.nodePrompt);
-    this.usage.addApproximate(promptText(request), text);
+    this.usage.addCounted(promptText(request), text);
     if (text) speech.sentence(text);
     return Promise.resolve(text);
   }

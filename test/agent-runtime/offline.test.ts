@@ -3,8 +3,14 @@ import { converse, formatTranscript, MAX_TURNS, type ConversationInput } from '.
 const START = new Date('2026-01-01T00:00:00.000Z');
 const now = () => START;
 const at = (seconds: number) => new Date(START.getTime() + seconds * 1000).toISOString();
-/** The documented offline approximation: ceil(characters / 4). */
-const tokens = (text: string) => Math.ceil(text.length / 4);
+/** The documented offline count: OpenAI's o200k_base tokenizer, straight from js-tiktoken. */
+/* eslint-disable @typescript-eslint/no-require-imports -- js-tiktoken's CommonJS build */
+const { Tiktoken } = require('js-tiktoken/lite') as {
+  Tiktoken: new (ranks: unknown) => { encode(text: string): number[] };
+};
+const o200k = new Tiktoken(require('js-tiktoken/ranks/o200k_base'));
+/* eslint-enable @typescript-eslint/no-require-imports */
+const tokens = (text: string) => o200k.encode(text).length;
 
 type Node = { id: string; type: string; data: Record<string, unknown> };
 type Edge = { id: string; source: string; target: string; data: Record<string, unknown> };
