@@ -5,6 +5,11 @@ import { WAV_HEADER_BYTES, wavHeader } from './wav';
 export const RECORDING_SAMPLE_RATE = 8000;
 const CHANNELS = 2;
 const FRAME_BYTES = CHANNELS * 2;
+/**
+ * Frames are written a second at a time: one write per 20 ms caller frame cost the API's event
+ * loop more than the rest of the recording (bench:voice), and a second is all a crash can lose.
+ */
+const WRITE_BYTES = RECORDING_SAMPLE_RATE * FRAME_BYTES;
 
 /**
  * A call's stereo recording, streamed to a WAV file: left = caller, right = agent, 16-bit, 8 kHz.
@@ -18,6 +23,10 @@ export class TwoTrackRecorder {
   private agentQueue: Int16Array[] = [];
   private agentQueued = 0;
   private dataBytes = 0;
+  /** Interleaved frames not yet written, and where in the file they go. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private pendingPosition = WAV_HEADER_BYTES;
   private writes: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
   private closed = false;
@@ -62,6 +71,7 @@ export class TwoTrackRecorder {
   async close(): Promise<void> {
     if (this.closed) return this.writes;
     if (this.agentQueued > 0) this.append(new Int16Array(this.agentQueued), this.takeAgent(this.agentQueued));
+    this.flush();
     this.closed = true;
     this.writes = this.writes
       .then(async () => {
@@ -94,13 +104,24 @@ export class TwoTrackRecorder {
       frames.writeInt16LE(left[i] ?? 0, i * FRAME_BYTES);
       frames.writeInt16LE(right[i] ?? 0, i * FRAME_BYTES + 2);
     }
-    const position = WAV_HEADER_BYTES + this.dataBytes;
     this.dataBytes += frames.length;
-    // Positional writes, chained: order does not matter for correctness, but one at a time keeps memory flat.
+    this.pending.push(frames);
+    this.pendingBytes += frames.length;
+    if (this.pendingBytes >= WRITE_BYTES) this.flush();
+  }
+
+  /** Writes the frames gathered so far in one positional write, after the writes before it. */
+  private flush(): void {
+    if (this.pendingBytes === 0) return;
+    const chunk = Buffer.concat(this.pending, this.pendingBytes);
+    const position = this.pendingPosition;
+    this.pendingPosition += chunk.length;
+    this.pending = [];
+    this.pendingBytes = 0;
     this.writes = this.writes.then(async () => {
       if (this.failure) return;
       try {
-        await this.file.write(frames, 0, frames.length, position);
+        await this.file.write(chunk, 0, chunk.length, position);
       } catch (error) {
         this.failure = error instanceof Error ? error : new Error(String(error));
       }
