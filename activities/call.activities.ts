@@ -122,9 +122,10 @@ export function createCallActivities({ dataSource, secrets, settings, converse }
       const source = await loadConversationSource(dataSource, run);
       const configuration = await configurationOf(run);
       // Heartbeats tell Temporal this worker is alive, so a conversation lost with a killed worker is
-      // retried after the heartbeat timeout rather than after max_call_duration.
+      // retried after the heartbeat timeout rather than after max_call_duration. A local activity
+      // has none: its workflow task times out with the worker instead.
       const context = Context.current();
-      const beat = setInterval(() => context.heartbeat(), CONVERSATION_HEARTBEAT_MS);
+      const beat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), CONVERSATION_HEARTBEAT_MS);
       try {
         const callee = { kind: 'simulated' as const, talkSeconds: talkSecondsOf(configuration, maxDurationSeconds) };
         return await converse(conversationInput(source, maxDurationSeconds, callee), { llm: settings.llm });

@@ -52,7 +52,10 @@ export interface AttemptRef {
 }
 
 export type PreparedAttempt = AttemptRef &
-  ({ ok: true; runId: number; maxDurationSeconds: number; conversation?: 'live' } | { ok: false; error: string });
+  (
+    | { ok: true; runId: number; maxDurationSeconds: number; conversation?: 'live' | 'simulated' }
+    | { ok: false; error: string }
+  );
 
 export interface AttemptOutcome extends AttemptRef {
   outcome: TerminalCallStatus;
@@ -297,17 +300,14 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
               : DEFAULT_MAX_CALL_DURATION_SECONDS,
           ]),
         );
-        const liveRuns = new Set(
-          perRun.filter((row) => conversationModeOf(row, secrets) === 'live').map((row) => row.id),
-        );
+        const modes = new Map(perRun.map((row) => [row.id, conversationModeOf(row, secrets)]));
         const prepared = attempts.map(({ contactId, attempt }): PreparedAttempt => {
           const runId = runIds.get(key(contactId, attempt));
           if (runId === undefined) {
             return { contactId, attempt, ok: false, error: routeError ?? 'The attempt could not be prepared' };
           }
           const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
-          const conversation = liveRuns.has(runId) ? { conversation: 'live' as const } : {};
-          return { contactId, attempt, ok: true, runId, maxDurationSeconds, ...conversation };
+          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation: modes.get(runId) };
         });
         return { prepared, counters, routeError };
       });

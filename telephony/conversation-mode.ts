@@ -5,12 +5,12 @@ import type { Secrets } from './secrets';
 /**
  * How a configuration's calls converse: every real provider carries audio, so its calls are
  * `live` (the voice pipeline on the media stream); the simulator is live only with `audio: true`,
- * else its text-only callee talks to the agent (`undefined`, the call workflow's default).
+ * else its text-only callee talks to the agent (`simulated`).
  */
 export function conversationModeOf(
   configuration: Pick<TelephonyConfiguration, 'provider' | 'credentials'>,
   secrets: Secrets,
-): 'live' | undefined {
+): 'live' | 'simulated' {
   if (configuration.provider !== 'simulator') return 'live';
-  return openCredentials(configuration.credentials, secrets).audio === true ? 'live' : undefined;
+  return openCredentials(configuration.credentials, secrets).audio === true ? 'live' : 'simulated';
 }

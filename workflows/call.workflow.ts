@@ -117,7 +117,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
   ): Promise<CallOutcome> => {
     await finalizeRun({ runId, callStatus, durationSeconds, conversation });
     await reportToCampaign(input, callStatus);
-    await sendPostCallWebhooks(runId);
+    await sendPostCallWebhooks(runId, input.conversation === undefined);
     const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
     return { runId, callStatus, durationSeconds, disposition };
   };
@@ -211,12 +211,19 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
 
 /** The conversation of a connected call; a failed engine leaves the call without one. */
 async function converse(input: CallWorkflowInput): Promise<ConversationResult | null> {
-  const { runConversation } = proxyActivities<CallActivities>({
-    startToCloseTimeout: `${input.maxDurationSeconds + 60} seconds`,
-    // The activity heartbeats every 5 s: a conversation lost with its worker is retried soon.
-    heartbeatTimeout: '30 seconds',
-    retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
-  });
+  const startToCloseTimeout = `${input.maxDurationSeconds + 60} seconds`;
+  const retry = { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE };
+  // The simulated callee answers at once: a local activity saves an activity task and a workflow
+  // task per call. Calls started without a mode keep the regular activity their histories recorded.
+  const { runConversation } =
+    input.conversation === 'simulated'
+      ? proxyLocalActivities<CallActivities>({ startToCloseTimeout, retry })
+      : proxyActivities<CallActivities>({
+          startToCloseTimeout,
+          // The activity heartbeats every 5 s: a conversation lost with its worker is retried soon.
+          heartbeatTimeout: '30 seconds',
+          retry,
+        });
   try {
     return await runConversation({ runId: input.runId, maxDurationSeconds: input.maxDurationSeconds });
   } catch (error) {

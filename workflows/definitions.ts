@@ -38,11 +38,13 @@ export interface CallWorkflowInput {
   /** The provider's id of an inbound call (required with `direction: 'inbound'`). */
   providerCallId?: string;
   /**
-   * `live`: the call carries audio, and the conversation runs on the media stream (in the API
-   * process that holds it), which reports it with `conversationEndedSignal`. Unset: the text-only
-   * simulated callee of the `runConversation` activity (the simulator without `audio`).
+   * How the call converses once answered. `live`: the call carries audio, and the conversation
+   * runs on the media stream (in the API process that holds it), which reports it with
+   * `conversationEndedSignal`. `simulated`: the simulator's text-only callee, in a local activity
+   * of the worker that runs the workflow. Unset (calls started before these modes existed): the
+   * same text-only callee in a regular activity.
    */
-  conversation?: 'live';
+  conversation?: 'live' | 'simulated';
 }
 
 /** A normalized status event, as the webhook route (or a status lookup) delivers it to the workflow. */

@@ -56,11 +56,14 @@ function describeFailure(error: unknown): { errorType: string; message: string }
 /**
  * After the run is finalized: every enabled `webhook` node of the agent gets its request, in
  * parallel, each with its own retries. Nothing here fails the call workflow: a webhook that cannot
- * be delivered is recorded in `runs.logs.webhooks` and logged. Patched: call workflows recorded
- * before webhooks existed replay without these activities.
+ * be delivered is recorded in `runs.logs.webhooks` and logged.
+ *
+ * Calls started before `CallWorkflowInput.conversation` existed (`legacy`) recorded a
+ * `patched('post-call-webhooks')` marker here and replay through it; newer calls skip the patch,
+ * whose marker and search-attribute upsert cost two history events per call.
  */
-export async function sendPostCallWebhooks(runId: number): Promise<void> {
-  if (!patched('post-call-webhooks')) return;
+export async function sendPostCallWebhooks(runId: number, legacy: boolean): Promise<void> {
+  if (legacy && !patched('post-call-webhooks')) return;
   let webhooks;
   try {
     webhooks = await listPostCallWebhooks({ runId });

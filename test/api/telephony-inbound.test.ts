@@ -323,8 +323,9 @@ describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
       maxDurationSeconds: 300,
       direction: 'inbound',
       providerCallId: callId,
-      // A carrier's call carries audio: its conversation runs on the media stream.
-      conversation: 'live',
+      // A carrier's call carries audio: its conversation runs on the media stream; the simulator
+      // here has no audio, so its callee is the text-only one.
+      conversation: item.provider === 'simulator' ? 'simulated' : 'live',
     });
     const description = await services.temporal.client.workflow.getHandle(`call-${run.id}`).describe();
     expect(description.taskQueue).toBe(taskQueue);

@@ -42,8 +42,8 @@ export interface CallRoute {
   configuration: TelephonyConfiguration;
   /** The caller id (E.164 or SIP address); null where the provider dials without one. */
   callerNumber: string | null;
-  /** `live` when the call carries audio (`conversationModeOf`). */
-  conversation: 'live' | undefined;
+  /** `live` when the call carries audio, else `simulated` (`conversationModeOf`). */
+  conversation: 'live' | 'simulated';
 }
 
 /**

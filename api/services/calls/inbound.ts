@@ -121,7 +121,7 @@ export async function acceptInboundCall(
       maxDurationSeconds: maxCallDurationOf(version),
       direction: 'inbound',
       providerCallId: call.providerCallId,
-      ...(conversationModeOf(configuration, deps.secrets) ? { conversation: 'live' as const } : {}),
+      conversation: conversationModeOf(configuration, deps.secrets),
     });
   }
 

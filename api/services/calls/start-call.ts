@@ -70,7 +70,7 @@ export async function startOutboundCall(
       runId: run.id,
       attempt: 1,
       maxDurationSeconds: maxCallDurationOf(version),
-      ...(route.conversation ? { conversation: route.conversation } : {}),
+      conversation: route.conversation,
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) {
