@@ -1,22 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Worker } from '@temporalio/worker';
 import request from 'supertest';
-import { createActivities } from '../../activities';
-import { converse } from '../../agent-runtime';
 import { Run, SimulatorCall } from '../../entities';
-import { Secrets } from '../../telephony/secrets';
 import { callWorkflowId } from '../../workflows/definitions';
 import { signUp } from '../helpers/accounts';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
+import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { createPhoneNumber, createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
 import { uniqueTaskQueue } from '../helpers/temporal';
 
 const services = useTestServices();
-const secrets = new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex'));
 
 let http: Server;
 let baseUrl: string;
@@ -63,19 +59,11 @@ afterAll(async () => {
 });
 
 const createWorker = () =>
-  Worker.create({
-    connection: services.temporal.nativeConnection,
+  callWorker(services, {
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({
-      dataSource: services.db.dataSource,
-      workerIdentity: 'e2e-calls-inbound',
-      calls: {
-        secrets,
-        settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0.06, pricePer1kTokensUsd: 0.002 },
-        converse,
-      },
-    }),
+    baseUrl,
+    identity: 'e2e-calls-inbound',
+    prices: { perMinuteUsd: 0.06, per1kTokensUsd: 0.002 },
   });
 
 const ring = (to: string) =>

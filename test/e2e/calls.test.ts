@@ -1,9 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Worker } from '@temporalio/worker';
 import request from 'supertest';
-import { createActivities } from '../../activities';
-import { converse } from '../../agent-runtime';
 import type { Run } from '../../entities';
 import { Run as RunEntity } from '../../entities';
 import { Secrets } from '../../telephony/secrets';
@@ -12,6 +9,7 @@ import { callWorkflowId } from '../../workflows/definitions';
 import { AgentIdAttribute } from '../../workflows/search-attributes';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
+import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
@@ -55,19 +53,11 @@ afterAll(async () => {
 });
 
 const createWorker = () =>
-  Worker.create({
-    connection: services.temporal.nativeConnection,
+  callWorker(services, {
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({
-      dataSource: services.db.dataSource,
-      workerIdentity: 'e2e-calls',
-      calls: {
-        secrets,
-        settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0.06, pricePer1kTokensUsd: 0.002 },
-        converse,
-      },
-    }),
+    baseUrl,
+    identity: 'e2e-calls',
+    prices: { perMinuteUsd: 0.06, per1kTokensUsd: 0.002 },
   });
 
 const placeCall = async (phoneNumber: string): Promise<number> => {

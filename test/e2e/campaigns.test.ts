@@ -1,10 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Worker } from '@temporalio/worker';
 import request from 'supertest';
-import { createActivities } from '../../activities';
-import { converse } from '../../agent-runtime';
-import { Secrets } from '../../telephony/secrets';
 import { campaignWorkflowId } from '../../workflows/definitions';
 import {
   AgentIdAttribute,
@@ -15,6 +11,7 @@ import {
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { bumpCampaignIds } from '../helpers/campaign-api';
+import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
@@ -24,7 +21,6 @@ import { TEST_SECRETS_KEY } from '../helpers/telephony';
  * the simulator carrier (whose number suffixes choose each call's outcome).
  */
 const services = useTestServices();
-const secrets = new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex'));
 
 let http: Server;
 let baseUrl: string;
@@ -56,20 +52,7 @@ beforeAll(async () => {
 
 /** Runs `test` while a worker serves this file's task queue (a worker runs once: each test makes its own). */
 async function withWorker(test: () => Promise<void>): Promise<void> {
-  const worker = await Worker.create({
-    connection: services.temporal.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({
-      dataSource: services.db.dataSource,
-      workerIdentity: 'e2e-campaigns',
-      calls: {
-        secrets,
-        settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
-        converse,
-      },
-    }),
-  });
+  const worker = await callWorker(services, { taskQueue, baseUrl, identity: 'e2e-campaigns' });
   await worker.runUntil(test);
 }
 

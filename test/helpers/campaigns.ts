@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, type Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { campaignWorkflowId, type CampaignSettings, type CampaignWorkflowInput } from '../../workflows/definitions';
 import {
@@ -11,12 +11,10 @@ import {
   CampaignStateAttribute,
   OrganizationIdAttribute,
 } from '../../workflows/search-attributes';
-import { createActivities } from '../../activities';
-import { converse } from '../../agent-runtime';
-import { Secrets } from '../../telephony/secrets';
 import { buildTestApp } from './app';
 import { callingOrganization, type CallingOrganization } from './calls';
 import type { TestServices } from './services';
+import { callWorker } from './call-worker';
 import { TEST_SECRETS_KEY } from './telephony';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY_CONFIG } from '../../api/schemas/campaigns';
 
@@ -226,18 +224,5 @@ export function campaignWorker(
   baseUrl: string,
   workflowBundle: WorkflowBundle,
 ): Promise<Worker> {
-  return Worker.create({
-    connection: services.temporal.nativeConnection,
-    taskQueue,
-    workflowBundle,
-    activities: createActivities({
-      dataSource: services.db.dataSource,
-      workerIdentity: 'campaign-tests',
-      calls: {
-        secrets: new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex')),
-        settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
-        converse,
-      },
-    }),
-  });
+  return callWorker(services, { taskQueue, baseUrl, identity: 'campaign-tests', workflowBundle });
 }

@@ -3,9 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { converse, type TurnLatency } from '../../agent-runtime';
+import type { Worker } from '@temporalio/worker';
+import type { TurnLatency } from '../../agent-runtime';
 import { attachMediaServer, type MediaServer } from '../../api/media/media-server';
 import { createLogger } from '../../platform/logger';
 import { Secrets } from '../../telephony/secrets';
@@ -14,6 +13,7 @@ import type { MediaSession } from '../../voice/media-session';
 import { startLiveConversation } from '../../voice/pipeline/live-conversation';
 import type { VoiceEvent } from '../../voice/pipeline/live-party';
 import { buildTestApp } from './app';
+import { callWorker } from './call-worker';
 import type { TestServices } from './services';
 import { TEST_SECRETS_KEY } from './telephony';
 import { uniqueTaskQueue } from './temporal';
@@ -98,19 +98,11 @@ export async function startVoiceStack(
     events,
     conversations,
     createWorker: () =>
-      Worker.create({
-        connection: services.temporal.nativeConnection,
+      callWorker(services, {
         taskQueue,
-        workflowsPath: require.resolve('../../workflows'),
-        activities: createActivities({
-          dataSource: services.db.dataSource,
-          workerIdentity: name,
-          calls: {
-            secrets,
-            settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0.06, pricePer1kTokensUsd: 0.002 },
-            converse,
-          },
-        }),
+        baseUrl,
+        identity: name,
+        prices: { perMinuteUsd: 0.06, per1kTokensUsd: 0.002 },
       }),
     async close() {
       await media.close();

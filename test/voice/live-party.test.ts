@@ -147,6 +147,20 @@ const input = (greeting: string, allowInterrupt: boolean): ConversationInput => 
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A greeting of `words` words (60 ms each in the scripted speech), interruptible. */
+const longGreeting = (words: number) => Array.from({ length: words }, () => 'word').join(' ') + '.';
+
+/** The agent greets with `greeting` on an interruptible node; half a second in, the caller says `caller`. */
+async function talkOver(call: Harness, greeting: string, caller: Int16Array[]) {
+  const conversation = converse(input(greeting, true), { party: call.party });
+  await wait(500);
+  for (const samples of caller) call.say(samples);
+  const result = await conversation;
+  call.stop();
+  await call.party.close();
+  return result;
+}
+
 describe('a live party', () => {
   it('asks whether a silent caller is still there, then ends the call as user_idle', async () => {
     const call = await harness({ max_user_idle_timeout: 1 }, []);
@@ -163,13 +177,7 @@ describe('a live party', () => {
       { turn_start_strategy: 'min_words', turn_start_min_words: 3, max_user_idle_timeout: 1.5 },
       ['okay'],
     );
-    const greeting = Array.from({ length: 60 }, () => 'word').join(' ') + '.';
-    const conversation = converse(input(greeting, true), { party: call.party });
-    await wait(500);
-    call.say(speech);
-    const result = await conversation;
-    call.stop();
-    await call.party.close();
+    const result = await talkOver(call, longGreeting(60), [speech]);
     expect(call.sent.clears).toBe(0);
     expect(call.events.some((event) => event.type === 'interrupted')).toBe(false);
     // The whole greeting (60 words × 60 ms) was played, and the backchannel was not answered.
@@ -179,13 +187,7 @@ describe('a live party', () => {
 
   it('min_words: enough words over the agent interrupt it and make the turn', async () => {
     const call = await harness({ turn_start_strategy: 'min_words', turn_start_min_words: 3 }, ['yes i can do that']);
-    const greeting = Array.from({ length: 100 }, () => 'word').join(' ') + '.';
-    const conversation = converse(input(greeting, true), { party: call.party });
-    await wait(500);
-    call.say(speech);
-    const result = await conversation;
-    call.stop();
-    await call.party.close();
+    const result = await talkOver(call, longGreeting(100), [speech]);
     expect(call.sent.clears).toBe(1);
     expect(result.transcript.map((line) => [line.role, line.text.slice(0, 17)])).toEqual([
       ['assistant', 'word word word wo'],
@@ -200,24 +202,17 @@ describe('a live party', () => {
       { turn_start_strategy: 'provisional_vad', provisional_vad_pause_secs: 0.5, max_user_idle_timeout: 1 },
       [''],
     );
-    const greeting = Array.from({ length: 60 }, () => 'word').join(' ') + '.';
-    const conversation = converse(input(greeting, true), { party: call.party });
-    await wait(500);
-    call.say(tone(300, 8000, 0.01)); // a click: no speech for the detector
-    call.say(speech);
-    const result = await conversation;
-    call.stop();
-    await call.party.close();
+    // A click (no speech for the detector), then speech that has no words for speech-to-text.
+    const result = await talkOver(call, longGreeting(60), [tone(300, 8000, 0.01), speech]);
     expect(call.events.some((event) => event.type === 'speech_started')).toBe(true);
     expect(call.sent.clears).toBe(0);
     expect(call.sent.samples).toBeGreaterThanOrEqual(60 * 480);
-    expect(result.transcript[0]?.text).toBe(greeting);
+    expect(result.transcript[0]?.text).toBe(longGreeting(60));
   }, 30_000);
 
   it('ends as callee_hangup when the stream ends mid-reply, keeping what was said', async () => {
     const call = await harness({}, []);
-    const greeting = Array.from({ length: 100 }, () => 'word').join(' ') + '.';
-    const conversation = converse(input(greeting, false), { party: call.party });
+    const conversation = converse(input(longGreeting(100), false), { party: call.party });
     await wait(800);
     call.stop();
     const result = await conversation;

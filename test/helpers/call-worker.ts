@@ -1,0 +1,41 @@
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { converse } from '../../agent-runtime';
+import { Secrets } from '../../telephony/secrets';
+import type { TestServices } from './services';
+import { TEST_SECRETS_KEY } from './telephony';
+
+export interface CallWorkerOptions {
+  taskQueue: string;
+  /** Where providers (the simulator) call back: the test's API. */
+  baseUrl: string;
+  identity: string;
+  prices?: { perMinuteUsd: number; per1kTokensUsd: number };
+  /** A prebuilt bundle (shared by a file's workers); unset: bundled from `workflows/`. */
+  workflowBundle?: WorkflowBundle;
+}
+
+/** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
+export function callWorker(services: TestServices, options: CallWorkerOptions): Promise<Worker> {
+  const prices = options.prices ?? { perMinuteUsd: 0, per1kTokensUsd: 0 };
+  return Worker.create({
+    connection: services.temporal.nativeConnection,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: require.resolve('../../workflows') }),
+    activities: createActivities({
+      dataSource: services.db.dataSource,
+      workerIdentity: options.identity,
+      calls: {
+        secrets: new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex')),
+        settings: {
+          publicBaseUrl: options.baseUrl,
+          pricePerMinuteUsd: prices.perMinuteUsd,
+          pricePer1kTokensUsd: prices.per1kTokensUsd,
+        },
+        converse,
+      },
+    }),
+  });
+}
