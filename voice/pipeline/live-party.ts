@@ -187,7 +187,9 @@ export class LiveParty implements ConversationParty {
 
   replySettled(reply: LiveReply): void {
     if (this.current === reply) this.current = null;
+    // A hold for a possible interruption ends with the reply it held.
     this.clearProvisional();
+    this.playout.resume();
   }
 
   /** A reply's first audio went out: the turn it answers is measured. */
