@@ -71,7 +71,8 @@ export interface ConversationResult {
   gatheredContext: Record<string, unknown>;
   /** `gathered_context.mapped_call_disposition` of a connected call. */
   disposition: string;
-  endedBy: 'end_node' | 'max_duration' | 'callee_hangup' | 'user_idle';
+  /** `error`: a live call's pipeline broke down (reported by `voice/pipeline`, never by the engine). */
+  endedBy: 'end_node' | 'max_duration' | 'callee_hangup' | 'user_idle' | 'error';
   /** Node ids in the order the conversation visited them. */
   nodePath: string[];
   usage: ConversationUsage;

@@ -41,6 +41,7 @@ const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
   max_duration: 'call_duration_exceeded',
   callee_hangup: 'user_hangup',
   user_idle: 'user_idle_max_duration_exceeded',
+  error: 'pipeline_error',
 };
 
 export const converse: Converse = async (input, deps) => {

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import type WebSocket from 'ws';
 import type { TranscriptLine } from '../../agent-runtime';
 import { Run } from '../../entities';
@@ -240,4 +241,49 @@ describe('barge-in on a live call', () => {
       expect((transcript[0]?.end ?? 0) - (transcript[0]?.start ?? 0)).toBeLessThan(3);
     });
   }, 90_000);
+});
+
+describe('a live call whose pipeline cannot start', () => {
+  it('is hung up and ends with the pipeline_error disposition instead of leaving the caller in silence', async () => {
+    // ElevenLabs is chosen but no key is set for it: speech cannot be set up.
+    const res = await request(stack.app.callback())
+      .post('/api/v1/workflow/create/definition')
+      .auth(org.owner.token, { type: 'bearer' })
+      .send({
+        name: 'Unspeakable',
+        workflow_definition: definition(),
+        workflow_configurations: { tts_provider: 'elevenlabs' },
+      });
+    expect(res.status).toBe(201);
+    const agent = res.body as CreatedAgent;
+    const worker = await stack.createWorker();
+    await worker.runUntil(async () => {
+      const run = await liveCall(agent, 'twilio');
+      const url = mediaStreamUrl(stack.baseUrl, mediaTokenKey(stack.secrets), { provider: 'twilio', runId: run.id });
+      const connection = await connect(url);
+      if (!('socket' in connection)) throw new Error(`refused with ${connection.refused}`);
+      const client = new CloudonixClient(connection.socket);
+      client.begin();
+      const handle = services.temporal.client.workflow.getHandle(callWorkflowId(run.id));
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const { events } = await handle.fetchHistory();
+        const ended = (events ?? []).some(
+          (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'conversationEnded',
+        );
+        if (ended) break;
+        if (Date.now() > deadline) throw new Error('no conversationEnded signal');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The workflow hangs up; the provider reports the call over.
+      client.stop();
+      await handle.signal(callStatusSignal, {
+        status: 'completed',
+        providerCallId: `PC-${run.id}`,
+        durationSeconds: 1,
+      });
+      expect(await handle.result()).toMatchObject({ callStatus: 'completed', disposition: 'pipeline_error' });
+      expect(client.agentAudio()).toHaveLength(0);
+    });
+  }, 60_000);
 });

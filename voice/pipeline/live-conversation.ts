@@ -42,22 +42,51 @@ const LANGUAGE = 'en-US';
  * the run's agent version and speech providers are loaded, the engine talks with the caller
  * through a `LiveParty`, and the result (transcript, gathered context, disposition, usage, turn
  * latencies) goes to the run's call workflow as `conversationEnded`, which hangs up, waits for the
- * provider's final status and writes the run. Never throws: failures are logged, and the
- * workflow then finishes the call without a conversation.
+ * provider's final status and writes the run. Never throws: a conversation that cannot start or
+ * breaks down (a speech provider refusing its key, say) is logged and reported as ended by
+ * `error`, so that the workflow hangs up instead of leaving the caller in silence.
  */
-export function startLiveConversation(session: MediaSession, deps: LiveConversationDeps): Promise<void> {
+export async function startLiveConversation(session: MediaSession, deps: LiveConversationDeps): Promise<void> {
   const log = deps.logger.child({ component: 'voice', runId: session.runId });
-  return runLiveConversation(session, deps, log).catch((error: unknown) => {
-    log.error({ err: error }, 'live conversation failed');
-  });
-}
-
-async function runLiveConversation(session: MediaSession, deps: LiveConversationDeps, log: Logger): Promise<void> {
-  const run = await deps.dataSource.getRepository(Run).findOneByOrFail({ id: session.runId });
-  if (run.isCompleted || !run.temporalWorkflowId) {
+  let run: Run;
+  try {
+    run = await deps.dataSource.getRepository(Run).findOneByOrFail({ id: session.runId });
+  } catch (error) {
+    log.error({ err: error }, 'live conversation could not load its run');
+    return;
+  }
+  const workflowId = run.temporalWorkflowId;
+  if (run.isCompleted || !workflowId) {
     log.warn('media stream for a run that is over or has no call workflow: nothing will be said');
     return;
   }
+  try {
+    await runLiveConversation(session, run, workflowId, deps, log);
+  } catch (error) {
+    log.error({ err: error }, 'live conversation failed; the call is hung up');
+    await tellWorkflow(deps.temporal, workflowId, failedConversation(), log).catch((signalError: unknown) =>
+      log.error({ err: signalError }, 'the call workflow could not be told the conversation failed'),
+    );
+  }
+}
+
+/** What a conversation that broke down reports: nothing said, dograh's `pipeline_error` disposition. */
+const failedConversation = (): ConversationResult => ({
+  transcript: [],
+  gatheredContext: {},
+  disposition: 'pipeline_error',
+  endedBy: 'error',
+  nodePath: [],
+  usage: { model: 'none', promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+});
+
+async function runLiveConversation(
+  session: MediaSession,
+  run: Run,
+  workflowId: string,
+  deps: LiveConversationDeps,
+  log: Logger,
+): Promise<void> {
   const source = await loadConversationSource(deps.dataSource, run);
   const settings = turnSettingsOf(source.workflowConfigurations);
   const speech = selectSpeech(
@@ -80,7 +109,7 @@ async function runLiveConversation(session: MediaSession, deps: LiveConversation
   // Tells the workflow a conversation is coming, so that it waits for it after the call ends; the
   // greeting does not wait for it.
   void deps.temporal.workflow
-    .getHandle(run.temporalWorkflowId)
+    .getHandle(workflowId)
     .signal(conversationStartedSignal)
     .catch((error: unknown) => log.warn({ err: error }, 'conversation start signal failed'));
   let result: ConversationResult;
@@ -96,7 +125,7 @@ async function runLiveConversation(session: MediaSession, deps: LiveConversation
   }
   result.turnLatency = party.latencies;
   log.info({ endedBy: result.endedBy, turns: party.latencies.length }, 'live conversation ended');
-  await tellWorkflow(deps.temporal, run.temporalWorkflowId, result, log);
+  await tellWorkflow(deps.temporal, workflowId, result, log);
 }
 
 async function tellWorkflow(temporal: Client, workflowId: string, result: ConversationResult, log: Logger) {
