@@ -1,6 +1,6 @@
 import { EspeakTts } from '../../voice/speech/espeak-tts';
 import { synthesize } from '../../voice/speech/whole';
-import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent } from '../../voice/vad';
+import { sileroSession, VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent } from '../../voice/vad';
 import { tone } from './audio-helpers';
 
 const silence = (seconds: number) => new Int16Array(Math.round(VAD_SAMPLE_RATE * seconds));
@@ -47,6 +47,25 @@ describe('Silero voice activity detection', () => {
     expect(joined.map((event) => event.type)).toEqual(['start', 'stop']);
     const split = await detect([silence(0.5), speech, silence(1.2), speech, silence(1.2)], { stopSeconds: 0.5 });
     expect(split.map((event) => event.type)).toEqual(['start', 'stop', 'start', 'stop']);
+  });
+
+  it('judges calls side by side in shared inferences, each exactly as it would be judged alone', async () => {
+    const calls = [0.2, 0.5, 0.9, 1.3, 1.7].map((lead) => [silence(lead), speech, silence(1.2)]);
+    const alone: VadEvent[][] = [];
+    for (const audio of calls) alone.push(await detect(audio));
+    const run = jest.spyOn(await sileroSession(), 'run');
+    try {
+      const together = await Promise.all(calls.map((audio) => detect(audio)));
+      expect(together).toEqual(alone);
+      const windows = calls.reduce(
+        (total, audio) => total + audio.reduce((sum, part) => sum + part.length, 0) / 256,
+        0,
+      );
+      // One inference per round of windows, not one per window.
+      expect(run.mock.calls.length).toBeLessThan(windows / 3);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('costs well under a millisecond of CPU per 32 ms window', async () => {
