@@ -69,7 +69,7 @@ const RUNS_TIMEOUT_MS = 60_000;
 /** Rest between levels: the previous level's calls are written and its garbage collected. */
 const REST_MS = 3_000;
 /** Turns a level plans at least: small levels run several batches in a row. */
-const MIN_LEVEL_TURNS = 20;
+const MIN_LEVEL_TURNS = 40;
 const LOOP_RESOLUTION_MS = 10;
 
 const STT_FINAL_MS = 150;
