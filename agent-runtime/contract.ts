@@ -43,7 +43,8 @@ export interface TranscriptLine {
 /**
  * One turn of a live call, in milliseconds: from the caller's end of speech (as the voice activity
  * detector declared it) to the first byte of the agent's audio sent to the provider (`total`),
- * split into the waits on speech-to-text (`stt`, end of speech to final transcript), the language
+ * split into the waits on speech-to-text (`stt`, from asking for the final words, which the pipeline
+ * does when its voice activity detector declares the end of speech, to the final transcript), the language
  * model (`llm`, request to first token) and text-to-speech (`tts`, first sentence to first audio),
  * and Switchboard's own share (`overhead`, the rest). `endpointing` is the silence the detector
  * waited for before declaring the end of speech; it comes before `total` and is not part of it.

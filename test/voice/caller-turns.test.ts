@@ -71,6 +71,7 @@ describe('caller turns', () => {
         start: 1.0,
         end: 2.2,
         endOfSpeechAt: 1_000_500,
+        finalizedAt: 1_000_500,
         transcribedAt: 1_000_800,
         completedAt: 1_000_800,
         endpointingSeconds: expect.closeTo(0.8, 5),

@@ -13,8 +13,12 @@ export interface CallerTurn {
   /** Seconds into the call's stream (and recording) the caller started and stopped speaking. */
   start: number;
   end: number;
-  /** Wall clock (ms): the end of speech was declared; its final transcript arrived; the turn was taken. */
+  /**
+   * Wall clock (ms): the caller's last speech arrived (the end of speech); the detector declared it
+   * and speech-to-text was asked for the final words; they arrived; the turn was taken.
+   */
   endOfSpeechAt: number;
+  finalizedAt: number;
   transcribedAt: number;
   completedAt: number;
   /** Silence the detector waited for before it declared the end of speech. */
@@ -41,7 +45,7 @@ interface Utterance {
   interim: string;
   /** Finalize requests not yet answered by a final transcript. */
   awaitingFinals: number;
-  stoppedAt: { at: number; detectedAt: number; wall: number } | null;
+  stoppedAt: { at: number; detectedAt: number; wall: number; finalizedAt: number } | null;
   transcribedAt: number | null;
   held: boolean;
   timer: NodeJS.Timeout | null;
@@ -119,7 +123,12 @@ export class CallerTurns {
     const utterance = this.utterance;
     if (!utterance?.collecting) return;
     utterance.collecting = false;
-    utterance.stoppedAt = { at: event.at, detectedAt: position, wall: this.arrivedAt(position) };
+    utterance.stoppedAt = {
+      at: event.at,
+      detectedAt: position,
+      wall: this.arrivedAt(position),
+      finalizedAt: this.now(),
+    };
     utterance.awaitingFinals += 1;
     this.stt.finalize();
     this.arm(utterance, STT_FINAL_TIMEOUT_MS, () => {
@@ -183,6 +192,7 @@ export class CallerTurns {
       start: utterance.start,
       end: stopped.at,
       endOfSpeechAt: stopped.wall,
+      finalizedAt: stopped.finalizedAt,
       transcribedAt: utterance.transcribedAt ?? completedAt,
       completedAt,
       endpointingSeconds: stopped.detectedAt - stopped.at,

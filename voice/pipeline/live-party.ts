@@ -199,7 +199,8 @@ export class LiveParty implements ConversationParty {
     this.unansweredTurn = null;
     const sentAt = this.clock();
     const total = Math.max(0, sentAt - turn.endOfSpeechAt - turn.heldMs);
-    const stt = Math.max(0, turn.transcribedAt - turn.endOfSpeechAt);
+    // From the request for the final words: the detector's lag before it goes to overhead.
+    const stt = Math.max(0, turn.transcribedAt - Math.max(turn.finalizedAt, turn.endOfSpeechAt));
     const llm =
       reply.marks.requestSent && reply.marks.firstToken ? reply.marks.firstToken - reply.marks.requestSent : 0;
     const tts =
