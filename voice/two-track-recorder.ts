@@ -99,11 +99,13 @@ export class TwoTrackRecorder {
   }
 
   private append(left: Int16Array, right: Int16Array): void {
-    const frames = Buffer.alloc(left.length * FRAME_BYTES);
+    // Interleaved through a typed array: native byte order, little-endian as WAV on x86-64 and ARM64.
+    const interleaved = new Int16Array(left.length * CHANNELS);
     for (let i = 0; i < left.length; i++) {
-      frames.writeInt16LE(left[i] ?? 0, i * FRAME_BYTES);
-      frames.writeInt16LE(right[i] ?? 0, i * FRAME_BYTES + 2);
+      interleaved[i * 2] = left[i] ?? 0;
+      interleaved[i * 2 + 1] = right[i] ?? 0;
     }
+    const frames = Buffer.from(interleaved.buffer, interleaved.byteOffset, interleaved.byteLength);
     this.dataBytes += frames.length;
     this.pending.push(frames);
     this.pendingBytes += frames.length;

@@ -10,6 +10,8 @@ interface Seen {
   query: URLSearchParams;
   authorization: string | undefined;
   audioBytes: number;
+  /** Bytes of each binary message. */
+  messages: number[];
   controls: string[];
 }
 
@@ -20,6 +22,7 @@ function deepgramSocket(seen: Seen[]) {
       query: new URL(request.url ?? '/', 'http://x').searchParams,
       authorization: request.headers.authorization,
       audioBytes: 0,
+      messages: [],
       controls: [],
     };
     seen.push(record);
@@ -38,6 +41,7 @@ function deepgramSocket(seen: Seen[]) {
       if (isBinary) {
         const before = record.audioBytes;
         record.audioBytes += (data as Buffer).length;
+        record.messages.push((data as Buffer).length);
         // After 0.5 s of 8 kHz linear16: speech began and an interim result.
         if (before < 8000 && record.audioBytes >= 8000) {
           socket.send(JSON.stringify({ type: 'SpeechStarted', channel: [0], timestamp: 0.1 }));
@@ -109,6 +113,8 @@ describe('Deepgram live STT adapter', () => {
     });
     expect(socket?.query.getAll('keyterm')).toEqual(['Switchboard', 'Acme']);
     expect(socket?.audioBytes).toBe(audio.length * 2);
+    // 20 ms pushes go out as 100 ms messages (1,600 bytes at 8 kHz).
+    expect(new Set(socket?.messages)).toEqual(new Set([1600]));
     expect(socket?.controls).toEqual(['Finalize', 'CloseStream']);
     expect(transcripts).toEqual([
       { text: 'hello', isFinal: false, speechFinal: false, start: 0, end: 0.5 },

@@ -1,4 +1,5 @@
 import { DeepgramClient } from '@deepgram/sdk';
+import { joinChunks } from './utterance-stream';
 import { SpeechProviderError, isAuthStatus } from './errors';
 import { pcm16ToBytes } from '../codecs';
 import type { SpeechToText, SttHandlers, SttOptions, SttStream } from './stt';
@@ -106,17 +107,34 @@ export class DeepgramStt implements SpeechToText {
     ]);
     opened = true;
 
+    // Audio goes out in 100 ms messages rather than one per 20 ms frame: a fifth of the socket
+    // writes, and Deepgram's own guidance for streaming (20–100 ms chunks).
+    const batchSamples = options.sampleRate / 10;
+    let batch: Int16Array[] = [];
+    let batched = 0;
+    const flush = () => {
+      if (batched === 0 || closed) return;
+      connection.sendMedia(pcm16ToBytes(joinChunks(batch)));
+      batch = [];
+      batched = 0;
+      lastSend = Date.now();
+    };
+
     return {
       push(samples) {
         if (closed || closing) return;
-        connection.sendMedia(pcm16ToBytes(samples));
-        lastSend = Date.now();
+        batch.push(samples);
+        batched += samples.length;
+        if (batched >= batchSamples) flush();
       },
       finalize() {
-        if (!closed && !closing) connection.sendFinalize({ type: 'Finalize' });
+        if (closed || closing) return;
+        flush();
+        connection.sendFinalize({ type: 'Finalize' });
       },
       async close() {
         if (closed || closing) return closedPromise;
+        flush();
         closing = true;
         // CloseStream makes Deepgram send the last results and then close the socket itself.
         connection.sendCloseStream({ type: 'CloseStream' });
