@@ -10,25 +10,33 @@ function sink() {
   };
 }
 
-const frames = (seconds: number) => new Int16Array(8000 * seconds);
+const seconds = (length: number) => new Int16Array(8000 * length);
+const total = (played: number[]) => played.reduce((sum, length) => sum + length, 0);
 
 describe('playout paced by the caller stream', () => {
-  it('sends at once up to the lead, then a frame per caller frame, and drains when played', async () => {
+  it('sends at once up to the lead in 100 ms chunks, then a chunk whenever the lead has room, and drains when played', async () => {
     const out = sink();
     const playout = new Playout(out.sink, 1600);
     let sentAt: number | null = null;
-    playout.enqueue(frames(1), () => (sentAt = out.played.length));
-    // The first 200 ms go out immediately, in 20 ms frames.
+    playout.enqueue(seconds(1), () => (sentAt = out.played.length));
+    // The first 200 ms go out immediately.
     expect(sentAt).toBe(0);
-    expect(out.played).toEqual(Array(10).fill(160));
+    expect(out.played).toEqual([800, 800]);
     expect(playout.speaking).toBe(true);
     let drained = false;
     void playout.drained().then(() => (drained = true));
-    for (let i = 0; i < 40; i++) playout.tick(160);
-    expect(out.played).toHaveLength(50);
+    // Each 20 ms the caller stream moves on; a chunk goes out once less than 200 ms waits to play.
+    playout.tick(160);
+    expect(out.played).toEqual([800, 800, 800]);
+    for (let i = 0; i < 4; i++) playout.tick(160);
+    expect(out.played).toHaveLength(3);
+    playout.tick(160);
+    expect(out.played).toHaveLength(4);
+    for (let i = 0; i < 34; i++) playout.tick(160);
+    expect(total(out.played)).toBe(8000);
     await Promise.resolve();
     expect(drained).toBe(false);
-    // The last frame was sent 200 ms ahead of the clock: it has played 200 ms later.
+    // Everything sent has played once the caller stream reaches its end.
     for (let i = 0; i < 10; i++) playout.tick(160);
     await Promise.resolve();
     expect(drained).toBe(true);
@@ -39,7 +47,7 @@ describe('playout paced by the caller stream', () => {
   it('clears on barge-in: nothing more is sent, the provider is told, waiters are released', async () => {
     const out = sink();
     const playout = new Playout(out.sink, 1600);
-    playout.enqueue(frames(2));
+    playout.enqueue(seconds(2));
     const drained = playout.drained();
     playout.tick(160);
     playout.clear();
@@ -56,28 +64,30 @@ describe('playout paced by the caller stream', () => {
 
   it('holds audio while paused and carries on where it stopped on resume', () => {
     const out = sink();
-    const playout = new Playout(out.sink, 320);
-    playout.enqueue(frames(0.2));
-    expect(out.played).toHaveLength(2);
+    const playout = new Playout(out.sink, 800);
+    playout.enqueue(seconds(0.3));
+    expect(out.played).toEqual([800]);
     playout.pause();
     for (let i = 0; i < 5; i++) playout.tick(160);
-    expect(out.played).toHaveLength(2);
+    expect(out.played).toEqual([800]);
     expect(playout.speaking).toBe(true);
     playout.resume();
-    expect(out.played).toHaveLength(4);
-    for (let i = 0; i < 6; i++) playout.tick(160);
-    expect(out.played.reduce((a, b) => a + b, 0)).toBe(1600);
+    expect(out.played).toEqual([800, 800]);
+    for (let i = 0; i < 10; i++) playout.tick(160);
+    expect(total(out.played)).toBe(2400);
   });
 
   it('plays chunks in order and reports each one as it starts', () => {
     const out = sink();
     const playout = new Playout(out.sink, 160);
     const started: string[] = [];
-    playout.enqueue(new Int16Array(200), () => started.push('a'));
+    playout.enqueue(new Int16Array(1000), () => started.push('a'));
     playout.enqueue(new Int16Array(100), () => started.push('b'));
+    expect(started).toEqual(['a']);
+    for (let i = 0; i < 5; i++) playout.tick(160);
     expect(started).toEqual(['a']);
     playout.tick(160);
     expect(started).toEqual(['a', 'b']);
-    expect(out.played).toEqual([160, 40, 100]);
+    expect(out.played).toEqual([800, 200, 100]);
   });
 });
