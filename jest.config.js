@@ -24,5 +24,8 @@ module.exports = {
   // (the Temporal SDK's native runtime is one per process, see the Temporal notes).
   maxWorkers: 1,
   testTimeout: 60_000,
+  // A handle some test leaves open must fail loudly in that test (vad.test checks the one that once
+  // did), never hang CI after the run: jest exits once the run and the global teardown are done.
+  forceExit: true,
   modulePathIgnorePatterns: ['<rootDir>/dist', '<rootDir>/.data'],
 };

@@ -65,6 +65,11 @@ export class VadThread {
 
   constructor(private readonly sampleRate: number) {}
 
+  /** The inference thread's id (0 would be the main thread's); -1 before it starts. */
+  get threadId(): number {
+    return this.worker?.threadId ?? -1;
+  }
+
   /** Judges `size` windows of `width` samples (context included) with their states. */
   run(
     size: number,
@@ -76,6 +81,8 @@ export class VadThread {
     const id = (this.nextId += 1);
     this.batches += 1;
     return new Promise((resolve, reject) => {
+      // Held open while a batch is out, so awaiting one keeps the process alive; let go when idle.
+      if (this.pending.size === 0) worker.ref();
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ id, size, width, inputs, states }, [inputs.buffer, states.buffer]);
     });
@@ -91,12 +98,11 @@ export class VadThread {
         sampleRate: this.sampleRate,
       },
     });
-    // An idle inference thread never keeps a process alive.
-    worker.unref();
     worker.on('message', (reply: Reply) => {
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
       this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
       if (reply.probabilities && reply.states) {
         waiting.resolve({ probabilities: reply.probabilities, states: reply.states });
       } else {
@@ -110,6 +116,9 @@ export class VadThread {
     };
     worker.on('error', lost);
     worker.on('exit', (code) => lost(new Error(`voice activity detection thread exited (${code})`)));
+    // An idle inference thread never keeps a process alive. Unref'd after the listeners, since adding
+    // a 'message' listener refs the thread again.
+    worker.unref();
     this.worker = worker;
     return worker;
   }
