@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { pcm16ToMulaw } from '../voice/codecs';
 import { twilioSignature } from '../telephony/providers/twilio/signature';
+import { TwilioStreamFrames, twilioSid } from '../telephony/providers/twilio/stream-caller-frames';
 
 /**
  * Calls as Twilio places them: a signed inbound webhook to Switchboard, the TwiML's `<Stream url>`
@@ -99,7 +99,7 @@ export async function placeInboundCall(
   pacer: FramePacer,
   hangups: HangupListeners,
 ): Promise<CallOutcome> {
-  const callSid = `CA${randomBytes(16).toString('hex')}`;
+  const callSid = twilioSid('CA');
   const started = Date.now();
   const outcome = (failure: string, runId: number | null = null): CallOutcome => ({
     callSid,
@@ -197,9 +197,8 @@ type Phase = 'listening' | 'pausing' | 'speaking' | 'waiting' | 'done';
 class MediaStreamCaller {
   readonly done: Promise<CallOutcome>;
   private resolve: (outcome: CallOutcome) => void = () => undefined;
-  private readonly streamSid = `MZ${randomBytes(16).toString('hex')}`;
+  private readonly frames: TwilioStreamFrames;
   private readonly startedAt = Date.now();
-  private sequence = 0;
   private sent = 0;
   private phase: Phase = 'listening';
   private phaseSince = Date.now();
@@ -220,22 +219,9 @@ class MediaStreamCaller {
     this.done = new Promise((resolve) => (this.resolve = resolve));
     socket.on('message', (data: Buffer) => this.received(data));
     socket.on('close', () => this.hangUp('the media stream closed'));
-    socket.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-    socket.send(
-      JSON.stringify({
-        event: 'start',
-        sequenceNumber: this.next(),
-        streamSid: this.streamSid,
-        start: {
-          streamSid: this.streamSid,
-          accountSid: plan.account.accountSid,
-          callSid,
-          tracks: ['inbound'],
-          customParameters: { run_id: String(runId) },
-          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
-        },
-      }),
-    );
+    this.frames = new TwilioStreamFrames(callSid, plan.account.accountSid);
+    socket.send(this.frames.connected());
+    socket.send(this.frames.start({ run_id: String(runId) }));
   }
 
   /** Sends the frames due by `now` and moves the conversation on. */
@@ -262,14 +248,7 @@ class MediaStreamCaller {
   /** The caller's end of the stream: Twilio's `stop`, then the socket closes. */
   stop(): void {
     if (this.socket.readyState !== WebSocket.OPEN) return;
-    this.socket.send(
-      JSON.stringify({
-        event: 'stop',
-        sequenceNumber: this.next(),
-        streamSid: this.streamSid,
-        stop: { accountSid: this.plan.account.accountSid, callSid: this.callSid },
-      }),
-    );
+    this.socket.send(this.frames.stop());
     this.socket.close(1000);
   }
 
@@ -286,10 +265,7 @@ class MediaStreamCaller {
         this.enter('waiting', now);
       }
     }
-    this.socket.send(
-      `{"event":"media","sequenceNumber":"${this.next()}","streamSid":"${this.streamSid}","media":{"track":"inbound",` +
-        `"chunk":"${this.sent}","timestamp":"${(this.sent - 1) * 20}","payload":"${payload}"}}`,
-    );
+    this.socket.send(this.frames.media(payload));
   }
 
   /** Agent frames are counted by their prefix (`twilioMedia` writes `event` first): no JSON parsing. */
@@ -308,11 +284,6 @@ class MediaStreamCaller {
   private enter(phase: Phase, now: number): void {
     this.phase = phase;
     this.phaseSince = now;
-  }
-
-  private next(): string {
-    this.sequence += 1;
-    return String(this.sequence);
   }
 
   private finish(failure: string | null): void {

@@ -1,43 +1,23 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { IncomingMessage, RequestListener } from 'node:http';
+import type { WebSocket } from 'ws';
+import { startLocalServer } from '../../bench/fakes/local-server';
 
 /** A local provider: `accept` answers the upgrade (status to refuse), `onSocket` speaks the protocol. */
 export interface FakeProvider {
+  /** `ws://127.0.0.1:<port>` */
   url: string;
   httpUrl: string;
-  server: Server;
   close(): Promise<void>;
 }
 
+/** The benchmark's local provider server, as the speech adapters' tests address it. */
 export async function startFakeProvider(handlers: {
   accept?: (request: IncomingMessage) => number | null;
   onSocket?: (socket: WebSocket, request: IncomingMessage) => void;
-  onHttp?: Parameters<typeof createServer>[1];
+  onHttp?: RequestListener;
 }): Promise<FakeProvider> {
-  const server = createServer(handlers.onHttp ?? ((_req, res) => res.writeHead(404).end()));
-  const wss = new WebSocketServer({ noServer: true });
-  server.on('upgrade', (request, socket, head) => {
-    const refused = handlers.accept?.(request) ?? null;
-    if (refused !== null) {
-      socket.end(`HTTP/1.1 ${refused} Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
-      return;
-    }
-    wss.handleUpgrade(request, socket, head, (ws) => handlers.onSocket?.(ws, request));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `ws://127.0.0.1:${port}`,
-    httpUrl: `http://127.0.0.1:${port}`,
-    server,
-    close: async () => {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const server = await startLocalServer({ ...handlers, onRequest: handlers.onHttp });
+  return { url: server.wsUrl, httpUrl: server.httpUrl, close: () => server.close() };
 }
 
 /** Resolves when `predicate` holds, polling; fails the test after `ms`. */

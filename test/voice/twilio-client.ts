@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
+import { TwilioStreamFrames } from '../../telephony/providers/twilio/stream-caller-frames';
 
 /** Outcome of an upgrade request: an open socket, or the HTTP status it was refused with. */
 export type Connection = { socket: WebSocket } | { refused: number };
@@ -17,20 +17,13 @@ export function connect(url: string): Promise<Connection> {
   });
 }
 
-const sid = (prefix: string) => prefix + randomBytes(16).toString('hex');
-
-/**
- * Speaks Twilio Media Streams as Twilio does (provider-wire-formats §1.5): `connected`, `start`,
- * 20 ms `media` chunks of base64 µ-law on the inbound track, `mark` echoes, `stop`; sequence
- * numbers, chunk numbers and timestamps as strings. Collects what the server sends.
- */
+/** A test's Twilio: the frames Twilio sends (`TwilioStreamFrames`), and what the server sends back. */
 export class TwilioStreamClient {
-  readonly streamSid = sid('MZ');
-  readonly callSid = sid('CA');
-  readonly accountSid = sid('AC');
+  readonly frames = new TwilioStreamFrames();
+  readonly streamSid = this.frames.streamSid;
+  readonly callSid = this.frames.callSid;
+  readonly accountSid = this.frames.accountSid;
   readonly received: Record<string, unknown>[] = [];
-  private sequence = 0;
-  private chunk = 0;
   readonly closed: Promise<number>;
 
   constructor(
@@ -43,60 +36,23 @@ export class TwilioStreamClient {
     this.closed = new Promise((resolve) => socket.once('close', (code) => resolve(code)));
   }
 
-  private send(frame: object): void {
-    this.socket.send(JSON.stringify(frame));
-  }
-
-  private next(): string {
-    this.sequence += 1;
-    return String(this.sequence);
-  }
-
   begin(): void {
-    this.send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
-    this.send({
-      event: 'start',
-      sequenceNumber: this.next(),
-      streamSid: this.streamSid,
-      start: {
-        streamSid: this.streamSid,
-        accountSid: this.accountSid,
-        callSid: this.callSid,
-        tracks: ['inbound'],
-        customParameters: { run_id: String(this.runId) },
-        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
-      },
-    });
+    this.socket.send(this.frames.connected());
+    this.socket.send(this.frames.start({ run_id: String(this.runId) }));
   }
 
   /** Streams µ-law audio in 160-byte (20 ms) chunks. */
   media(mulaw: Uint8Array): void {
     for (let offset = 0; offset < mulaw.length; offset += 160) {
-      this.chunk += 1;
-      this.send({
-        event: 'media',
-        sequenceNumber: this.next(),
-        streamSid: this.streamSid,
-        media: {
-          track: 'inbound',
-          chunk: String(this.chunk),
-          timestamp: String((this.chunk - 1) * 20),
-          payload: Buffer.from(mulaw.subarray(offset, offset + 160)).toString('base64'),
-        },
-      });
+      this.socket.send(this.frames.media(Buffer.from(mulaw.subarray(offset, offset + 160)).toString('base64')));
     }
   }
 
   mark(name: string): void {
-    this.send({ event: 'mark', sequenceNumber: this.next(), streamSid: this.streamSid, mark: { name } });
+    this.socket.send(this.frames.mark(name));
   }
 
   stop(): void {
-    this.send({
-      event: 'stop',
-      sequenceNumber: this.next(),
-      streamSid: this.streamSid,
-      stop: { accountSid: this.accountSid, callSid: this.callSid },
-    });
+    this.socket.send(this.frames.stop());
   }
 }

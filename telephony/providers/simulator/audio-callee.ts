@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import type { Logger } from '../../../platform/logger';
 import { mulawToPcm16, pcm16ToMulaw } from '../../../voice/codecs';
@@ -7,6 +6,7 @@ import { PocketsphinxStt } from '../../../voice/speech/pocketsphinx-stt';
 import type { SpeechToText } from '../../../voice/speech/stt';
 import type { TextToSpeech } from '../../../voice/speech/tts';
 import { recognize, synthesize } from '../../../voice/speech/whole';
+import { TwilioStreamFrames } from '../twilio/stream-caller-frames';
 
 /** 20 ms of 8 kHz audio: one media frame. */
 const FRAME = 160;
@@ -57,12 +57,11 @@ export class AudioCallee {
   readonly heard: string[] = [];
   readonly said: string[] = [];
   readonly done: Promise<void>;
-  private readonly streamSid = `MZ${randomBytes(16).toString('hex')}`;
+  private readonly frames: TwilioStreamFrames;
   private readonly tts: TextToSpeech;
   private readonly stt: SpeechToText;
   private readonly socket: WebSocket;
   private outgoing: Int16Array[] = [];
-  private sequence = 0;
   private framesSent = 0;
   private startedAt = 0;
   private ticker: NodeJS.Timeout | null = null;
@@ -75,6 +74,7 @@ export class AudioCallee {
   private saidGoodbye = false;
 
   private constructor(private readonly options: AudioCalleeOptions) {
+    this.frames = new TwilioStreamFrames(options.providerCallId);
     this.tts = options.tts ?? new EspeakTts();
     this.stt = options.stt ?? new PocketsphinxStt();
     this.socket = new WebSocket(options.mediaStreamUrl);
@@ -95,7 +95,7 @@ export class AudioCallee {
   /** Ends the stream as Twilio does when the call ends: `stop`, then the socket closes. */
   hangUp(): void {
     if (this.socket.readyState === WebSocket.OPEN) {
-      this.send({ event: 'stop', streamSid: this.streamSid, stop: { callSid: this.options.providerCallId } });
+      this.send(this.frames.stop());
       this.socket.close(1000);
     } else if (this.socket.readyState === WebSocket.CONNECTING) {
       this.socket.terminate();
@@ -103,19 +103,8 @@ export class AudioCallee {
   }
 
   private begin(): void {
-    this.send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
-    this.send({
-      event: 'start',
-      sequenceNumber: this.next(),
-      streamSid: this.streamSid,
-      start: {
-        streamSid: this.streamSid,
-        callSid: this.options.providerCallId,
-        tracks: ['inbound'],
-        customParameters: {},
-        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
-      },
-    });
+    this.send(this.frames.connected());
+    this.send(this.frames.start());
     this.startedAt = Date.now();
     this.ticker = setInterval(() => this.tick(), FRAME_MS);
     this.hangupTimer = setTimeout(() => this.hangUp(), this.options.talkSeconds * 1000);
@@ -126,17 +115,7 @@ export class AudioCallee {
     const due = Math.floor((Date.now() - this.startedAt) / FRAME_MS);
     while (this.framesSent < due && this.socket.readyState === WebSocket.OPEN) {
       this.framesSent += 1;
-      this.send({
-        event: 'media',
-        sequenceNumber: this.next(),
-        streamSid: this.streamSid,
-        media: {
-          track: 'inbound',
-          chunk: String(this.framesSent),
-          timestamp: String(this.framesSent * FRAME_MS),
-          payload: Buffer.from(pcm16ToMulaw(this.nextFrame())).toString('base64'),
-        },
-      });
+      this.send(this.frames.media(Buffer.from(pcm16ToMulaw(this.nextFrame())).toString('base64')));
     }
     this.noticeAgentDone();
   }
@@ -163,12 +142,7 @@ export class AudioCallee {
       return;
     }
     if (frame.event === 'mark' && frame.mark?.name) {
-      this.send({
-        event: 'mark',
-        sequenceNumber: this.next(),
-        streamSid: this.streamSid,
-        mark: { name: frame.mark.name },
-      });
+      this.send(this.frames.mark(frame.mark.name));
     } else if (frame.event === 'media' && frame.media?.payload) {
       const samples = mulawToPcm16(Buffer.from(frame.media.payload, 'base64'));
       if (this.replying) return;
@@ -219,13 +193,8 @@ export class AudioCallee {
     if (this.hangupTimer) clearTimeout(this.hangupTimer);
   }
 
-  private next(): string {
-    this.sequence += 1;
-    return String(this.sequence);
-  }
-
-  private send(frame: object): void {
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(frame));
+  private send(frame: string): void {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(frame);
   }
 }
 
