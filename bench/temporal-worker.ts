@@ -72,10 +72,16 @@ export interface RunningWorker {
  * measured alone. Resolves once it polls its task queue; its logs are discarded after that (or written
  * to the file BENCH_WORKER_LOG names).
  */
+/** `BENCH_WORKER_CPU_PROFILE_DIR` set: the worker runs under `node --cpu-prof` into that directory. */
+const profileArgs = (): string[] => {
+  const dir = process.env.BENCH_WORKER_CPU_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+};
+
 export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker> {
   const worker: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', join(__dirname, '..', 'workers', 'main.ts')],
+    [...profileArgs(), '--import', 'tsx', join(__dirname, '..', 'workers', 'main.ts')],
     {
       env: { ...process.env, HOST, LOG_LEVEL: 'info', WORKER_METRICS_PORT: String(await freePort()), ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
