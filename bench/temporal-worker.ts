@@ -67,17 +67,17 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/**
- * The worker from its real entry point (workers/main.ts) as its own process, so its memory can be
- * measured alone. Resolves once it polls its task queue; its logs are discarded after that (or written
- * to the file BENCH_WORKER_LOG names).
- */
 /** `BENCH_WORKER_CPU_PROFILE_DIR` set: the worker runs under `node --cpu-prof` into that directory. */
 const profileArgs = (): string[] => {
   const dir = process.env.BENCH_WORKER_CPU_PROFILE_DIR;
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 };
 
+/**
+ * The worker from its real entry point (workers/main.ts) as its own process, so its memory can be
+ * measured alone. Resolves once it polls its task queue; its logs are discarded after that (or written
+ * to the file BENCH_WORKER_LOG names).
+ */
 export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker> {
   const worker: ChildProcess = spawn(
     process.execPath,

@@ -9,7 +9,7 @@ export interface PlayoutSink {
  * 20 ms messages cost five socket writes (a tenth of the API's CPU on 100 live calls). Transports
  * whose protocol wants 20 ms frames (Vonage) cut them up themselves; Asterisk re-frames what it gets.
  */
-export const CHUNK_SAMPLES = 800;
+const CHUNK_SAMPLES = 800;
 /**
  * How far ahead of the caller stream agent audio is sent: a new chunk goes out while less than
  * 200 ms is waiting to play, so 200 to 300 ms are buffered at the provider, enough to ride out
@@ -104,16 +104,16 @@ export class Playout {
     if (this.paused) return;
     while (this.queued > 0 && this.sentUntil - this.clock < this.leadSamples) {
       const head = this.queue[0] as Chunk;
-      const frame = head.samples.subarray(0, CHUNK_SAMPLES);
+      const message = head.samples.subarray(0, CHUNK_SAMPLES);
       if (head.onSent) {
         head.onSent();
         head.onSent = undefined;
       }
-      if (frame.length === head.samples.length) this.queue.shift();
-      else head.samples = head.samples.subarray(frame.length);
-      this.queued -= frame.length;
-      this.sentUntil = Math.max(this.sentUntil, this.clock) + frame.length;
-      this.sink.play(frame);
+      if (message.length === head.samples.length) this.queue.shift();
+      else head.samples = head.samples.subarray(message.length);
+      this.queued -= message.length;
+      this.sentUntil = Math.max(this.sentUntil, this.clock) + message.length;
+      this.sink.play(message);
     }
   }
 

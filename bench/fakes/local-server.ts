@@ -2,7 +2,10 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-/** A provider served on 127.0.0.1 (the bench's fakes, the speech adapters' tests): plain HTTP, and WebSockets where it takes them. */
+/**
+ * A provider served on 127.0.0.1 (the bench's fakes, the speech adapters' tests): plain HTTP, and
+ * WebSockets where it takes them.
+ */
 export interface LocalServer {
   /** `http://127.0.0.1:<port>` */
   httpUrl: string;

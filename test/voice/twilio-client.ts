@@ -19,7 +19,7 @@ export function connect(url: string): Promise<Connection> {
 
 /** A test's Twilio: the frames Twilio sends (`TwilioStreamFrames`), and what the server sends back. */
 export class TwilioStreamClient {
-  readonly frames = new TwilioStreamFrames();
+  private readonly frames = new TwilioStreamFrames();
   readonly streamSid = this.frames.streamSid;
   readonly callSid = this.frames.callSid;
   readonly accountSid = this.frames.accountSid;
