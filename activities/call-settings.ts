@@ -33,6 +33,8 @@ export function callUrls(settings: CallSettings, provider: string, runId: number
   return answerUrls(settings.publicBaseUrl, provider, runId, secrets);
 }
 
-/** Where the run's transcript is served (authenticated). */
-export const transcriptUrl = (workflowId: number, runId: number): string =>
-  `/api/v1/workflow/${workflowId}/runs/${runId}/transcript`;
+/**
+ * Where a run's transcript is served (authenticated), as PostgreSQL's `format()` takes it: the
+ * agent's id, then the run's, so that the statement finalizing a run fills it in from the row.
+ */
+export const TRANSCRIPT_URL_FORMAT = '/api/v1/workflow/%1$s/runs/%2$s/transcript';

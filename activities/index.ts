@@ -1,3 +1,4 @@
+import { AgentVersionCache } from '../api/services/agents/version-cache';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
@@ -6,20 +7,22 @@ import { WEBHOOK_KEY_PURPOSE } from './webhook/signing-key';
 
 export type ActivityDeps = HealthActivityDeps & {
   /** The call activities' own deps; without them (health-only workers in tests) no call activity is registered. */
-  calls?: Omit<CallActivityDeps, 'dataSource'>;
+  calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'>;
   /** Post-call webhooks, registered with the call activities; default: the key derived from the secrets, no private addresses. */
-  webhooks?: Omit<WebhookActivityDeps, 'dataSource'>;
+  webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions'>;
 };
 
 /** Every activity the worker registers, built over explicit dependencies. */
 export function createActivities(deps: ActivityDeps) {
+  const versions = new AgentVersionCache(deps.dataSource);
   return {
     ...createHealthActivities(deps),
-    ...(deps.calls ? createCallActivities({ dataSource: deps.dataSource, ...deps.calls }) : {}),
+    ...(deps.calls ? createCallActivities({ dataSource: deps.dataSource, versions, ...deps.calls }) : {}),
     ...(deps.calls ? createCampaignActivities({ dataSource: deps.dataSource, ...deps.calls }) : {}),
     ...(deps.calls
       ? createWebhookActivities({
           dataSource: deps.dataSource,
+          versions,
           ...(deps.webhooks ?? { signingKey: deps.calls.secrets.deriveKey(WEBHOOK_KEY_PURPOSE), allowPrivate: false }),
         })
       : {}),

@@ -2,7 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import { renderTemplate } from '../api/services/agents/templates';
 import type { WorkflowNode } from '../api/schemas/workflow-definition';
-import { AgentVersion, Run } from '../entities';
+import type { AgentVersionCache } from '../api/services/agents/version-cache';
+import { Run } from '../entities';
 import type { Resolver } from './webhook/address-guard';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
 import { renderPayload, type PayloadContext } from './webhook/payload';
@@ -11,6 +12,8 @@ import { SIGNATURE_HEADER, signatureHeader } from './webhook/signature';
 
 export interface WebhookActivityDeps {
   dataSource: DataSource;
+  /** Agent version contents, read once per process. */
+  versions: AgentVersionCache;
   /** HMAC-SHA256 key of the signature header (`WEBHOOK_SIGNING_SECRET`, else derived from SECRETS_KEY). */
   signingKey: Buffer;
   /** `ALLOW_PRIVATE_WEBHOOKS`. */
@@ -68,6 +71,7 @@ const DEFAULT_PAYLOAD = {
 
 export function createWebhookActivities({
   dataSource,
+  versions,
   signingKey,
   allowPrivate,
   timeoutMs = 10_000,
@@ -75,9 +79,9 @@ export function createWebhookActivities({
 }: WebhookActivityDeps) {
   const runs = dataSource.getRepository(Run);
 
-  const webhookNodesOf = async (run: Run): Promise<WebhookNode[]> => {
-    const version = await dataSource.getRepository(AgentVersion).findOneBy({ id: run.definitionId });
-    const nodes = (version?.workflowDefinition.nodes ?? []) as { type: string }[];
+  const webhookNodesOf = async (definitionId: number): Promise<WebhookNode[]> => {
+    const version = await versions.get(definitionId);
+    const nodes = (version.workflowDefinition.nodes ?? []) as { type: string }[];
     return nodes.filter(isWebhookNode).filter((node) => node.data.enabled);
   };
 
@@ -99,7 +103,12 @@ export function createWebhookActivities({
   return {
     /** The enabled `webhook` nodes of the run's agent version. */
     async listPostCallWebhooks({ runId }: { runId: number }): Promise<PostCallWebhook[]> {
-      const nodes = await webhookNodesOf(await loadRun(runId));
+      const [run] = await dataSource.query<{ definition_id: number }[]>(
+        'SELECT definition_id FROM runs WHERE id = $1',
+        [runId],
+      );
+      if (!run) throw new Error(`Run ${runId} does not exist`);
+      const nodes = await webhookNodesOf(run.definition_id);
       return nodes.map((node) => ({ nodeId: node.id, name: node.data.name }));
     },
 
@@ -109,7 +118,7 @@ export function createWebhookActivities({
      */
     async deliverPostCallWebhook({ runId, nodeId }: DeliverWebhookInput): Promise<{ httpStatus: number }> {
       const run = await loadRun(runId);
-      const node = (await webhookNodesOf(run)).find((candidate) => candidate.id === nodeId);
+      const node = (await webhookNodesOf(run.definitionId)).find((candidate) => candidate.id === nodeId);
       if (!node) throw new WebhookRefusedError(`Webhook node ${nodeId} is no longer in the run's agent version`);
       const { attempt } = Context.current().info;
       const target = {

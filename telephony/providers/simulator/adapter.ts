@@ -58,7 +58,7 @@ export function createSimulatorProvider(
   return {
     /** The same idempotency key always yields the first call's id, and dials (schedules) nothing new. */
     async originate(request: OriginateRequest) {
-      const candidate: Partial<SimulatorCall> = {
+      const candidate: Omit<SimulatorCall, 'createdAt'> = {
         providerCallId: `SIM${randomUUID().replace(/-/g, '')}`,
         idempotencyKey: request.idempotencyKey,
         toAddress: request.to,
@@ -68,10 +68,19 @@ export function createSimulatorProvider(
         plannedOutcome: plannedOutcome(request.to),
         ringSeconds: config.ring_seconds,
         talkSeconds: config.talk_seconds,
+        hungUpAt: null,
       };
-      await calls.createQueryBuilder().insert().values(candidate).orIgnore().execute();
-      const call = await calls.findOneByOrFail({ idempotencyKey: request.idempotencyKey });
-      if (call.providerCallId === candidate.providerCallId) {
+      const inserted = await calls
+        .createQueryBuilder()
+        .insert()
+        .values(candidate)
+        .orIgnore()
+        .returning('provider_call_id')
+        .execute();
+      // A first dial inserts its row; a repeat of its key finds the first dial's row instead.
+      const dialed = (inserted.raw as unknown[]).length > 0;
+      const call = dialed ? candidate : await calls.findOneByOrFail({ idempotencyKey: request.idempotencyKey });
+      if (dialed) {
         const deliveries = statusChangeOffsets(call).map((offset) => ({
           afterMs: offset * 1000,
           deliver: () => report(call.providerCallId),

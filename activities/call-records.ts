@@ -1,0 +1,119 @@
+import type { DataSource } from 'typeorm';
+import type { ConfigurationRow } from '../telephony/registry';
+import { CallSetupError } from './call-errors';
+import { TRANSCRIPT_URL_FORMAT } from './call-settings';
+
+/** A run as its call activities need it, with its telephony configuration, read in one statement. */
+export interface CallRecord {
+  id: number;
+  /** The agent ("workflow" in the interface). */
+  workflowId: number;
+  definitionId: number;
+  mode: string;
+  calledNumber: string | null;
+  callerNumber: string | null;
+  providerCallId: string | null;
+  initialContext: Record<string, unknown>;
+  /** The agent's `call_disposition_codes`. */
+  callDispositionCodes: { disposition_codes: unknown[] };
+  configuration: ConfigurationRow | null;
+}
+
+/** The run's columns `finalizeRun` writes; the contexts and logs are merged into the stored ones. */
+export interface RunOutcome {
+  callDurationSeconds: number;
+  platformTokenUsage: number;
+  chargeUsd: number;
+  disposition: string;
+  gatheredContext: Record<string, unknown>;
+  logs: Record<string, unknown>;
+  /** Whether the run gets a transcript URL (`TRANSCRIPT_URL_FORMAT`). */
+  hasTranscript: boolean;
+  usageInfo: Record<string, unknown>;
+  costInfo: Record<string, unknown>;
+}
+
+interface CallRecordRow {
+  id: number;
+  workflow_id: number;
+  definition_id: number;
+  mode: string;
+  called_number: string | null;
+  caller_number: string | null;
+  provider_call_id: string | null;
+  initial_context: Record<string, unknown>;
+  call_disposition_codes: { disposition_codes: unknown[] };
+  provider: string | null;
+  credentials: Record<string, unknown> | null;
+}
+
+/**
+ * The statements of a call's hot path, written by hand: each activity reads its run once, joined
+ * with what it needs, and writes it once. A call used to cost 14 queries through the ORM in the
+ * worker; PostgreSQL round trips and query building were a third of the worker's CPU.
+ */
+export function createCallRecords(dataSource: DataSource) {
+  return {
+    async load(runId: number): Promise<CallRecord> {
+      const [row] = await dataSource.query<CallRecordRow[]>(
+        `SELECT r.id, r.workflow_id, r.definition_id, r.mode, r.called_number, r.caller_number,
+                r.provider_call_id, r.initial_context, a.call_disposition_codes, c.provider, c.credentials
+           FROM runs r
+           JOIN agents a ON a.id = r.workflow_id
+           LEFT JOIN telephony_configurations c ON c.id = r.telephony_configuration_id
+          WHERE r.id = $1`,
+        [runId],
+      );
+      if (!row) throw new CallSetupError(`Run ${runId} does not exist`);
+      return {
+        id: row.id,
+        workflowId: row.workflow_id,
+        definitionId: row.definition_id,
+        mode: row.mode,
+        calledNumber: row.called_number,
+        callerNumber: row.caller_number,
+        providerCallId: row.provider_call_id,
+        initialContext: row.initial_context,
+        callDispositionCodes: row.call_disposition_codes,
+        configuration: row.provider ? { provider: row.provider, credentials: row.credentials ?? {} } : null,
+      };
+    },
+
+    /** The dial went out: the run is running, with the provider's id of its call. */
+    async markDialed(runId: number, providerCallId: string): Promise<void> {
+      await dataSource.query(
+        `UPDATE runs SET provider_call_id = $2, state = 'running', updated_at = now() WHERE id = $1`,
+        [runId, providerCallId],
+      );
+    },
+
+    /** Writes the outcome unless the run is already completed (the first outcome stands). */
+    async complete(runId: number, outcome: RunOutcome): Promise<void> {
+      await dataSource.query(
+        `UPDATE runs
+            SET is_completed = true, state = 'completed', updated_at = now(),
+                call_duration_seconds = $2, platform_token_usage = $3, charge_usd = $4, disposition = $5,
+                gathered_context = COALESCE(gathered_context, '{}'::jsonb) || $6::jsonb,
+                logs = COALESCE(logs, '{}'::jsonb) || $7::jsonb,
+                transcript_url = CASE WHEN $8 THEN format($9, workflow_id, id) END,
+                usage_info = $10::jsonb, cost_info = $11::jsonb
+          WHERE id = $1 AND NOT is_completed`,
+        [
+          runId,
+          outcome.callDurationSeconds,
+          outcome.platformTokenUsage,
+          outcome.chargeUsd,
+          outcome.disposition,
+          JSON.stringify(outcome.gatheredContext),
+          JSON.stringify(outcome.logs),
+          outcome.hasTranscript,
+          TRANSCRIPT_URL_FORMAT,
+          JSON.stringify(outcome.usageInfo),
+          JSON.stringify(outcome.costInfo),
+        ],
+      );
+    },
+  };
+}
+
+export type CallRecords = ReturnType<typeof createCallRecords>;
