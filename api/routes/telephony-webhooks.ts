@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { Run, TelephonyConfiguration } from '../../entities';
+import type { DataSource } from 'typeorm';
 import { ProviderError } from '../../telephony/provider';
+import type { ConfigurationRow } from '../../telephony/registry';
 import { callStatusSignal, callWorkflowId } from '../../workflows/definitions';
 import type { ApiDeps } from '../context';
 import { BadRequestError, ForbiddenError } from '../errors';
@@ -36,19 +37,15 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       async (ctx, { params }) => {
         const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
         ctx.body = RECEIVED;
-        const run = await dataSource.getRepository(Run).findOneBy({ id: params.run_id });
-        const configuration =
-          run?.telephonyConfigurationId && run.mode === params.provider
-            ? await dataSource.getRepository(TelephonyConfiguration).findOneBy({ id: run.telephonyConfigurationId })
-            : null;
-        if (!run || !configuration) {
+        const run = await webhookTarget(dataSource, params.run_id, params.provider);
+        if (!run) {
           log.warn('status webhook for an unknown run: ignored');
           return;
         }
-        const adapter = telephony.adapterFor(configuration);
+        const adapter = telephony.adapterFor(run.configuration);
         const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
         if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
-        if (run.isCompleted) {
+        if (run.is_completed) {
           log.info('status webhook for a finished run: ignored');
           return;
         }
@@ -60,11 +57,13 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           throw error;
         }
         try {
-          await temporal.workflow.getHandle(run.temporalWorkflowId ?? callWorkflowId(run.id)).signal(callStatusSignal, {
-            status: event.status,
-            providerCallId: event.providerCallId,
-            durationSeconds: event.durationSeconds,
-          });
+          await temporal.workflow
+            .getHandle(run.temporal_workflow_id ?? callWorkflowId(run.id))
+            .signal(callStatusSignal, {
+              status: event.status,
+              providerCallId: event.providerCallId,
+              durationSeconds: event.durationSeconds,
+            });
         } catch (error) {
           if (!(error instanceof WorkflowNotFoundError)) throw error;
           log.info('status webhook for a closed call workflow: ignored');
@@ -72,4 +71,24 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       },
     ),
   ];
+}
+
+interface WebhookTarget {
+  id: number;
+  is_completed: boolean;
+  temporal_workflow_id: string | null;
+  configuration: ConfigurationRow;
+}
+
+/** The run a status webhook names, with the configuration that checks its signature: one statement. */
+async function webhookTarget(dataSource: DataSource, runId: number, provider: string): Promise<WebhookTarget | null> {
+  const [row] = await dataSource.query<(Omit<WebhookTarget, 'configuration'> & ConfigurationRow)[]>(
+    `SELECT r.id, r.is_completed, r.temporal_workflow_id, c.provider, c.credentials
+       FROM runs r JOIN telephony_configurations c ON c.id = r.telephony_configuration_id
+      WHERE r.id = $1 AND r.mode = $2`,
+    [runId, provider],
+  );
+  if (!row) return null;
+  const { provider: configured, credentials, ...run } = row;
+  return { ...run, configuration: { provider: configured, credentials } };
 }

@@ -2,7 +2,12 @@ import type { z } from 'zod';
 import type { TelephonyConfiguration } from '../../../entities';
 import { maskedCredentials } from '../../../telephony/credentials';
 import type { ProviderDefinition, TelephonyProvider } from '../../../telephony/provider';
-import { availableProviders, providerDefinition, providerFor } from '../../../telephony/registry';
+import {
+  availableProviders,
+  providerDefinition,
+  providerFor,
+  type ConfigurationRow,
+} from '../../../telephony/registry';
 import { loadSecrets, type Secrets } from '../../../telephony/secrets';
 import type { ApiDeps } from '../../context';
 import type { TelephonyConfiguration as ConfigurationResponse } from '../../schemas/telephony';
@@ -12,7 +17,7 @@ export interface TelephonyServices {
   /** The providers this deployment offers (the simulator only with TELEPHONY_SIMULATOR=true). */
   providers: ProviderDefinition[];
   definitionOf(row: Pick<TelephonyConfiguration, 'provider'>): ProviderDefinition;
-  adapterFor(row: TelephonyConfiguration): TelephonyProvider;
+  adapterFor(row: ConfigurationRow): TelephonyProvider;
   /** Where a provider sends inbound calls: `${PUBLIC_BASE_URL}/api/v1/telephony/{provider}/inbound`. */
   inboundUrl(provider: string): string;
   configurationView(row: TelephonyConfiguration): z.output<typeof ConfigurationResponse>;
