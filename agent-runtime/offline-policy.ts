@@ -20,7 +20,8 @@ import { OFFLINE_MODEL, UsageMeter } from './usage';
  *   else null;
  * - the disposition is the first disposition code.
  * Usage: each turn counts the `o200k_base` tokens (`countTokens`) of the prompt it stands for (system prompt plus
- * the conversation so far) and for the text it says; extraction and disposition cost nothing.
+ * the conversation so far, each message counted on its own plus one token per line break between them) and of
+ * the text it says; extraction and disposition cost nothing.
  */
 
 const STOP_WORDS = new Set(['the', 'and', 'that', 'this', 'you', 'your', 'for', 'with', 'are', 'was', 'not', 'but']);
@@ -38,8 +39,10 @@ function chooseEdge(edges: EdgeChoice[], reply: string): EdgeChoice | undefined 
   return edges.find((choice) => words(choice.condition).some((word) => heard.has(word))) ?? edges[0];
 }
 
-const promptText = (request: TurnRequest): string =>
-  [request.systemPrompt, ...request.history.map((line) => `${line.role}: ${line.text}`)].join('\n');
+const promptMessages = (request: TurnRequest): string[] => [
+  request.systemPrompt,
+  ...request.history.map((line) => `${line.role}: ${line.text}`),
+];
 
 export class OfflinePolicy implements Policy {
   readonly usage = new UsageMeter(OFFLINE_MODEL);
@@ -52,14 +55,14 @@ export class OfflinePolicy implements Policy {
       const lastReply = request.history.filter((line) => line.role === 'user').at(-1)?.text ?? '';
       decision = { edge: chooseEdge(request.edges, lastReply)?.edge };
     }
-    this.usage.addCounted(promptText(request), decision.say ?? decision.edge?.data.label ?? '');
+    this.usage.addCounted(promptMessages(request), decision.say ?? decision.edge?.data.label ?? '');
     if (decision.say) speech.sentence(decision.say);
     return Promise.resolve(decision);
   }
 
   closing(request: TurnRequest, speech: SpeechSink): Promise<string> {
     const text = firstSentence(request.nodePrompt);
-    this.usage.addCounted(promptText(request), text);
+    this.usage.addCounted(promptMessages(request), text);
     if (text) speech.sentence(text);
     return Promise.resolve(text);
   }

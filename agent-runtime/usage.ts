@@ -9,8 +9,22 @@ import type { ConversationUsage } from './contract';
  */
 let encoder: Tiktoken | undefined;
 
+/** Counts of texts seen lately: a conversation's lines come back in the prompt of every later turn. */
+const counted = new Map<string, number>();
+const MAX_COUNTED = 4096;
+
 /** Tokens of a text under `o200k_base`. The ranks load on first use (about 0.5 s and 100 MB of heap). */
 export function countTokens(text: string): number {
+  const known = counted.get(text);
+  if (known !== undefined) return known;
+  const count = encode(text);
+  // Oldest first out (Map keeps insertion order).
+  if (counted.size >= MAX_COUNTED) counted.delete(counted.keys().next().value as string);
+  counted.set(text, count);
+  return count;
+}
+
+function encode(text: string): number {
   if (!encoder) {
     // js-tiktoken's CommonJS builds, required only when the offline policy first counts.
     /* eslint-disable @typescript-eslint/no-require-imports */
@@ -37,9 +51,14 @@ export class UsageMeter {
     this.totalTokens += totalTokens;
   }
 
-  /** Offline: the prompt the policy stood for and the text it produced, counted with the tokenizer. */
-  addCounted(prompt: string, completion: string): void {
-    this.add(countTokens(prompt), countTokens(completion));
+  /**
+   * Offline: the prompt the policy stood for (its messages, one line break between each) and the
+   * text it produced. Each message is counted on its own, so a turn costs the tokenizer only what
+   * is new in it rather than the whole conversation again.
+   */
+  addCounted(promptMessages: readonly string[], completion: string): void {
+    const prompt = promptMessages.reduce((sum, message) => sum + countTokens(message), 0);
+    this.add(prompt + Math.max(promptMessages.length - 1, 0), countTokens(completion));
   }
 
   result(): ConversationUsage {

@@ -83,15 +83,19 @@ describe('converse offline', () => {
     const lines = result.transcript.map((line) => `${line.role}: ${line.text}`);
     const startPrompt = 'Hello Alice, this is a reminder call. Please confirm.';
     const talkPrompt = 'Can you confirm Tuesday at 3pm? Be brief.';
-    // Per turn: the prompt it stands for (system prompt + conversation so far) and what it produced.
-    const turns: [string, string][] = [
-      [startPrompt, 'Hello Alice, this is a reminder call.'],
-      [[startPrompt, ...lines.slice(0, 2)].join('\n'), 'Continue'],
-      [[talkPrompt, ...lines.slice(0, 2)].join('\n'), 'Can you confirm Tuesday at 3pm?'],
-      [[talkPrompt, ...lines.slice(0, 4)].join('\n'), 'Done'],
-      [['Thank you, goodbye. Then hang up.', ...lines.slice(0, 5)].join('\n'), 'Thank you, goodbye.'],
+    // Per turn: the prompt it stands for (system prompt + conversation so far, each message counted
+    // on its own plus a token per line break between them) and what it produced.
+    const turns: [string[], string][] = [
+      [[startPrompt], 'Hello Alice, this is a reminder call.'],
+      [[startPrompt, ...lines.slice(0, 2)], 'Continue'],
+      [[talkPrompt, ...lines.slice(0, 2)], 'Can you confirm Tuesday at 3pm?'],
+      [[talkPrompt, ...lines.slice(0, 4)], 'Done'],
+      [['Thank you, goodbye. Then hang up.', ...lines.slice(0, 5)], 'Thank you, goodbye.'],
     ];
-    const promptTokens = turns.reduce((sum, [prompt]) => sum + tokens(prompt), 0);
+    const promptTokens = turns.reduce(
+      (sum, [messages]) => sum + messages.reduce((total, message) => total + tokens(message), 0) + messages.length - 1,
+      0,
+    );
     const completionTokens = turns.reduce((sum, [, said]) => sum + tokens(said), 0);
     expect(result.usage).toEqual({
       model: 'offline',
