@@ -6,6 +6,7 @@ import { defineRoute, errorResponse, type Route, type RouteContext } from '../ro
 import { AgentUuidParams, CallInitiated, CallRequest, TriggerPathParams } from '../schemas/calls';
 import { WorkflowRunParams } from '../schemas/runs';
 import { z } from '../zod';
+import { AgentVersionCache } from '../services/agents/version-cache';
 import { agentByTriggerPath, agentByUuid, callableVersion, callRoute } from '../services/calls/call-targets';
 import { idempotencyKeyOf, requestHash, withIdempotencyKey } from '../services/calls/idempotency';
 import { startOutboundCall } from '../services/calls/start-call';
@@ -27,6 +28,7 @@ const IDEMPOTENCY_NOTE =
 export function createCallRoutes(deps: ApiDeps): Route[] {
   const { dataSource, temporal, config } = deps;
   const telephony = createTelephonyServices(deps);
+  const versions = new AgentVersionCache(dataSource);
 
   const placeCall = async (
     ctx: RouteContext,
@@ -40,7 +42,7 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
       { organizationId, key: idempotencyKeyOf(ctx.headers['idempotency-key']), hash: requestHash(route, body) },
       async () => {
         const found = await agent();
-        const version = await callableVersion(dataSource, found);
+        const version = await callableVersion(versions, found);
         const target = await callRoute(dataSource, telephony, organizationId, {
           telephonyConfigurationId: body.telephony_configuration_id,
           fromPhoneNumberId: body.from_phone_number_id,

@@ -1,8 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { Agent, AgentVersion, PhoneNumber, TelephonyConfiguration } from '../../../entities';
+import { Agent, PhoneNumber, TelephonyConfiguration } from '../../../entities';
 import { conversationModeOf } from '../../../telephony/conversation-mode';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
 import { resolveTrigger } from '../agents/triggers';
+import type { AgentVersionCache, AgentVersionContent } from '../agents/version-cache';
 import type { TelephonyServices } from '../telephony/telephony-services';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -28,14 +29,13 @@ export async function agentByUuid(dataSource: DataSource, organizationId: number
   return agent;
 }
 
+export type CallableVersion = AgentVersionContent & { id: number };
+
 /** The version an active agent's calls run with; 409 for an archived agent. */
-export async function callableVersion(dataSource: DataSource, agent: Agent): Promise<AgentVersion> {
+export async function callableVersion(versions: AgentVersionCache, agent: Agent): Promise<CallableVersion> {
   if (agent.status === 'archived') throw new ConflictError('Agent is archived');
-  const version = agent.currentDefinitionId
-    ? await dataSource.getRepository(AgentVersion).findOneBy({ id: agent.currentDefinitionId })
-    : null;
-  if (!version) throw new NotFoundError('Workflow not found');
-  return version;
+  if (!agent.currentDefinitionId) throw new NotFoundError('Workflow not found');
+  return { id: agent.currentDefinitionId, ...(await versions.get(agent.currentDefinitionId)) };
 }
 
 export interface CallRoute {

@@ -11,11 +11,11 @@ import {
 import { AgentIdAttribute, OrganizationIdAttribute } from '../../../workflows/search-attributes';
 import { ConflictError } from '../../errors';
 import type { CallInitiated } from '../../schemas/calls';
-import type { CallRoute } from './call-targets';
+import type { CallableVersion, CallRoute } from './call-targets';
 
 export interface OutboundCall {
   agent: Agent;
-  version: AgentVersion;
+  version: CallableVersion;
   route: CallRoute;
   phoneNumber: string;
   initialContext: Record<string, unknown>;
@@ -29,7 +29,7 @@ async function nextRunId(dataSource: DataSource): Promise<number> {
   return row.id;
 }
 
-export const maxCallDurationOf = (version: AgentVersion): number => {
+export const maxCallDurationOf = (version: Pick<AgentVersion, 'workflowConfigurations'>): number => {
   const value = version.workflowConfigurations.max_call_duration;
   return typeof value === 'number' && value > 0 ? value : DEFAULT_MAX_CALL_DURATION_SECONDS;
 };
