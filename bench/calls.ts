@@ -41,6 +41,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WARMUP = Math.min(200, CALLS);
 /** Bounded: a run that never ends fails the bench instead of hanging it. */
 const COMPLETION_TIMEOUT_MS = 10 * 60_000;
+/** How long PostgreSQL backends take to report their transaction counts once idle. */
+const STATS_SETTLE_MS = 2_000;
 const TASK_QUEUE = 'switchboard';
 const TARGET_CALLS_PER_SECOND = 100;
 const TARGET_SHARE_OF_BARE = 0.5;
@@ -112,6 +114,17 @@ async function waitForCompletion(sql: PgClient, runIds: number[]): Promise<numbe
   }
 }
 
+/**
+ * Transactions PostgreSQL has committed or rolled back in the database: every statement sent
+ * outside a transaction is one. Backends report their counts within about a second of going idle.
+ */
+async function databaseTransactions(sql: PgClient): Promise<number> {
+  const { rows } = await sql.query<{ count: string }>(
+    `SELECT xact_commit + xact_rollback AS count FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
 /** Bare workflows: `noopWorkflow` started and its result awaited, `count` times at CONCURRENCY. */
 async function runNoops(client: Client, count: number, label: string): Promise<void> {
   await drive(count, CONCURRENCY, async (index) => {
@@ -172,6 +185,8 @@ async function main(): Promise<void> {
     const bareRate = CALLS / (bareMs / 1000);
     say(`bare no-op workflows: ${bareRate.toFixed(0)}/s (${seconds(bareMs)})`);
 
+    await sleep(STATS_SETTLE_MS);
+    const transactionsBefore = await databaseTransactions(pg);
     memory = sampleMemory(worker.pid);
     cpu = cpuMeter(processes);
     started = performance.now();
@@ -182,6 +197,8 @@ async function main(): Promise<void> {
     const callsRss = memory.stop();
     const callsCpu = cpu.stop();
     const callRate = CALLS / (completedMs / 1000);
+    await sleep(STATS_SETTLE_MS);
+    const transactionsPerCall = ((await databaseTransactions(pg)) - transactionsBefore) / CALLS;
 
     const { rows: statuses } = await pg.query<{ status: string | null; count: number }>(
       `SELECT gathered_context->>'call_status' AS status, count(*)::int AS count FROM runs
@@ -204,6 +221,9 @@ async function main(): Promise<void> {
     console.log(`  worker peak RSS:          ${mib(callsRss)}`);
     console.log(`  call_status:              ${statuses.map((row) => `${row.status} ${row.count}`).join(', ')}`);
     console.log(`  simulator dials:          ${dials[0]?.count ?? 0} (one per call)`);
+    console.log(
+      `  PostgreSQL transactions:  ${transactionsPerCall.toFixed(1)} a call (all processes; the bench's polling too)`,
+    );
     console.log(`bare no-op workflows (${CALLS}, ${CONCURRENCY} concurrent, start + result):`);
     console.log(`  completed:                ${bareRate.toFixed(0)} workflows/s (${seconds(bareMs)})`);
     console.log(`  worker peak RSS:          ${mib(bareRss)}`);

@@ -155,15 +155,23 @@ async function chainHistory(client: Client, workflowId: string) {
   let runs = 0;
   let events = 0;
   const kinds = new Map<string, number>();
+  /** Why workflow tasks failed, with the failure's first line: the report says what they were. */
+  const taskFailures = new Map<string, number>();
   do {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     runs += 1;
     events += history.events?.length ?? 0;
     countKinds(history.events ?? [], kinds);
+    for (const event of history.events ?? []) {
+      const failed = event.workflowTaskFailedEventAttributes;
+      if (!failed) continue;
+      const reason = `${String(failed.cause)}: ${(failed.failure?.message ?? '').split('\n')[0]?.slice(0, 120) ?? ''}`;
+      taskFailures.set(reason, (taskFailures.get(reason) ?? 0) + 1);
+    }
     const previous = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     runId = previous ? previous : undefined;
   } while (runId);
-  return { runs, events, kinds };
+  return { runs, events, kinds, taskFailures };
 }
 
 /** One workflow's events by kind. */
@@ -301,6 +309,7 @@ async function main(): Promise<void> {
         `(${parent.events} in ${parent.runs} runs), child ${child.toFixed(1)} (mean of ${Math.min(CHILD_SAMPLE, attempts.length)})`,
     );
     console.log(`    parent, per contact:    ${formatKinds(parent.kinds, CONTACTS)}`);
+    for (const [reason, count] of parent.taskFailures) console.log(`    parent task failed ×${count}: ${reason}`);
     console.log(`    first child:            ${formatKinds(childKinds, 1)}`);
     console.log(`  peak RSS:                 worker ${mib(measured.workerRss)}, API ${mib(measured.apiRss)}`);
     console.log(`floor (noopParentWorkflow(${CONTACTS}, ${CONCURRENCY})):`);
