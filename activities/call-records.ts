@@ -115,5 +115,3 @@ export function createCallRecords(dataSource: DataSource) {
     },
   };
 }
-
-export type CallRecords = ReturnType<typeof createCallRecords>;

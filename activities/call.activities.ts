@@ -1,8 +1,9 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { ConversationResult, Converse } from '../agent-runtime/contract';
-import { conversationInput, type ConversationSource } from '../agent-runtime/conversation-input';
+import { conversationInput } from '../agent-runtime/conversation-input';
 import type { AgentVersionCache } from '../api/services/agents/version-cache';
+import { conversationSourceOf } from '../api/services/calls/conversation-source';
 import { chargeUsd } from '../api/services/runs/run-queries';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
@@ -109,12 +110,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
     /** Runs the agent's conversation with the callee of the connected call. */
     async runConversation({ runId, maxDurationSeconds }: { runId: number; maxDurationSeconds: number }) {
       const run = await records.load(runId);
-      const source: ConversationSource = {
-        runId,
-        initialContext: run.initialContext,
-        callDispositionCodes: run.callDispositionCodes,
-        ...(await versions.get(run.definitionId)),
-      };
+      const source = conversationSourceOf(run, await versions.get(run.definitionId), run.callDispositionCodes);
       // Heartbeats tell Temporal this worker is alive, so a conversation lost with a killed worker is
       // retried after the heartbeat timeout rather than after max_call_duration. A local activity
       // has none: its workflow task times out with the worker instead.
