@@ -68,17 +68,25 @@ export interface CallOutcome {
   failure: string | null;
 }
 
-/** One timer for every open stream: each sends the frames due since its start. */
+/**
+ * One timer for every open stream: each sends the frames due since its own start, so every call
+ * keeps its own 20 ms clock as a provider's stream does. The timer's period sets how finely those
+ * clocks are kept apart: at 1 ms a stream's frame leaves within a millisecond of its time; at 10 ms
+ * (the pacing before 2026-11-24) the streams fall into two groups that send at once, 50 frames
+ * arriving together at 100 calls, a burst no provider sends.
+ */
 export class FramePacer {
   private readonly streams = new Set<MediaStreamCaller>();
   private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly periodMs = 1) {}
 
   add(stream: MediaStreamCaller): void {
     this.streams.add(stream);
     this.timer ??= setInterval(() => {
       const now = Date.now();
       for (const each of this.streams) each.tick(now);
-    }, 10);
+    }, this.periodMs);
   }
 
   delete(stream: MediaStreamCaller): void {

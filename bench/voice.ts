@@ -58,6 +58,8 @@ const LEVELS = (process.env.BENCH_VOICE_LEVELS ?? '1,10,25,50,100,150,200')
   .map((level) => Number(level.trim()))
   .filter((level) => Number.isInteger(level) && level > 0);
 const TURNS = Number(process.env.BENCH_VOICE_TURNS ?? 4);
+/** The callers' frame timer (ms): 1 keeps each call's 20 ms clock its own; 10 is the older, bursty pacing. */
+const PACER_MS = Number(process.env.BENCH_VOICE_PACER_MS ?? 1);
 /** Set: the API process is profiled (`node --cpu-prof`) into this directory. */
 const CPU_PROFILE_DIR = process.env.BENCH_VOICE_CPU_PROFILE_DIR;
 const WARMUP_CALLS = 2;
@@ -314,6 +316,9 @@ async function main(): Promise<void> {
   if (LEVELS.length === 0 || !Number.isInteger(TURNS) || TURNS < 1) {
     throw new Error('BENCH_VOICE_LEVELS must list positive integers and BENCH_VOICE_TURNS be one or more');
   }
+  if (!Number.isInteger(PACER_MS) || PACER_MS < 1 || PACER_MS > 20) {
+    throw new Error('BENCH_VOICE_PACER_MS must be a whole number of milliseconds from 1 to 20');
+  }
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-voice-'));
   chmodSync(dir, 0o755);
   mkdirSync(join(dir, 'recordings'));
@@ -366,7 +371,7 @@ async function main(): Promise<void> {
       api,
       pg,
       account,
-      pacer: new FramePacer(),
+      pacer: new FramePacer(PACER_MS),
       hangups,
       speech,
       processes: {
@@ -378,7 +383,7 @@ async function main(): Promise<void> {
     };
     say(`Temporal: ${temporal.mode}`);
     say(
-      `services up; levels ${LEVELS.join(', ')} simultaneous calls, ${TURNS} caller turns each; ` +
+      `services up; levels ${LEVELS.join(', ')} simultaneous calls, ${TURNS} caller turns each, frames paced every ${PACER_MS} ms; ` +
         `fakes: STT final ${STT_FINAL_MS} ms, LLM first token ${LLM_FIRST_TOKEN_MS} ms, TTS first audio ${TTS_FIRST_AUDIO_MS} ms`,
     );
     // Warm-up: JIT, connection pools, the VAD model's first sessions; not measured.
