@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { EspeakTts } from '../../voice/speech/espeak-tts';
 import { synthesize } from '../../voice/speech/whole';
-import { vadBatcher, VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent } from '../../voice/vad';
+import { vadThread, VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent } from '../../voice/vad';
 import { tone } from './audio-helpers';
 
 const silence = (seconds: number) => new Int16Array(Math.round(VAD_SAMPLE_RATE * seconds));
@@ -56,14 +56,21 @@ describe('Silero voice activity detection', () => {
     const calls = [0.2, 0.5, 0.9, 1.3, 1.7].map((lead) => [silence(lead), speech, silence(1.2)]);
     const alone: VadEvent[][] = [];
     for (const audio of calls) alone.push(await detect(audio));
-    const before = vadBatcher.thread.batches;
+    const before = vadThread.batches;
     const together = await Promise.all(calls.map((audio) => detect(audio)));
     expect(together).toEqual(alone);
     const windows = calls.reduce((total, audio) => total + audio.reduce((sum, part) => sum + part.length, 0) / 256, 0);
     // One inference per round of windows, not one per window.
-    expect(vadBatcher.thread.batches - before).toBeLessThan(windows / 3);
+    expect(vadThread.batches - before).toBeLessThan(windows / 3);
     // Judged on a thread of its own, not the event loop's (bench:voice measures what that buys).
-    expect(vadBatcher.thread.threadId).toBeGreaterThan(0);
+    expect(vadThread.threadId).toBeGreaterThan(0);
+  });
+
+  it('judges a backlog longer than the shared ring in order (the windows wait their turn)', async () => {
+    // 70 utterances: about 9,200 windows pushed at once, more than the ring's 8,192.
+    const parts = Array.from({ length: 70 }, () => [speech, silence(1.2)]).flat();
+    const events = await detect([silence(0.5), ...parts]);
+    expect(events.map((event) => event.type)).toEqual(Array.from({ length: 70 }, () => ['start', 'stop']).flat());
   });
 
   it('never keeps a process alive once its windows are judged', async () => {
