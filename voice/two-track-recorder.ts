@@ -8,8 +8,10 @@ const FRAME_BYTES = CHANNELS * 2;
 /**
  * Frames are written a second at a time: one write per 20 ms caller frame cost the API's event
  * loop more than the rest of the recording (bench:voice), and a second is all a crash can lose.
+ * They are interleaved straight into that second's chunk: three typed arrays a frame were a good
+ * part of what the API's garbage collector had to sweep at 100 live calls.
  */
-const WRITE_BYTES = RECORDING_SAMPLE_RATE * FRAME_BYTES;
+const CHUNK_FRAMES = RECORDING_SAMPLE_RATE;
 
 /**
  * A call's stereo recording, streamed to a WAV file: left = caller, right = agent, 16-bit, 8 kHz.
@@ -23,9 +25,9 @@ export class TwoTrackRecorder {
   private agentQueue: Int16Array[] = [];
   private agentQueued = 0;
   private dataBytes = 0;
-  /** Interleaved frames not yet written, and where in the file they go. */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /** Interleaved frames not yet written (up to a second's), and where in the file they go. */
+  private chunk = new Int16Array(CHUNK_FRAMES * CHANNELS);
+  private chunkFrames = 0;
   private pendingPosition = WAV_HEADER_BYTES;
   private writes: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
@@ -46,7 +48,7 @@ export class TwoTrackRecorder {
   /** Caller audio, PCM16 at 8 kHz. */
   caller(samples: Int16Array): void {
     if (this.closed || samples.length === 0) return;
-    this.append(samples, this.takeAgent(samples.length));
+    this.append(samples, samples.length);
   }
 
   /** Agent audio, PCM16 at 8 kHz, as it is sent to the caller. */
@@ -70,7 +72,7 @@ export class TwoTrackRecorder {
   /** Writes the agent audio still queued (against caller silence), fixes the header, closes the file. */
   async close(): Promise<void> {
     if (this.closed) return this.writes;
-    if (this.agentQueued > 0) this.append(new Int16Array(this.agentQueued), this.takeAgent(this.agentQueued));
+    if (this.agentQueued > 0) this.append(null, this.agentQueued);
     this.flush();
     this.closed = true;
     this.writes = this.writes
@@ -82,44 +84,50 @@ export class TwoTrackRecorder {
     if (this.failure) throw this.failure;
   }
 
-  /** The next `count` agent samples, silence where none are queued. */
-  private takeAgent(count: number): Int16Array {
-    const out = new Int16Array(count);
+  /**
+   * `count` frames: the caller's samples (silence for `null`) on the left, the agent audio queued for
+   * that moment (or silence) on the right, interleaved straight into the chunk being gathered
+   * (native byte order: little-endian, as WAV, on x86-64 and ARM64).
+   */
+  private append(left: Int16Array | null, count: number): void {
+    for (let done = 0; done < count;) {
+      const frames = Math.min(count - done, CHUNK_FRAMES - this.chunkFrames);
+      const base = this.chunkFrames * CHANNELS;
+      const chunk = this.chunk;
+      for (let i = 0; i < frames; i++) chunk[base + i * CHANNELS] = left ? (left[done + i] ?? 0) : 0;
+      this.takeAgent(base + 1, frames);
+      this.chunkFrames += frames;
+      done += frames;
+      if (this.chunkFrames === CHUNK_FRAMES) this.flush();
+    }
+    this.dataBytes += count * FRAME_BYTES;
+  }
+
+  /** The next `frames` agent samples into the chunk's right channel from `start`, silence where none are queued. */
+  private takeAgent(start: number, frames: number): void {
+    const chunk = this.chunk;
     let filled = 0;
-    while (filled < count && this.agentQueue.length > 0) {
+    while (filled < frames && this.agentQueue.length > 0) {
       const head = this.agentQueue[0] as Int16Array;
-      const used = Math.min(head.length, count - filled);
-      out.set(head.subarray(0, used), filled);
+      const used = Math.min(head.length, frames - filled);
+      for (let i = 0; i < used; i++) chunk[start + (filled + i) * CHANNELS] = head[i] ?? 0;
       filled += used;
       if (used === head.length) this.agentQueue.shift();
       else this.agentQueue[0] = head.subarray(used);
     }
     this.agentQueued -= filled;
-    return out;
-  }
-
-  private append(left: Int16Array, right: Int16Array): void {
-    // Interleaved through a typed array: native byte order, little-endian as WAV on x86-64 and ARM64.
-    const interleaved = new Int16Array(left.length * CHANNELS);
-    for (let i = 0; i < left.length; i++) {
-      interleaved[i * 2] = left[i] ?? 0;
-      interleaved[i * 2 + 1] = right[i] ?? 0;
-    }
-    const frames = Buffer.from(interleaved.buffer, interleaved.byteOffset, interleaved.byteLength);
-    this.dataBytes += frames.length;
-    this.pending.push(frames);
-    this.pendingBytes += frames.length;
-    if (this.pendingBytes >= WRITE_BYTES) this.flush();
+    for (; filled < frames; filled++) chunk[start + filled * CHANNELS] = 0;
   }
 
   /** Writes the frames gathered so far in one positional write, after the writes before it. */
   private flush(): void {
-    if (this.pendingBytes === 0) return;
-    const chunk = Buffer.concat(this.pending, this.pendingBytes);
+    if (this.chunkFrames === 0) return;
+    const chunk = Buffer.from(this.chunk.buffer, 0, this.chunkFrames * FRAME_BYTES);
     const position = this.pendingPosition;
     this.pendingPosition += chunk.length;
-    this.pending = [];
-    this.pendingBytes = 0;
+    // The write keeps this chunk until it is done; the next frames go to a new one.
+    this.chunk = new Int16Array(CHUNK_FRAMES * CHANNELS);
+    this.chunkFrames = 0;
     this.writes = this.writes.then(async () => {
       if (this.failure) return;
       try {

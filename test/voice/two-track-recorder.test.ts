@@ -64,6 +64,28 @@ describe('two-track recorder', () => {
     expect(right.slice(2400).every((s) => s === 9)).toBe(true);
   });
 
+  it('keeps every sample in place across the one-second chunks it writes', async () => {
+    const path = join(dir, 'chunks.wav');
+    const recorder = await TwoTrackRecorder.create(path);
+    // 2.5 s of 20 ms caller frames counting up; agent audio of odd lengths that straddles chunk edges.
+    const ramp = (from: number, length: number) => Int16Array.from({ length }, (_, i) => (from + i) % 30000);
+    for (let frame = 0; frame < 125; frame++) {
+      if (frame === 45) recorder.agent(ramp(5000, 1234));
+      if (frame === 98) recorder.agent(ramp(9000, 3333));
+      recorder.caller(ramp(frame * 160, 160));
+    }
+    recorder.agent(ramp(20000, 777)); // after the caller's last frame: written against silence on close
+    await recorder.close();
+    const { left, right, header } = await channels(path);
+    expect(header.dataBytes).toBe((20000 + 777) * 4);
+    expect(left).toEqual([...ramp(0, 20000), ...new Array<number>(777).fill(0)]);
+    const agent = new Array<number>(20777).fill(0);
+    [...ramp(5000, 1234)].forEach((sample, i) => (agent[45 * 160 + i] = sample));
+    [...ramp(9000, 3333)].forEach((sample, i) => (agent[98 * 160 + i] = sample));
+    [...ramp(20000, 777)].forEach((sample, i) => (agent[20000 + i] = sample));
+    expect(right).toEqual(agent);
+  });
+
   it('drops queued agent audio on barge-in (clear): it never played', async () => {
     const path = join(dir, 'cleared.wav');
     const recorder = await TwoTrackRecorder.create(path);
