@@ -77,7 +77,7 @@ describe('two-track recorder', () => {
     recorder.agent(ramp(20000, 777)); // after the caller's last frame: written against silence on close
     await recorder.close();
     const { left, right, header } = await channels(path);
-    expect(header.dataBytes).toBe((20000 + 777) * 4);
+    expect(header?.dataBytes).toBe((20000 + 777) * 4);
     expect(left).toEqual([...ramp(0, 20000), ...new Array<number>(777).fill(0)]);
     const agent = new Array<number>(20777).fill(0);
     [...ramp(5000, 1234)].forEach((sample, i) => (agent[45 * 160 + i] = sample));
