@@ -76,7 +76,7 @@ parentPort.on('message', () => {});
     const size = rows.length;
     const input = new Float32Array(size * (CONTEXT + WINDOW));
     const state = new Float32Array(2 * size * STATE);
-    const owners = rows.map((index, row) => {
+    const rowDetectors = rows.map((index, row) => {
       let detector = detectors.get(slots[index]);
       if (!detector || flags[index] & ${FIRST}) {
         detector = { state: new Float32Array(2 * STATE), context: new Float32Array(CONTEXT) };
@@ -100,7 +100,7 @@ parentPort.on('message', () => {});
     const probability = outputs[session.outputNames[0]].data;
     const next = outputs[session.outputNames[1]].data;
     rows.forEach((index, row) => {
-      const detector = owners[row];
+      const detector = rowDetectors[row];
       detector.state.set(next.subarray(row * STATE, (row + 1) * STATE));
       detector.state.set(next.subarray((size + row) * STATE, (size + row + 1) * STATE), STATE);
       probabilities[index] = probability[row];
@@ -141,7 +141,8 @@ interface Channel {
   consumed: number;
   /** Windows waiting for room in the ring (only if the thread falls 10 s behind). */
   overflow: { owner: WindowOwner; slot: number; first: boolean; window: Int16Array }[];
-  waking: boolean;
+  /** A wait for the thread's next results is out. */
+  watching: boolean;
   open: Set<WindowOwner>;
   lost: boolean;
 }
@@ -182,11 +183,10 @@ export class VadThread {
   /** Copies one window (`VAD_WINDOW` samples) into the ring; `owner.judged` follows. */
   submit(owner: WindowOwner, slot: number, window: Int16Array, first: boolean): void {
     const channel = this.start();
-    channel.open.add(owner);
     if (channel.overflow.length > 0 || !this.write(channel, owner, slot, window, first)) {
       channel.overflow.push({ owner, slot, first, window: window.slice() });
     }
-    this.wake(channel);
+    this.watch(channel);
   }
 
   private write(channel: Channel, owner: WindowOwner, slot: number, window: Int16Array, first: boolean): boolean {
@@ -204,12 +204,12 @@ export class VadThread {
   }
 
   /** Waits, off the event loop, for the thread to judge more windows. */
-  private wake(channel: Channel): void {
-    if (channel.waking || channel.lost || channel.consumed === channel.written) return;
-    channel.waking = true;
+  private watch(channel: Channel): void {
+    if (channel.watching || channel.lost || channel.consumed === channel.written) return;
+    channel.watching = true;
     const waiting = Atomics.waitAsync(channel.control, JUDGED, channel.consumed);
     const collect = () => {
-      channel.waking = false;
+      channel.watching = false;
       this.collect(channel);
     };
     if (waiting.async) void waiting.value.then(collect);
@@ -234,7 +234,7 @@ export class VadThread {
     }
     // Held while windows are out, so awaiting one keeps the process alive; let go when idle.
     if (channel.consumed === channel.written) channel.worker.unref();
-    this.wake(channel);
+    this.watch(channel);
   }
 
   private start(): Channel {
@@ -268,7 +268,7 @@ export class VadThread {
       written: 0,
       consumed: 0,
       overflow: [],
-      waking: false,
+      watching: false,
       open: new Set(),
       lost: false,
     };
