@@ -100,9 +100,9 @@ describe('campaign schedule windows', () => {
   });
 
   it('sleeps on a durable timer until a window opens, then dials', async () => {
-    // A window opening at the next minute (UTC), a few minutes long.
-    const now = DateTime.utc();
-    const opens = now.startOf('minute').plus({ minutes: 1 });
+    // A window opening at a minute boundary 30–90 s ahead (UTC), a few minutes long: at least 30 s
+    // so a slow worker start cannot find it already open.
+    const opens = DateTime.utc().plus({ seconds: 30 }).startOf('minute').plus({ minutes: 1 });
     const schedule: ScheduleConfig = {
       enabled: true,
       timezone: 'UTC',
