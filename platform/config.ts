@@ -71,6 +71,12 @@ const configSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('switchboard'),
 
   WORKER_METRICS_PORT: port(9464),
+  /**
+   * The worker's nice value (0–19; 0 leaves it alone). Where the worker shares cores with an API
+   * carrying live calls, its bookkeeping (call starts and ends, campaign pacing) waits a little so
+   * that the calls' audio does not (bench:voice, docs/BENCHMARKS.md).
+   */
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** How long in-flight activities may finish after SIGTERM before they are cancelled. */
   WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Prebuilt workflow bundle (`npm run build`); required in production, optional in development. */

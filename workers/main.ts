@@ -8,6 +8,7 @@ import { converse } from '../agent-runtime';
 import { acceptAriStasisStart } from '../api/services/calls/inbound';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
+import { lowerCpuPriority } from '../platform/cpu-priority';
 import { createLogger } from '../platform/logger';
 import { connectTemporalClient } from '../platform/temporal';
 import { providerFor } from '../telephony/registry';
@@ -31,6 +32,8 @@ const sdkLogLevel = {
  */
 async function main(): Promise<void> {
   const cfg = config();
+  // First, so that the threads the SDK and the database driver start inherit it.
+  lowerCpuPriority(cfg.WORKER_NICE);
   const logger = createLogger(cfg.LOG_LEVEL, 'worker');
   Runtime.install({
     logger: new DefaultLogger(sdkLogLevel[cfg.LOG_LEVEL]),

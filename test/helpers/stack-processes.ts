@@ -77,6 +77,8 @@ export async function startCampaignStack(databaseUrl: string, taskQueue: string)
     SESSION_SECRET: TEST_SESSION_SECRET,
     PUBLIC_BASE_URL: apiBaseUrl,
     WORKER_METRICS_PORT: String(await freePort()),
+    // No live calls here to make way for, and jest's own processes would starve a lowered worker.
+    WORKER_NICE: '0',
     WORKFLOW_BUNDLE_PATH: bundlePath,
     DATA_DIR: dir,
   };
