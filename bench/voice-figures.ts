@@ -23,6 +23,8 @@ export interface LevelFigures {
   total: Percentiles;
   /** `total` less the fakes' fixed latencies: everything Switchboard added, waits on its own loop included. */
   added: Percentiles;
+  /** `added` p95 of each caller turn (1 to K): the last overlaps the hang-ups of the calls ahead. */
+  addedP95ByTurn: number[];
   medians: { endpointing: number; stt: number; llm: number; tts: number };
   /** As the caller heard it: end of speech to the first agent audio (the detector's silence included). */
   heard: Percentiles;
@@ -100,6 +102,14 @@ export function levelFigures(measured: LevelMeasurements): LevelFigures {
     overhead: percentiles(latencies.map((latency) => latency.overhead)),
     total: percentiles(latencies.map((latency) => latency.total)),
     added: percentiles(latencies.map((latency) => latency.total - measured.fixedLatencyMs)),
+    addedP95ByTurn: Array.from({ length: turnsPerCall }, (_, index) =>
+      percentile(
+        latencies
+          .filter((latency) => latency.turn === index + 1)
+          .map((latency) => latency.total - measured.fixedLatencyMs),
+        95,
+      ),
+    ),
     medians: {
       endpointing: median((latency) => latency.endpointing),
       stt: median((latency) => latency.stt),
@@ -127,6 +137,7 @@ export function printTable(levels: LevelFigures[]): void {
     'failed',
     'overhead p50/p95',
     'added p50/p95',
+    'added p95 by turn',
     'total p50/p95',
     'stt/llm/tts med',
     'heard p50/p95',
@@ -142,6 +153,7 @@ export function printTable(levels: LevelFigures[]): void {
     String(level.failedTurns),
     pair(level.overhead),
     pair(level.added),
+    level.addedP95ByTurn.map(ms).join('/'),
     pair(level.total),
     `${ms(level.medians.stt)}/${ms(level.medians.llm)}/${ms(level.medians.tts)}`,
     pair(level.heard),
