@@ -48,7 +48,13 @@ const dialsTo = async (phone: string): Promise<Date[]> =>
 
 describe('campaign schedule windows', () => {
   it("dials nothing outside the campaign's window, logs next_open_at once, and dials a contact whose own timezone is open", async () => {
-    // The window is the current hour in Tokyo, evaluated in UTC: closed now for UTC contacts.
+    // The window is the current hour in Tokyo, evaluated in UTC: closed now for UTC contacts. In
+    // an hour's last minute the test waits for the next hour, so the Tokyo contact's window (whose
+    // end is 23:59 at 23 h) stays open while it runs.
+    const lastMinute = DateTime.utc();
+    if (lastMinute.minute === 59) {
+      await new Promise((resolve) => setTimeout(resolve, lastMinute.endOf('hour').diffNow().toMillis() + 1_000));
+    }
     const now = DateTime.utc();
     const tokyoHour = now.setZone('Asia/Tokyo').startOf('hour');
     const schedule: ScheduleConfig = {
@@ -97,7 +103,7 @@ describe('campaign schedule windows', () => {
     });
     const attempts = await campaignAttempts(services.db.dataSource, campaignId);
     expect(attempts.map((attempt) => [attempt.phone_number, attempt.outcome])).toEqual([['+14156110001', 'completed']]);
-  });
+  }, 120_000);
 
   it('sleeps on a durable timer until a window opens, then dials', async () => {
     // A window opening at a minute boundary 30–90 s ahead (UTC), a few minutes long: at least 30 s
