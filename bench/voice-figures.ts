@@ -91,6 +91,7 @@ export function levelFigures(measured: LevelMeasurements): LevelFigures {
     }
   }
   const median = (pick: (latency: TurnLatency) => number) => percentile(latencies.map(pick), 50);
+  const added = (latency: TurnLatency) => latency.total - measured.fixedLatencyMs;
   const callSeconds = outcomes.reduce((sum, call) => sum + (call.endedAt - call.startedAt) / 1000, 0);
   const cpuMsPerCallSecond = callSeconds > 0 ? measured.apiCpuMs / callSeconds : NaN;
   return {
@@ -101,14 +102,9 @@ export function levelFigures(measured: LevelMeasurements): LevelFigures {
     failures,
     overhead: percentiles(latencies.map((latency) => latency.overhead)),
     total: percentiles(latencies.map((latency) => latency.total)),
-    added: percentiles(latencies.map((latency) => latency.total - measured.fixedLatencyMs)),
+    added: percentiles(latencies.map(added)),
     addedP95ByTurn: Array.from({ length: turnsPerCall }, (_, index) =>
-      percentile(
-        latencies
-          .filter((latency) => latency.turn === index + 1)
-          .map((latency) => latency.total - measured.fixedLatencyMs),
-        95,
-      ),
+      percentile(latencies.filter((latency) => latency.turn === index + 1).map(added), 95),
     ),
     medians: {
       endpointing: median((latency) => latency.endpointing),

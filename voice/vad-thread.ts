@@ -80,7 +80,6 @@ parentPort.on('message', () => {});
       const waiting = Atomics.waitAsync(control, ${WRITTEN}, taken);
       if (waiting.async) await waiting.value;
       Atomics.store(control, ${SLEEPING}, 0);
-      idle = 0;
       continue;
     }
     idle = 0;
