@@ -1,13 +1,14 @@
 import { AgentVersionCache } from '../api/services/agents/version-cache';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';
+import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 import { WEBHOOK_KEY_PURPOSE } from './webhook/signing-key';
 
 export type ActivityDeps = HealthActivityDeps & {
   /** The call activities' own deps; without them (health-only workers in tests) no call activity is registered. */
-  calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'>;
+  calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'> & CampaignReportDeps;
   /** Post-call webhooks, registered with the call activities; default: the key derived from the secrets, no private addresses. */
   webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions'>;
 };
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...(deps.calls ? createCallActivities({ dataSource: deps.dataSource, versions, ...deps.calls }) : {}),
     ...(deps.calls ? createCampaignActivities({ dataSource: deps.dataSource, ...deps.calls }) : {}),
+    ...(deps.calls ? createCampaignReportActivities(deps.calls) : {}),
     ...(deps.calls
       ? createWebhookActivities({
           dataSource: deps.dataSource,

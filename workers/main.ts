@@ -53,6 +53,8 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const identity = `${process.pid}@${hostname()}`;
   const secrets = loadSecrets(cfg);
+  // Campaign calls report to their campaign through it; the ARI listener signals calls with it.
+  const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
   try {
     const worker = await Worker.create({
       connection,
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
       activities: createActivities({
         dataSource,
         workerIdentity: identity,
-        calls: { secrets, settings: callSettingsFrom(cfg), converse },
+        calls: { secrets, settings: callSettingsFrom(cfg), converse, temporal },
         webhooks: { signingKey: webhookSigningKey(cfg, secrets), allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS },
       }),
       shutdownGraceTime: `${cfg.WORKER_SHUTDOWN_GRACE_SECONDS} seconds`,
@@ -76,7 +78,6 @@ async function main(): Promise<void> {
       'worker running',
     );
     // Asterisk's call events arrive over WebSockets this process keeps open (README "Asterisk ARI").
-    const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
     const ariListener = new AriListener({
       dataSource,
       temporal,
@@ -104,10 +105,10 @@ async function main(): Promise<void> {
       await worker.run();
     } finally {
       await ariListener.stop();
-      await temporal.connection.close();
     }
     logger.info('worker stopped');
   } finally {
+    await temporal.connection.close();
     await connection.close();
     await dataSource.destroy();
   }

@@ -328,6 +328,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
             attempt: dial.attempt,
             maxDurationSeconds: dial.maxDurationSeconds,
             campaign: link,
+            campaignReport: 'local-activity',
             ...(dial.conversation ? { conversation: dial.conversation } : {}),
           },
         ],

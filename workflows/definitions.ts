@@ -25,6 +25,11 @@ export interface CallWorkflowInput {
   runId: number;
   /** Set for a campaign's call: the child reports its outcome to the parent by workflow id. */
   campaign?: CampaignCallLink;
+  /**
+   * How a campaign's call reports: `local-activity` (every child started now) signals from a local
+   * activity in the call's last workflow task; unset (children started before it) from the workflow.
+   */
+  campaignReport?: 'local-activity';
   /** Which dial of this call it is (1 for API calls; a campaign's retries count up): part of the provider idempotency key. */
   attempt: number;
   /** Seconds a call may ring before it is hung up as `no-answer` (default 60). */

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { callingOrganization } from '../helpers/calls';
 import { campaignRow, campaignSettings, insertCampaign, startCampaignWorkflow, waitFor } from '../helpers/campaigns';
+import { localActivityTypes } from '../helpers/histories';
 import { useTestServices } from '../helpers/services';
 import { startCampaignStack, type CampaignStack } from '../helpers/stack-processes';
 import { uniqueTaskQueue } from '../helpers/temporal';
@@ -37,16 +38,11 @@ async function dialedBetween(campaignId: number, from: Date, to: Date): Promise<
  * as a local activity (a marker whose data names the activity type).
  */
 async function polled(client: Client, workflowId: string): Promise<boolean> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).some((event) => {
-    if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'getCallStatus') return true;
-    const payloads = event.markerRecordedEventAttributes?.details?.data?.payloads ?? [];
-    return payloads.some((payload) => {
-      // Core writes LocalActivityMarkerData as JSON with the proto's snake_case names.
-      const marker = JSON.parse(Buffer.from(payload.data ?? []).toString('utf8')) as { activity_type?: unknown };
-      return marker.activity_type === 'getCallStatus';
-    });
-  });
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  return (
+    events.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'getCallStatus') ||
+    localActivityTypes(events).includes('getCallStatus')
+  );
 }
 
 it('loses no contact and dials no attempt twice when its worker, Temporal and API are killed', async () => {

@@ -135,7 +135,12 @@ const createWorker = (env: Record<string, string>) => {
     activities: createActivities({
       dataSource: services.db.dataSource,
       workerIdentity: 'e2e-post-call-webhooks',
-      calls: { secrets, settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 }, converse },
+      calls: {
+        secrets,
+        settings: { publicBaseUrl: baseUrl, pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
+        converse,
+        temporal: services.temporal.client,
+      },
       webhooks: {
         signingKey: webhookSigningKey(config, secrets),
         allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS,

@@ -35,6 +35,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
           pricePer1kTokensUsd: prices.per1kTokensUsd,
         },
         converse,
+        temporal: services.temporal.client,
       },
     }),
   });

@@ -98,6 +98,7 @@ describe('the worker ARI listener', () => {
           secrets,
           settings: { publicBaseUrl: 'http://127.0.0.1:1', pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
           converse,
+          temporal: services.temporal.client,
         },
       }),
     });

@@ -1,0 +1,14 @@
+import type { temporal } from '@temporalio/proto';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The activity types of a history's local-activity markers, in order. */
+export function localActivityTypes(events: HistoryEvent[]): string[] {
+  return events.flatMap((event) =>
+    (event.markerRecordedEventAttributes?.details?.data?.payloads ?? []).flatMap((payload) => {
+      // Core writes LocalActivityMarkerData as JSON with the proto's snake_case names.
+      const marker = JSON.parse(Buffer.from(payload.data ?? []).toString('utf8')) as { activity_type?: unknown };
+      return typeof marker.activity_type === 'string' ? [marker.activity_type] : [];
+    }),
+  );
+}
