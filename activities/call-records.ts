@@ -67,17 +67,22 @@ export function createCallRecords(dataSource: DataSource) {
       );
     },
 
-    /** Writes the outcome unless the run is already completed (the first outcome stands). */
-    async complete(runId: number, outcome: RunOutcome): Promise<void> {
-      await dataSource.query(
-        `UPDATE runs
+    /**
+     * Writes the outcome unless the run is already completed (the first outcome stands), and
+     * returns the run's agent version (undefined if there is no such run), in one statement.
+     */
+    async complete(runId: number, outcome: RunOutcome): Promise<number | undefined> {
+      const [row] = await dataSource.query<{ definition_id: number }[]>(
+        `WITH outcome AS (
+         UPDATE runs
             SET is_completed = true, state = 'completed', updated_at = now(),
                 call_duration_seconds = $2, platform_token_usage = $3, charge_usd = $4, disposition = $5,
                 gathered_context = COALESCE(gathered_context, '{}'::jsonb) || $6::jsonb,
                 logs = COALESCE(logs, '{}'::jsonb) || $7::jsonb,
                 transcript_url = CASE WHEN $8 THEN format($9, workflow_id, id) END,
                 usage_info = $10::jsonb, cost_info = $11::jsonb
-          WHERE id = $1 AND NOT is_completed`,
+          WHERE id = $1 AND NOT is_completed)
+         SELECT definition_id FROM runs WHERE id = $1`,
         [
           runId,
           outcome.callDurationSeconds,
@@ -92,6 +97,7 @@ export function createCallRecords(dataSource: DataSource) {
           JSON.stringify(outcome.costInfo),
         ],
       );
+      return row?.definition_id;
     },
   };
 }

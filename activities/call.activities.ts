@@ -13,6 +13,7 @@ import type { CallStatusUpdate, TerminalCallStatus } from '../workflows/definiti
 import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { createCallRecords, type CallRecord } from './call-records';
 import { callUrls, type CallSettings } from './call-settings';
+import { postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
 
 /** How often a running conversation heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const CONVERSATION_HEARTBEAT_MS = 5_000;
@@ -39,6 +40,11 @@ export interface FinalizeRunInput {
   durationSeconds: number;
   /** The conversation of a connected call; null otherwise. */
   conversation: ConversationResult | null;
+}
+
+export interface FinalizedRun {
+  /** The enabled webhook nodes of the run's agent version. */
+  postCallWebhooks: PostCallWebhook[];
 }
 
 const toUpdate = (event: StatusEvent): CallStatusUpdate => ({
@@ -124,13 +130,16 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       }
     },
 
-    /** Writes the call's one outcome; a run already completed is left as it is. */
-    async finalizeRun({ runId, callStatus, durationSeconds, conversation }: FinalizeRunInput): Promise<void> {
+    /**
+     * Writes the call's one outcome (a run already completed is left as it is) and returns the
+     * webhooks the finished call sends, which saves the workflow a local activity to list them.
+     */
+    async finalizeRun({ runId, callStatus, durationSeconds, conversation }: FinalizeRunInput): Promise<FinalizedRun> {
       const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
       const tokens = conversation?.usage.totalTokens ?? 0;
       const prices = { perMinuteUsd: settings.pricePerMinuteUsd, per1kTokensUsd: settings.pricePer1kTokensUsd };
       const charge = chargeUsd(durationSeconds, tokens, prices);
-      await records.complete(runId, {
+      const definitionId = await records.complete(runId, {
         callDurationSeconds: durationSeconds,
         platformTokenUsage: tokens,
         chargeUsd: charge,
@@ -167,6 +176,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           price_per_1k_tokens_usd: prices.per1kTokensUsd,
         },
       });
+      return { postCallWebhooks: definitionId === undefined ? [] : await postCallWebhooksOf(versions, definitionId) };
     },
   };
 }

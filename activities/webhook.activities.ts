@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import { renderTemplate } from '../api/services/agents/templates';
-import type { WorkflowNode } from '../api/schemas/workflow-definition';
 import type { AgentVersionCache } from '../api/services/agents/version-cache';
 import { Run } from '../entities';
 import type { Resolver } from './webhook/address-guard';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
+import { enabledWebhookNodes, postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
 import { renderPayload, type PayloadContext } from './webhook/payload';
 import { sendWebhook } from './webhook/send';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook/signature';
@@ -24,8 +24,6 @@ export interface WebhookActivityDeps {
   resolve?: Resolver;
 }
 
-type WebhookNode = Extract<WorkflowNode, { type: 'webhook' }>;
-
 /** `runs.logs.webhooks[<node id>]`: the delivery state of one webhook node of the run. */
 export interface WebhookLogEntry {
   node_id: string;
@@ -41,11 +39,6 @@ export interface WebhookLogEntry {
   at: string;
 }
 
-export interface PostCallWebhook {
-  nodeId: string;
-  name: string;
-}
-
 export interface DeliverWebhookInput {
   runId: number;
   nodeId: string;
@@ -56,8 +49,6 @@ export interface WebhookFailureInput extends DeliverWebhookInput {
   errorType: string;
   message: string;
 }
-
-const isWebhookNode = (node: { type: string }): node is WebhookNode => node.type === 'webhook';
 
 /** Without a `payload_template`, the receiver gets the run's outcome and both contexts. */
 const DEFAULT_PAYLOAD = {
@@ -79,12 +70,6 @@ export function createWebhookActivities({
 }: WebhookActivityDeps) {
   const runs = dataSource.getRepository(Run);
 
-  const webhookNodesOf = async (definitionId: number): Promise<WebhookNode[]> => {
-    const version = await versions.get(definitionId);
-    const nodes = (version.workflowDefinition.nodes ?? []) as { type: string }[];
-    return nodes.filter(isWebhookNode).filter((node) => node.data.enabled);
-  };
-
   /** Upserts one node's entry in `logs.webhooks` in one statement, so parallel deliveries never overwrite each other. */
   const record = async (runId: number, entry: Partial<WebhookLogEntry> & { node_id: string }): Promise<void> => {
     await dataSource.query(
@@ -101,15 +86,17 @@ export function createWebhookActivities({
   const loadRun = (runId: number): Promise<Run> => runs.findOneByOrFail({ id: runId });
 
   return {
-    /** The enabled `webhook` nodes of the run's agent version. */
+    /**
+     * The enabled `webhook` nodes of the run's agent version. `finalizeRun` now returns them; calls
+     * whose recorded `finalizeRun` returned nothing ask here, as their histories recorded.
+     */
     async listPostCallWebhooks({ runId }: { runId: number }): Promise<PostCallWebhook[]> {
       const [run] = await dataSource.query<{ definition_id: number }[]>(
         'SELECT definition_id FROM runs WHERE id = $1',
         [runId],
       );
       if (!run) throw new Error(`Run ${runId} does not exist`);
-      const nodes = await webhookNodesOf(run.definition_id);
-      return nodes.map((node) => ({ nodeId: node.id, name: node.data.name }));
+      return postCallWebhooksOf(versions, run.definition_id);
     },
 
     /**
@@ -118,7 +105,7 @@ export function createWebhookActivities({
      */
     async deliverPostCallWebhook({ runId, nodeId }: DeliverWebhookInput): Promise<{ httpStatus: number }> {
       const run = await loadRun(runId);
-      const node = (await webhookNodesOf(run.definitionId)).find((candidate) => candidate.id === nodeId);
+      const node = (await enabledWebhookNodes(versions, run.definitionId)).find((candidate) => candidate.id === nodeId);
       if (!node) throw new WebhookRefusedError(`Webhook node ${nodeId} is no longer in the run's agent version`);
       const { attempt } = Context.current().info;
       const target = {

@@ -115,9 +115,10 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     durationSeconds: number,
     conversation: ConversationResult | null,
   ): Promise<CallOutcome> => {
-    await finalizeRun({ runId, callStatus, durationSeconds, conversation });
+    // Calls whose finalizeRun was recorded before it returned the webhooks list them apart.
+    const finalized = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
     await reportToCampaign(input, callStatus);
-    await sendPostCallWebhooks(runId, input.conversation === undefined);
+    await sendPostCallWebhooks(runId, input.conversation === undefined, finalized?.postCallWebhooks);
     const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
     return { runId, callStatus, durationSeconds, disposition };
   };

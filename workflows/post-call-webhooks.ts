@@ -8,6 +8,7 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhook.activities';
+import type { PostCallWebhook } from '../activities/webhook/nodes';
 
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
@@ -60,13 +61,14 @@ function describeFailure(error: unknown): { errorType: string; message: string }
  *
  * Calls started before `CallWorkflowInput.conversation` existed (`legacy`) recorded a
  * `patched('post-call-webhooks')` marker here and replay through it; newer calls skip the patch,
- * whose marker and search-attribute upsert cost two history events per call.
+ * whose marker and search-attribute upsert cost two history events per call. `listed`: the webhooks
+ * `finalizeRun` returned; calls whose recorded `finalizeRun` returned none list them here.
  */
-export async function sendPostCallWebhooks(runId: number, legacy: boolean): Promise<void> {
+export async function sendPostCallWebhooks(runId: number, legacy: boolean, listed?: PostCallWebhook[]): Promise<void> {
   if (legacy && !patched('post-call-webhooks')) return;
-  let webhooks;
+  let webhooks = listed;
   try {
-    webhooks = await listPostCallWebhooks({ runId });
+    webhooks ??= await listPostCallWebhooks({ runId });
   } catch (error) {
     log.warn('post-call webhooks could not be listed', { runId, error: String(error) });
     return;

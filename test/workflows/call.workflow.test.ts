@@ -26,7 +26,7 @@ const conversation: ConversationResult = {
 
 /** Fake activities (the engine included): each test replaces the ones it is about. */
 function fakeActivities(overrides: Partial<CallActivities> = {}) {
-  const finalizeRun = jest.fn((_input: FinalizeRunInput) => Promise.resolve());
+  const finalizeRun = jest.fn((_input: FinalizeRunInput) => Promise.resolve({ postCallWebhooks: [] }));
   const activities: CallActivities = {
     placeCall: jest.fn(() => Promise.resolve({ providerCallId: 'P1' })),
     getCallStatus: jest.fn(() => Promise.resolve(null as CallStatusUpdate | null)),

@@ -15,6 +15,7 @@ import {
   type CampaignTestBed,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
+import { localActivityTypes } from '../helpers/histories';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
 
@@ -151,6 +152,21 @@ describe('campaign lifecycle', () => {
       direction: 'outbound',
       provider: 'simulator',
     });
+
+    // The answered call reported from a local activity in its last workflow task: no signal from
+    // the workflow, and no workflow task after the call ended just to learn the signal went out.
+    // Its post-call webhooks (none) came back with finalizeRun: no local activity lists them.
+    const childEvents =
+      (await services.temporal.client.workflow.getHandle(first?.temporal_workflow_id ?? '').fetchHistory()).events ??
+      [];
+    expect(localActivityTypes(childEvents)).toEqual([
+      'placeCall',
+      'runConversation',
+      'finalizeRun',
+      'reportCampaignCall',
+    ]);
+    expect(childEvents.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+    expect(childEvents.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(2);
   });
 
   it('holds its contacts while it cannot dial at all, and fails after the third try', async () => {

@@ -1,0 +1,27 @@
+import type { WorkflowNode } from '../../api/schemas/workflow-definition';
+import type { AgentVersionCache } from '../../api/services/agents/version-cache';
+
+export type WebhookNode = Extract<WorkflowNode, { type: 'webhook' }>;
+
+/** A webhook node a finished call sends, as the call workflow schedules its delivery. */
+export interface PostCallWebhook {
+  nodeId: string;
+  name: string;
+}
+
+const isWebhookNode = (node: { type: string }): node is WebhookNode => node.type === 'webhook';
+
+/** The enabled webhook nodes of an agent version. */
+export async function enabledWebhookNodes(versions: AgentVersionCache, definitionId: number): Promise<WebhookNode[]> {
+  const version = await versions.get(definitionId);
+  const nodes = (version.workflowDefinition.nodes ?? []) as { type: string }[];
+  return nodes.filter(isWebhookNode).filter((node) => node.data.enabled);
+}
+
+/** What a finished call of that version sends. */
+export async function postCallWebhooksOf(
+  versions: AgentVersionCache,
+  definitionId: number,
+): Promise<PostCallWebhook[]> {
+  return (await enabledWebhookNodes(versions, definitionId)).map((node) => ({ nodeId: node.id, name: node.data.name }));
+}
