@@ -26,6 +26,8 @@ export interface LevelFigures {
   /** `added` p95 of each caller turn (1 to K): the last overlaps the hang-ups of the calls ahead. */
   addedP95ByTurn: number[];
   medians: { endpointing: number; stt: number; llm: number; tts: number };
+  /** p95 of each provider stage: which of them a slow turn waited in. */
+  stageP95: { stt: number; llm: number; tts: number };
   /** As the caller heard it: end of speech to the first agent audio (the detector's silence included). */
   heard: Percentiles;
   /** API process CPU per second of call, and as a share of one core per call. */
@@ -91,6 +93,7 @@ export function levelFigures(measured: LevelMeasurements): LevelFigures {
     }
   }
   const median = (pick: (latency: TurnLatency) => number) => percentile(latencies.map(pick), 50);
+  const p95 = (pick: (latency: TurnLatency) => number) => percentile(latencies.map(pick), 95);
   const added = (latency: TurnLatency) => latency.total - measured.fixedLatencyMs;
   const callSeconds = outcomes.reduce((sum, call) => sum + (call.endedAt - call.startedAt) / 1000, 0);
   const cpuMsPerCallSecond = callSeconds > 0 ? measured.apiCpuMs / callSeconds : NaN;
@@ -111,6 +114,11 @@ export function levelFigures(measured: LevelMeasurements): LevelFigures {
       stt: median((latency) => latency.stt),
       llm: median((latency) => latency.llm),
       tts: median((latency) => latency.tts),
+    },
+    stageP95: {
+      stt: p95((latency) => latency.stt),
+      llm: p95((latency) => latency.llm),
+      tts: p95((latency) => latency.tts),
     },
     heard: percentiles(outcomes.flatMap((call) => call.heardMs)),
     cpuMsPerCallSecond,
@@ -136,6 +144,7 @@ export function printTable(levels: LevelFigures[]): void {
     'added p95 by turn',
     'total p50/p95',
     'stt/llm/tts med',
+    'stt/llm/tts p95',
     'heard p50/p95',
     'API CPU ms/call-s',
     '% core/call',
@@ -152,6 +161,7 @@ export function printTable(levels: LevelFigures[]): void {
     level.addedP95ByTurn.map(ms).join('/'),
     pair(level.total),
     `${ms(level.medians.stt)}/${ms(level.medians.llm)}/${ms(level.medians.tts)}`,
+    `${ms(level.stageP95.stt)}/${ms(level.stageP95.llm)}/${ms(level.stageP95.tts)}`,
     pair(level.heard),
     level.cpuMsPerCallSecond.toFixed(1),
     level.corePercentPerCall.toFixed(2),
