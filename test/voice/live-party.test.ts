@@ -72,7 +72,11 @@ interface Harness {
 }
 
 let runs = 0;
-async function harness(configurations: Record<string, unknown>, sttAnswers: string[]): Promise<Harness> {
+async function harness(
+  configurations: Record<string, unknown>,
+  sttAnswers: string[],
+  tts: TextToSpeech = toneTts,
+): Promise<Harness> {
   runs += 1;
   const sent = { samples: 0, clears: 0 };
   const transport: MediaTransport = {
@@ -85,7 +89,7 @@ async function harness(configurations: Record<string, unknown>, sttAnswers: stri
   const events: VoiceEvent[] = [];
   const party = await LiveParty.open({
     session,
-    tts: toneTts,
+    tts,
     ttsOptions: { sampleRate: 8000 },
     openStt: (handlers) => scriptedStt(sttAnswers).open(undefined, handlers),
     settings: turnSettingsOf(configurations),
@@ -221,5 +225,83 @@ describe('a live party', () => {
     expect(result.disposition).toBe('user_hangup');
     expect(result.transcript).toHaveLength(1);
     expect(result.transcript[0]?.end).toBeLessThan(2);
+  }, 20_000);
+});
+
+/** The tone engine, logging what the reply asks of it; `loseFirst` closes the first stream with an error before any text. */
+function loggedTts(log: string[], loseFirst = false): TextToSpeech {
+  let opened = 0;
+  return {
+    provider: 'logged',
+    open: async (options, handlers) => {
+      opened += 1;
+      log.push('open');
+      if (loseFirst && opened === 1) {
+        setTimeout(() => handlers.onError?.(new Error('idle timeout')), 5);
+        return { speak: () => log.push('speak on a lost stream'), end: () => undefined, cancel: () => undefined };
+      }
+      const stream = await toneTts.open(options, handlers);
+      return {
+        speak: (text) => {
+          log.push(`speak ${text}`);
+          stream.speak(text);
+        },
+        end: () => {
+          log.push('end');
+          stream.end();
+        },
+        cancel: () => {
+          log.push('cancel');
+          stream.cancel();
+        },
+      };
+    },
+  };
+}
+
+describe('a reply that asks the language model', () => {
+  it('opens its speech stream when the model is asked, before the first sentence', async () => {
+    const log: string[] = [];
+    const call = await harness({}, [], loggedTts(log));
+    const reply = call.party.reply({ interruptible: false });
+    reply.requestSent?.();
+    await wait(20);
+    expect(log).toEqual(['open']);
+    reply.sentence('Hello there.');
+    const spoken = await reply.finish();
+    call.stop();
+    await call.party.close();
+    expect(log).toEqual(['open', 'speak Hello there.', 'end']);
+    expect(spoken.line?.text).toBe('Hello there.');
+    expect(call.sent.samples).toBeGreaterThan(0);
+  }, 20_000);
+
+  it('cancels the stream it opened when the model answers without words', async () => {
+    const log: string[] = [];
+    const call = await harness({}, [], loggedTts(log));
+    const reply = call.party.reply({ interruptible: false });
+    reply.requestSent?.();
+    await wait(20);
+    const spoken = await reply.finish();
+    call.stop();
+    await call.party.close();
+    expect(log).toEqual(['open', 'cancel']);
+    expect(spoken.line).toBeNull();
+    expect(call.sent.samples).toBe(0);
+  }, 20_000);
+
+  it('opens another stream when the one opened ahead is lost before the first sentence', async () => {
+    const log: string[] = [];
+    const call = await harness({}, [], loggedTts(log, true));
+    const reply = call.party.reply({ interruptible: false });
+    reply.requestSent?.();
+    await wait(50);
+    reply.sentence('Still here.');
+    const spoken = await reply.finish();
+    call.stop();
+    await call.party.close();
+    expect(log).toEqual(['open', 'open', 'speak Still here.', 'end']);
+    expect(spoken.line?.text).toBe('Still here.');
+    expect(call.sent.samples).toBeGreaterThan(0);
   }, 20_000);
 });

@@ -374,8 +374,10 @@ interface ReplyMarks {
 
 /**
  * One agent reply on a live call: sentences go to text-to-speech as they come (one stream per
- * reply, opened with the first sentence), its audio to the playout; it is done once the last
- * sentence has been synthesized and played, or when the caller interrupts or the call ends.
+ * reply), its audio to the playout; it is done once the last sentence has been synthesized and
+ * played, or when the caller interrupts or the call ends. The stream opens when the language model
+ * is asked (or with the first sentence of a reply that asks none), so the provider's handshake
+ * happens while the model thinks instead of after its first sentence.
  */
 class LiveReply implements AgentReply {
   readonly streaming = true;
@@ -403,6 +405,7 @@ class LiveReply implements AgentReply {
 
   requestSent(): void {
     this.marks.requestSent ??= this.party.nowMs();
+    if (!this.stream && !this.opening && !this.settled) this.open();
   }
 
   firstToken(): void {
@@ -419,10 +422,21 @@ class LiveReply implements AgentReply {
 
   finish(): Promise<Spoken> {
     this.noMoreText = true;
-    if (this.texts.length === 0) this.synthesized = true;
-    this.stream?.end();
+    if (this.texts.length === 0) {
+      // Nothing to say (the model only called a function): a stream opened ahead goes unused.
+      this.synthesized = true;
+      this.stream?.cancel();
+    } else this.stream?.end();
     this.whenPlayed();
     return this.outcome;
+  }
+
+  /** Opened ahead of any sentence and lost before one came (a provider's idle timeout): the first sentence opens another. */
+  private lostAhead(): boolean {
+    if (this.texts.length > 0 || this.noMoreText || this.settled) return false;
+    this.stream = null;
+    this.opening = false;
+    return true;
   }
 
   /** The caller spoke over the agent: drop what has not been played, tell the provider. */
@@ -453,6 +467,7 @@ class LiveReply implements AgentReply {
           this.whenPlayed();
         },
         onError: (error) => {
+          if (this.lostAhead()) return log.warn({ err: error }, 'text-to-speech closed before the first sentence');
           log.error({ err: error }, 'text-to-speech failed');
           this.synthesized = true;
           this.whenPlayed();
@@ -460,7 +475,7 @@ class LiveReply implements AgentReply {
       })
       .then(
         (stream) => {
-          if (this.settled) {
+          if (this.settled || (this.noMoreText && this.texts.length === 0)) {
             stream.cancel();
             return;
           }
@@ -469,6 +484,7 @@ class LiveReply implements AgentReply {
           if (this.noMoreText) stream.end();
         },
         (error: unknown) => {
+          if (this.lostAhead()) return log.warn({ err: error }, 'text-to-speech could not be opened ahead');
           log.error({ err: error }, 'text-to-speech could not be opened');
           this.synthesized = true;
           this.whenPlayed();
