@@ -8,7 +8,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { createCallActivities } from '../activities/call.activities';
+import type { createCallActivities, FinalizedRun } from '../activities/call.activities';
 import type { ConversationResult } from '../agent-runtime/contract';
 import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
 import {
@@ -115,8 +115,8 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     durationSeconds: number,
     conversation: ConversationResult | null,
   ): Promise<CallOutcome> => {
-    // Calls whose finalizeRun was recorded before it returned the webhooks list them apart.
-    const finalized = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
+    // Undefined when replaying a finalizeRun recorded before it returned the webhooks: those calls list them apart.
+    const finalized: FinalizedRun | undefined = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
     await reportToCampaign(input, callStatus);
     await sendPostCallWebhooks(runId, input.conversation === undefined, finalized?.postCallWebhooks);
     const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;

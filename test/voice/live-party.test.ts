@@ -259,47 +259,49 @@ function loggedTts(log: string[], loseFirst = false): TextToSpeech {
   };
 }
 
+/** A reply on a fresh call whose language-model request has just gone out. */
+async function askedReply(loseFirst = false) {
+  const log: string[] = [];
+  const call = await harness({}, [], loggedTts(log, loseFirst));
+  const reply = call.party.reply({ interruptible: false });
+  reply.requestSent?.();
+  return { log, call, reply };
+}
+
+async function hangUp(call: Harness): Promise<void> {
+  call.stop();
+  await call.party.close();
+}
+
 describe('a reply that asks the language model', () => {
   it('opens its speech stream when the model is asked, before the first sentence', async () => {
-    const log: string[] = [];
-    const call = await harness({}, [], loggedTts(log));
-    const reply = call.party.reply({ interruptible: false });
-    reply.requestSent?.();
+    const { log, call, reply } = await askedReply();
     await wait(20);
     expect(log).toEqual(['open']);
     reply.sentence('Hello there.');
     const spoken = await reply.finish();
-    call.stop();
-    await call.party.close();
+    await hangUp(call);
     expect(log).toEqual(['open', 'speak Hello there.', 'end']);
     expect(spoken.line?.text).toBe('Hello there.');
     expect(call.sent.samples).toBeGreaterThan(0);
   }, 20_000);
 
   it('cancels the stream it opened when the model answers without words', async () => {
-    const log: string[] = [];
-    const call = await harness({}, [], loggedTts(log));
-    const reply = call.party.reply({ interruptible: false });
-    reply.requestSent?.();
+    const { log, call, reply } = await askedReply();
     await wait(20);
     const spoken = await reply.finish();
-    call.stop();
-    await call.party.close();
+    await hangUp(call);
     expect(log).toEqual(['open', 'cancel']);
     expect(spoken.line).toBeNull();
     expect(call.sent.samples).toBe(0);
   }, 20_000);
 
   it('opens another stream when the one opened ahead is lost before the first sentence', async () => {
-    const log: string[] = [];
-    const call = await harness({}, [], loggedTts(log, true));
-    const reply = call.party.reply({ interruptible: false });
-    reply.requestSent?.();
+    const { log, call, reply } = await askedReply(true);
     await wait(50);
     reply.sentence('Still here.');
     const spoken = await reply.finish();
-    call.stop();
-    await call.party.close();
+    await hangUp(call);
     expect(log).toEqual(['open', 'open', 'speak Still here.', 'end']);
     expect(spoken.line?.text).toBe('Still here.');
     expect(call.sent.samples).toBeGreaterThan(0);
