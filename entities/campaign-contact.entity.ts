@@ -21,7 +21,7 @@ export class CampaignContact {
   @Column({ type: 'text', nullable: true })
   timezone: string | null;
 
-  /** Every other column of the row. */
-  @Column({ type: 'jsonb', default: {} })
+  /** Every other column of the row (`json`: stored once and read back whole). */
+  @Column({ type: 'json', default: {} })
   initialContext: Record<string, unknown>;
 }

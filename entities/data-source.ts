@@ -9,6 +9,7 @@ import { AgentTriggersAndRunFilters1795000000500 } from './migrations/1795000000
 import { CallIdempotencyKeys1795000000700 } from './migrations/1795000000700-CallIdempotencyKeys';
 import { InboundLookups1795000001100 } from './migrations/1795000001100-InboundLookups';
 import { SpeechCredentials1795000001200 } from './migrations/1795000001200-SpeechCredentials';
+import { ContactSourceStatementChecks1795000001300 } from './migrations/1795000001300-ContactSourceStatementChecks';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -19,6 +20,7 @@ export const migrations = [
   CallIdempotencyKeys1795000000700,
   InboundLookups1795000001100,
   SpeechCredentials1795000001200,
+  ContactSourceStatementChecks1795000001300,
 ];
 
 export interface DataSourceOptions {
