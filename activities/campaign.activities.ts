@@ -164,8 +164,14 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       limit: number;
     }): Promise<ContactRef[]> {
       const rows = await dataSource.query<{ id: string; timezone: string | null }[]>(
-        `SELECT c.id, c.timezone FROM campaign_contacts c JOIN campaigns k ON k.source_id = c.source_id
-          WHERE k.id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`,
+        // A primary-key range scan: the list's id range, filtered on its source (see CampaignSource).
+        `WITH list AS (SELECT s.id, s.first_contact_id, s.last_contact_id
+                         FROM campaigns k JOIN campaign_sources s ON s.id = k.source_id WHERE k.id = $1)
+         SELECT c.id, c.timezone FROM campaign_contacts c
+          WHERE c.id > greatest($2::bigint, (SELECT first_contact_id - 1 FROM list))
+            AND c.id <= (SELECT last_contact_id FROM list)
+            AND c.source_id = (SELECT id FROM list)
+          ORDER BY c.id LIMIT $3`,
         [campaignId, after, limit],
       );
       return rows.map((row) => ({ contactId: String(row.id), timezone: row.timezone }));

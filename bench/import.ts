@@ -19,7 +19,7 @@ import { cpuMeter, findProcess } from './process-cpu';
  * (plain text, a bigserial key), i.e. PostgreSQL's own CSV loading without any validation.
  * Also measured, to show what the upload can never beat: PostgreSQL's own share of it, the rows
  * the upload stored copied back into `campaign_contacts` by `psql \copy` in one transaction
- * (rolled back), with the table's foreign key, indexes and jsonb column.
+ * (rolled back), with the table's key, its source trigger and json column.
  */
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);

@@ -20,6 +20,16 @@ export class CampaignSource {
   @Column({ type: 'jsonb' })
   columns: string[];
 
+  /**
+   * The range of contact ids this list's contacts were given, kept by a trigger on every write of
+   * contacts: the list is read as a primary-key range scan filtered on `source_id` (null: none yet).
+   */
+  @Column({ type: 'bigint', nullable: true })
+  firstContactId: string | null;
+
+  @Column({ type: 'bigint', nullable: true })
+  lastContactId: string | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 }

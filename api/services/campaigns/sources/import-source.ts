@@ -170,7 +170,9 @@ async function duplicateRows(client: PoolClient, sourceId: string): Promise<RowP
     `SELECT row_number, count(*) OVER () AS total
        FROM (SELECT row_number,
                     row_number() OVER (PARTITION BY phone_number ORDER BY row_number) AS nth
-               FROM campaign_contacts WHERE source_id = $1) AS numbered
+               FROM campaign_contacts c JOIN campaign_sources s
+                 ON c.id BETWEEN s.first_contact_id AND s.last_contact_id AND c.source_id = s.id
+              WHERE s.id = $1) AS numbered
       WHERE nth > 1
       ORDER BY row_number
       LIMIT 10`,
