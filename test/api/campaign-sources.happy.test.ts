@@ -90,10 +90,13 @@ describe('POST /campaign/sources with a text/csv body', () => {
     ]);
   });
 
-  it('names the list contacts.csv when no file_name is given', async () => {
+  it('names the list contacts.csv when no file_name is given; a file of numbers alone gives empty contexts', async () => {
     const res = await uploadCsv(owner, 'phone_number\n+14155550101\n');
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ file_name: 'contacts.csv', total_rows: 1, columns: ['phone_number'] });
+    expect(await storedContacts(res.body.source_id)).toEqual([
+      { row_number: 1, phone_number: '+14155550101', timezone: null, initial_context: {} },
+    ]);
   });
 
   it('reads a byte order mark, CRLF line ends and blank lines; contacts without a timezone column get null', async () => {

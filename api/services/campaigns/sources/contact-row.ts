@@ -16,19 +16,24 @@ const MAX_CACHED_ZONES = 1_000;
 export class ContactRows {
   readonly invalidPhones = new RowProblems();
   readonly invalidTimezones = new RowProblems();
-  /** PostgreSQL's jsonb cannot store U+0000. */
+  /** U+0000: each call copies the context into its run's jsonb, which cannot hold it. */
   readonly nulCharacters = new RowProblems();
   /** Whether some number may repeat an earlier one: only then are duplicates looked for. */
   readonly repeats = new RepeatFilter();
   rowCount = 0;
   private readonly zones = new Map<string, boolean>();
   private readonly sourcePrefix: string;
+  /** Where each `initial_context` cell is in a row, and what precedes its value in the object. */
+  private readonly contextIndexes: number[];
+  private readonly contextKeys: string[];
 
   constructor(
     private readonly header: CsvHeader,
     sourceId: string,
   ) {
     this.sourcePrefix = `${sourceId}\t`;
+    this.contextIndexes = header.contextColumns.map(([index]) => index);
+    this.contextKeys = header.contextColumns.map(([, key], order) => `${order === 0 ? '{' : ','}${key}:`);
   }
 
   get hasProblems(): boolean {
@@ -43,19 +48,23 @@ export class ContactRows {
     if (phone === null) this.invalidPhones.add(rowNumber);
     const timezone = this.header.timezoneIndex === -1 ? '' : (cells[this.header.timezoneIndex] ?? '').trim();
     if (timezone !== '' && !this.isZone(timezone)) this.invalidTimezones.add(rowNumber);
-    if (this.header.contextColumns.some(([index]) => cells[index]?.includes('\0'))) this.nulCharacters.add(rowNumber);
+    // One pass over the other cells builds the JSON object and finds NUL characters.
+    let context = '';
+    let nul = false;
+    for (let i = 0; i < this.contextIndexes.length; i += 1) {
+      const cell = cells[this.contextIndexes[i]!] ?? '';
+      if (cell.includes('\0')) nul = true;
+      context += this.contextKeys[i]! + JSON.stringify(cell);
+    }
+    if (nul) this.nulCharacters.add(rowNumber);
     if (phone === null || this.hasProblems) return null;
     this.repeats.add(phone);
 
-    let context = '{';
-    for (const [index, key] of this.header.contextColumns) {
-      if (context.length > 1) context += ',';
-      context += `${key}:${JSON.stringify(cells[index] ?? '')}`;
-    }
-    context += '}';
+    context = context === '' ? '{}' : `${context}}`;
     // JSON.stringify escapes every control character, so only backslashes need COPY escaping;
     // phone numbers and valid zone names never contain a tab, newline or backslash.
-    return `${this.sourcePrefix}${rowNumber}\t${phone}\t${timezone === '' ? '\\N' : timezone}\t${context.replaceAll('\\', '\\\\')}\n`;
+    if (context.includes('\\')) context = context.replaceAll('\\', '\\\\');
+    return `${this.sourcePrefix}${rowNumber}\t${phone}\t${timezone === '' ? '\\N' : timezone}\t${context}\n`;
   }
 
   private isZone(name: string): boolean {
