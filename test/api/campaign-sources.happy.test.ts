@@ -115,6 +115,20 @@ describe('POST /campaign/sources with a text/csv body', () => {
     expect([first.status, second.status]).toEqual([201, 201]);
   });
 
+  it('stores a cell longer than a COPY chunk whole, multi-byte characters included', async () => {
+    const long = `${'é'.repeat(40_000)}😀${'x'.repeat(30_000)}`;
+    const res = await uploadCsv(
+      owner,
+      `phone_number,notes\n+14155550101,short\n+14155550102,${long}\n+14155550103,après\n`,
+    );
+    expect(res.status).toBe(201);
+    expect(await storedContacts(res.body.source_id)).toEqual([
+      { row_number: 1, phone_number: '+14155550101', timezone: null, initial_context: { notes: 'short' } },
+      { row_number: 2, phone_number: '+14155550102', timezone: null, initial_context: { notes: long } },
+      { row_number: 3, phone_number: '+14155550103', timezone: null, initial_context: { notes: 'après' } },
+    ]);
+  });
+
   it('stores a few thousand rows in order', async () => {
     const rows = Array.from({ length: 5000 }, (_, i) => `+1415555${String(i).padStart(4, '0')},${i}`);
     const res = await uploadCsv(owner, ['phone_number,index', ...rows].join('\n'));

@@ -2,8 +2,10 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { ContactRows } from './contact-row';
 import { readHeader, type CsvHeader } from './csv-header';
 
-/** COPY text is pushed in chunks of about this many characters, not one write per row. */
-const CHUNK_CHARS = 64 * 1024;
+/** COPY text is pushed in chunks of this many bytes at most, not one write per row. */
+const CHUNK_BYTES = 64 * 1024;
+/** UTF-8 takes at most 3 bytes per UTF-16 code unit: room for a line is checked with this. */
+const MAX_BYTES_PER_CHAR = 3;
 
 /**
  * CSV records in, COPY text out: the first record is the header, each following one a contact.
@@ -13,7 +15,9 @@ const CHUNK_CHARS = 64 * 1024;
 export class ContactCopyLines extends Transform {
   header: CsvHeader | undefined;
   rows: ContactRows | undefined;
-  private chunk = '';
+  /** Lines are encoded straight into this buffer, so each line's string dies young. */
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
 
   constructor(private readonly sourceId: string) {
     super({ writableObjectMode: true });
@@ -32,19 +36,22 @@ export class ContactCopyLines extends Transform {
       return;
     }
     const line = this.rows.next(record);
-    if (line !== null) {
-      this.chunk += line;
-      if (this.chunk.length >= CHUNK_CHARS) {
-        this.push(this.chunk);
-        this.chunk = '';
-      }
-    }
+    if (line !== null) this.append(line);
     done();
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.chunk.length > 0 && !this.rows?.hasProblems) this.push(this.chunk);
-    this.chunk = '';
+    if (this.used > 0 && !this.rows?.hasProblems) this.push(this.chunk.subarray(0, this.used));
     done();
+  }
+
+  private append(line: string): void {
+    const room = line.length * MAX_BYTES_PER_CHAR;
+    if (this.used + room > this.chunk.length) {
+      if (this.used > 0) this.push(this.chunk.subarray(0, this.used));
+      this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
+      this.used = 0;
+    }
+    this.used += this.chunk.write(line, this.used);
   }
 }
