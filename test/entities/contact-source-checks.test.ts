@@ -41,6 +41,17 @@ const addContacts = (sourceId: string, count: number, first = 1) =>
     [sourceId, count, first],
   );
 
+/** Two lists written between each other: `list` rows 1-3, `other` 1-4, `list` 4-5, `other` 5. */
+async function interleavedLists(): Promise<{ list: string; other: string }> {
+  const list = await newSource();
+  const other = await newSource();
+  await addContacts(list, 3);
+  await addContacts(other, 4);
+  await addContacts(list, 2, 4);
+  await addContacts(other, 1, 5);
+  return { list, other };
+}
+
 const contactCount = async (sourceId: string): Promise<number> => {
   const [row] = await query<{ count: number }[]>(
     'SELECT count(*)::int AS count FROM campaign_contacts WHERE source_id = $1',
@@ -51,11 +62,7 @@ const contactCount = async (sourceId: string): Promise<number> => {
 
 describe("campaign contacts' checks on their source", () => {
   it("stores contacts of an existing source, with their context as written, and records the source's id range", async () => {
-    const source = await newSource();
-    const other = await newSource();
-    await addContacts(source, 3);
-    await addContacts(other, 2);
-    await addContacts(source, 2, 4);
+    const { list: source } = await interleavedLists();
     const rows = await query<{ id: string; row_number: number; initial_context: unknown }[]>(
       'SELECT id, row_number, initial_context FROM campaign_contacts WHERE source_id = $1 ORDER BY row_number',
       [source],
@@ -75,7 +82,7 @@ describe("campaign contacts' checks on their source", () => {
     const ids = rows.map((row) => Number(row.id));
     expect(Number(range!.first_contact_id)).toBe(Math.min(...ids));
     expect(Number(range!.last_contact_id)).toBe(Math.max(...ids));
-    expect(Number(range!.last_contact_id) - Number(range!.first_contact_id)).toBe(6);
+    expect(Number(range!.last_contact_id) - Number(range!.first_contact_id)).toBe(8);
   });
 
   it('refuses contacts of a source that does not exist, and stores none of the statement', async () => {
@@ -180,12 +187,7 @@ describe("campaign contacts' checks on their source", () => {
 
 describe("a campaign's contacts", () => {
   it('are read page by page in id order, only its own list, when lists were written between', async () => {
-    const list = await newSource();
-    const other = await newSource();
-    await addContacts(list, 3);
-    await addContacts(other, 4);
-    await addContacts(list, 2, 4);
-    await addContacts(other, 1, 5);
+    const { list } = await interleavedLists();
     const [agent] = await query<{ id: number }[]>(
       `INSERT INTO agents (organization_id, workflow_uuid, name) VALUES ($1, gen_random_uuid(), 'agent') RETURNING id`,
       [organizationId],
