@@ -164,7 +164,9 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       limit: number;
     }): Promise<ContactRef[]> {
       const rows = await dataSource.query<{ id: string; timezone: string | null }[]>(
-        // A primary-key range scan: the list's id range, filtered on its source (see CampaignSource).
+        // A primary-key range scan over the list's id range, filtered on its source (see CampaignSource).
+        // The bounds are scalar subqueries so they are parameters of one index scan in id order: a join
+        // would sort the whole range for every page.
         `WITH list AS (SELECT s.id, s.first_contact_id, s.last_contact_id
                          FROM campaigns k JOIN campaign_sources s ON s.id = k.source_id WHERE k.id = $1)
          SELECT c.id, c.timezone FROM campaign_contacts c

@@ -58,12 +58,11 @@ export class ContactSourceStatementChecks1795000001300 implements MigrationInter
         RETURN NULL;
       END $$`);
     // A trigger with transition tables takes one event only: one for inserts, one for updates.
-    await q.query(`
-      CREATE TRIGGER campaign_contacts_claim_sources_on_insert AFTER INSERT ON campaign_contacts
-        REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION campaign_contacts_claim_sources()`);
-    await q.query(`
-      CREATE TRIGGER campaign_contacts_claim_sources_on_update AFTER UPDATE ON campaign_contacts
-        REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION campaign_contacts_claim_sources()`);
+    for (const event of ['insert', 'update']) {
+      await q.query(`
+        CREATE TRIGGER campaign_contacts_claim_sources_on_${event} AFTER ${event.toUpperCase()} ON campaign_contacts
+          REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION campaign_contacts_claim_sources()`);
+    }
 
     await q.query(`
       CREATE FUNCTION campaign_sources_delete_contacts() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -88,13 +87,10 @@ export class ContactSourceStatementChecks1795000001300 implements MigrationInter
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TRIGGER campaign_sources_keep_id ON campaign_sources`);
-    await q.query(`DROP FUNCTION campaign_sources_keep_id()`);
-    await q.query(`DROP TRIGGER campaign_sources_delete_contacts ON campaign_sources`);
-    await q.query(`DROP FUNCTION campaign_sources_delete_contacts()`);
-    await q.query(`DROP TRIGGER campaign_contacts_claim_sources_on_update ON campaign_contacts`);
-    await q.query(`DROP TRIGGER campaign_contacts_claim_sources_on_insert ON campaign_contacts`);
-    await q.query(`DROP FUNCTION campaign_contacts_claim_sources()`);
+    // CASCADE: each function's triggers go with it.
+    await q.query(`
+      DROP FUNCTION campaign_sources_keep_id(), campaign_sources_delete_contacts(), campaign_contacts_claim_sources()
+        CASCADE`);
     await q.query(`ALTER TABLE campaign_sources DROP COLUMN first_contact_id, DROP COLUMN last_contact_id`);
     await q.query(`
       ALTER TABLE campaign_contacts
