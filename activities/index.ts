@@ -1,4 +1,5 @@
 import { AgentVersionCache } from '../api/services/agents/version-cache';
+import { createCallConclusionActivities } from './call-conclusion.activities';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
@@ -16,17 +17,22 @@ export type ActivityDeps = HealthActivityDeps & {
 /** Every activity the worker registers, built over explicit dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const versions = new AgentVersionCache(deps.dataSource);
+  return { ...createHealthActivities(deps), ...(deps.calls ? callActivities(deps, deps.calls, versions) : {}) };
+}
+
+/** The activities of calls and campaigns. */
+function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['calls']>, versions: AgentVersionCache) {
+  const steps = createCallActivities({ dataSource: deps.dataSource, versions, ...calls });
+  const reports = createCampaignReportActivities(calls);
   return {
-    ...createHealthActivities(deps),
-    ...(deps.calls ? createCallActivities({ dataSource: deps.dataSource, versions, ...deps.calls }) : {}),
-    ...(deps.calls ? createCampaignActivities({ dataSource: deps.dataSource, ...deps.calls }) : {}),
-    ...(deps.calls ? createCampaignReportActivities(deps.calls) : {}),
-    ...(deps.calls
-      ? createWebhookActivities({
-          dataSource: deps.dataSource,
-          versions,
-          ...(deps.webhooks ?? { signingKey: deps.calls.secrets.deriveKey(WEBHOOK_KEY_PURPOSE), allowPrivate: false }),
-        })
-      : {}),
+    ...steps,
+    ...reports,
+    ...createCallConclusionActivities({ ...steps, ...reports }),
+    ...createCampaignActivities({ dataSource: deps.dataSource, ...calls }),
+    ...createWebhookActivities({
+      dataSource: deps.dataSource,
+      versions,
+      ...(deps.webhooks ?? { signingKey: calls.secrets.deriveKey(WEBHOOK_KEY_PURPOSE), allowPrivate: false }),
+    }),
   };
 }

@@ -8,6 +8,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { createCallConclusionActivities } from '../activities/call-conclusion.activities';
 import type { createCallActivities, FinalizedRun } from '../activities/call.activities';
 import type { ConversationResult } from '../agent-runtime/contract';
 import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
@@ -24,6 +25,7 @@ import { sendPostCallWebhooks } from './post-call-webhooks';
 import { reportToCampaign } from './campaign/report';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
+type ConclusionActivities = ReturnType<typeof createCallConclusionActivities>;
 
 /** Refusals and unusable runs end the call; everything else may be tried again. */
 const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
@@ -110,11 +112,30 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
   // Read through a function: TypeScript cannot see the handler change `terminal` across awaits.
   const terminalStatus = (): TerminalCallStatus | undefined => terminal?.status;
 
+  /** The last step in one local activity; `simulate`: the call's conversation runs in it too. */
+  const conclude = async (
+    callStatus: TerminalCallStatus,
+    durationSeconds: number,
+    conversation: ConversationResult | null,
+    simulate?: { maxDurationSeconds: number },
+  ): Promise<CallOutcome> => {
+    const { concludeCall } = proxyLocalActivities<ConclusionActivities>({
+      // Room for the simulated conversation, then for the write.
+      startToCloseTimeout: `${input.maxDurationSeconds + 90} seconds`,
+      retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+    });
+    const { campaign } = input;
+    const concluded = await concludeCall({ runId, callStatus, durationSeconds, conversation, simulate, campaign });
+    await sendPostCallWebhooks(runId, input.conversation === undefined, concluded.postCallWebhooks);
+    return { runId, callStatus, durationSeconds, disposition: concluded.disposition };
+  };
+
   const finish = async (
     callStatus: TerminalCallStatus,
     durationSeconds: number,
     conversation: ConversationResult | null,
   ): Promise<CallOutcome> => {
+    if (input.conclusion === 'one-activity') return conclude(callStatus, durationSeconds, conversation);
     // Undefined when replaying a finalizeRun recorded before it returned the webhooks: those calls list them apart.
     const finalized: FinalizedRun | undefined = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
     await reportToCampaign(input, callStatus);
@@ -198,6 +219,11 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? spoken : null);
   }
 
+  if (input.conclusion === 'one-activity' && input.conversation === 'simulated' && terminal?.status === 'completed') {
+    // Over before its conversation began (a simulator that talks for 0 s): talk, write, report at once.
+    const { maxDurationSeconds } = input;
+    return conclude('completed', terminal.durationSeconds ?? 0, null, { maxDurationSeconds });
+  }
   const conversation = await converse(input);
   const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;
   await waitUntil(callId, () => terminal !== undefined, talkDeadline);

@@ -328,7 +328,9 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
             attempt: dial.attempt,
             maxDurationSeconds: dial.maxDurationSeconds,
             campaign: link,
+            // Both: a worker of the previous release runs the call as `campaignReport` says.
             campaignReport: 'local-activity',
+            conclusion: 'one-activity',
             ...(dial.conversation ? { conversation: dial.conversation } : {}),
           },
         ],

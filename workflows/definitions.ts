@@ -50,6 +50,14 @@ export interface CallWorkflowInput {
    * same text-only callee in a regular activity.
    */
   conversation?: 'live' | 'simulated';
+  /**
+   * How the call ends. `one-activity` (calls started now): one local activity, `concludeCall`,
+   * writes the outcome and reports to the campaign, and first runs the simulated conversation of
+   * a call that had already ended by the time it was known to be answered. Unset (calls started
+   * before it): `runConversation`, `finalizeRun` and the campaign report one by one, as their
+   * histories recorded.
+   */
+  conclusion?: 'one-activity';
 }
 
 /** A normalized status event, as the webhook route (or a status lookup) delivers it to the workflow. */

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
+import { createCallConclusionActivities } from '../../activities/call-conclusion.activities';
 import { CallSetupError, ProviderRefusedError } from '../../activities/call-errors';
 import type { createCallActivities, FinalizeRunInput } from '../../activities/call.activities';
 import type { ConversationResult } from '../../agent-runtime/contract';
 import { callWorkflow } from '../../workflows/call.workflow';
-import { callStatusSignal, type CallStatusUpdate, type CallWorkflowInput } from '../../workflows/definitions';
+import {
+  callStatusSignal,
+  type CallStatusUpdate,
+  type CallWorkflowInput,
+  type CampaignCallLink,
+  type CampaignCallResult,
+} from '../../workflows/definitions';
+import { localActivityTypes } from '../helpers/histories';
 import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
@@ -57,6 +65,15 @@ async function runCall(
   signals: CallStatusUpdate[] = [],
   input: Partial<CallWorkflowInput> = {},
 ) {
+  return (await runCallWithHistory(activities, signals, input)).outcome;
+}
+
+/** As `runCall`, with the local activities the call's history recorded. */
+async function runCallWithHistory(
+  activities: CallActivities & Partial<ReturnType<typeof createCallConclusionActivities>>,
+  signals: CallStatusUpdate[] = [],
+  input: Partial<CallWorkflowInput> = {},
+) {
   const taskQueue = uniqueTaskQueue('call-workflow');
   const worker = await Worker.create({
     connection: temporal.nativeConnection,
@@ -71,7 +88,8 @@ async function runCall(
       args: [{ runId: 7, attempt: 1, maxDurationSeconds: 30, ringTimeoutSeconds: 30, statusPollSeconds: 1, ...input }],
     });
     for (const update of signals) await handle.signal(callStatusSignal, update);
-    return handle.result();
+    const outcome = await handle.result();
+    return { outcome, localActivities: localActivityTypes((await handle.fetchHistory()).events ?? []) };
   });
 }
 
@@ -181,5 +199,111 @@ describe('callWorkflow', () => {
     expect(outcome).toEqual({ runId: 7, callStatus: 'failed', durationSeconds: 0, disposition: 'failed' });
     // No signals race this call's workflow task: a second dial could only be a retry of the refusal.
     expect(mocks.placeCall).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('callWorkflow, ending in one local activity (`conclusion: one-activity`)', () => {
+  const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, contactId: '11', attempt: 1 };
+
+  /** The fakes, with the real `concludeCall` over them and a recorded campaign report. */
+  function concludingActivities(overrides: Partial<CallActivities> = {}) {
+    const fakes = fakeActivities(overrides);
+    const reports: CampaignCallResult[] = [];
+    const reportCampaignCall = (result: CampaignCallResult): Promise<void> => {
+      reports.push(result);
+      return Promise.resolve();
+    };
+    const activities = {
+      ...fakes.activities,
+      ...createCallConclusionActivities({ ...fakes.activities, reportCampaignCall }),
+    };
+    return { ...fakes, activities, reports };
+  }
+
+  const simulatedCampaignCall: Partial<CallWorkflowInput> = {
+    conversation: 'simulated',
+    conclusion: 'one-activity',
+    campaign: link,
+  };
+
+  it('runs the conversation of a call already over when answered, writes it and reports, in one step', async () => {
+    const { activities, finalizeRun, reports } = concludingActivities();
+    const { outcome, localActivities } = await runCallWithHistory(
+      activities,
+      [{ status: 'completed', providerCallId: 'P1', durationSeconds: 5 }],
+      simulatedCampaignCall,
+    );
+    expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 5, disposition: 'interested' });
+    expect(localActivities).toEqual(['placeCall', 'concludeCall']);
+    expectCalledAsOnce(finalizeRun);
+    expect(finalizeRun.mock.calls[0]?.[0]).toEqual({
+      runId: 7,
+      callStatus: 'completed',
+      durationSeconds: 5,
+      conversation,
+    });
+    expect(reports[0]).toEqual({ ...link, runId: 7, outcome: 'completed' });
+    for (const report of reports) expect(report).toEqual(reports[0]);
+  });
+
+  it('talks while the call lasts, then writes the conversation it had', async () => {
+    const { activities, finalizeRun, mocks } = concludingActivities({
+      getCallStatus: jest.fn(() => Promise.resolve<CallStatusUpdate>({ status: 'completed', durationSeconds: 4 })),
+    });
+    const { outcome, localActivities } = await runCallWithHistory(
+      activities,
+      [{ status: 'answered', providerCallId: 'P1' }],
+      { conversation: 'simulated', conclusion: 'one-activity' },
+    );
+    expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 4, disposition: 'interested' });
+    expect(localActivities).toEqual(['placeCall', 'runConversation', 'getCallStatus', 'concludeCall']);
+    expectCalledAsOnce(mocks.runConversation);
+    expect(finalizeRun.mock.calls[0]?.[0]).toEqual({
+      runId: 7,
+      callStatus: 'completed',
+      durationSeconds: 4,
+      conversation,
+    });
+  });
+
+  it('writes and reports an unanswered call without a conversation', async () => {
+    const { activities, finalizeRun, mocks, reports } = concludingActivities();
+    const { outcome, localActivities } = await runCallWithHistory(
+      activities,
+      [{ status: 'busy', providerCallId: 'P1' }],
+      simulatedCampaignCall,
+    );
+    expect(outcome).toEqual({ runId: 7, callStatus: 'busy', durationSeconds: 0, disposition: 'busy' });
+    expect(localActivities).toEqual(['placeCall', 'concludeCall']);
+    expect(mocks.runConversation).not.toHaveBeenCalled();
+    expect(finalizeRun.mock.calls[0]?.[0]).toMatchObject({ callStatus: 'busy', conversation: null });
+    expect(reports[0]).toEqual({ ...link, runId: 7, outcome: 'busy' });
+  });
+
+  it('tries a failing conversation twice, then writes the call without one', async () => {
+    const { activities, finalizeRun, mocks } = concludingActivities({
+      runConversation: jest.fn(() => Promise.reject(new Error('engine down'))),
+    });
+    const outcome = await runCall(
+      activities,
+      [{ status: 'completed', providerCallId: 'P1', durationSeconds: 5 }],
+      simulatedCampaignCall,
+    );
+    expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 5, disposition: 'completed' });
+    expect(mocks.runConversation).toHaveBeenCalledTimes(2);
+    expect(finalizeRun.mock.calls[0]?.[0]).toMatchObject({ callStatus: 'completed', conversation: null });
+  });
+
+  it('does not try again a conversation whose run cannot be used', async () => {
+    const { activities, mocks } = concludingActivities({
+      runConversation: jest.fn(() => Promise.reject(new CallSetupError('Run 7 has no telephony configuration'))),
+    });
+    const outcome = await runCall(
+      activities,
+      [{ status: 'completed', providerCallId: 'P1', durationSeconds: 5 }],
+      simulatedCampaignCall,
+    );
+    expect(outcome.disposition).toBe('completed');
+    expect(mocks.runConversation).toHaveBeenCalledTimes(1);
   });
 });

@@ -153,18 +153,14 @@ describe('campaign lifecycle', () => {
       provider: 'simulator',
     });
 
-    // The answered call reported from a local activity in its last workflow task: no signal from
-    // the workflow, and no workflow task after the call ended just to learn the signal went out.
-    // Its post-call webhooks (none) came back with finalizeRun: no local activity lists them.
+    // The answered call (over when its answer was known: the simulator talks for 0 s) ran its
+    // conversation, wrote its outcome and reported to the campaign in one local activity of its
+    // last workflow task: no signal from the workflow, and no workflow task after the call ended
+    // just to learn the signal went out. Its post-call webhooks (none) came back with the outcome.
     const childEvents =
       (await services.temporal.client.workflow.getHandle(first?.temporal_workflow_id ?? '').fetchHistory()).events ??
       [];
-    expect(localActivityTypes(childEvents)).toEqual([
-      'placeCall',
-      'runConversation',
-      'finalizeRun',
-      'reportCampaignCall',
-    ]);
+    expect(localActivityTypes(childEvents)).toEqual(['placeCall', 'concludeCall']);
     expect(childEvents.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
     expect(childEvents.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(2);
   });

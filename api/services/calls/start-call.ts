@@ -102,7 +102,7 @@ export async function startCallWorkflow(
     await deps.temporal.workflow.start(callWorkflow, {
       workflowId: callWorkflowId(run.id),
       taskQueue: deps.taskQueue,
-      args: [input],
+      args: [{ ...input, conclusion: 'one-activity' }],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [
         { key: AgentIdAttribute, value: agent.id },

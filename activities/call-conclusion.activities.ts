@@ -1,0 +1,71 @@
+import { log } from '@temporalio/activity';
+import type { ConversationResult } from '../agent-runtime/contract';
+import type { CampaignCallLink, TerminalCallStatus } from '../workflows/definitions';
+import type { createCallActivities, FinalizedRun } from './call.activities';
+import type { createCampaignReportActivities } from './campaign-report.activities';
+import { CallSetupError, ProviderRefusedError } from './call-errors';
+
+type CallSteps = Pick<ReturnType<typeof createCallActivities>, 'runConversation' | 'finalizeRun'>;
+type ReportStep = Pick<ReturnType<typeof createCampaignReportActivities>, 'reportCampaignCall'>;
+
+/** Tries of a simulated conversation run here, as the workflow gives `runConversation`. */
+const CONVERSATION_TRIES = 2;
+
+export interface ConcludeCallInput {
+  runId: number;
+  callStatus: TerminalCallStatus;
+  durationSeconds: number;
+  /** The conversation of a connected call, as the workflow has it; null otherwise. */
+  conversation: ConversationResult | null;
+  /**
+   * A simulated call that had already ended when it was known to be answered: its conversation
+   * runs here, first (`conversation` is then ignored).
+   */
+  simulate?: { maxDurationSeconds: number };
+  /** A campaign's call: the campaign is told how it ended once the outcome is written. */
+  campaign?: CampaignCallLink;
+}
+
+export interface ConcludedCall extends FinalizedRun {
+  /** `gathered_context.mapped_call_disposition` as written. */
+  disposition: string;
+}
+
+/**
+ * The last step of a call, in one local activity: one marker and one trip through the workflow
+ * sandbox instead of one per step. Each step is safe to run again after a crash: the outcome of a
+ * completed run is kept, and the campaign counts only the dial in flight.
+ */
+export function createCallConclusionActivities({
+  runConversation,
+  finalizeRun,
+  reportCampaignCall,
+}: CallSteps & ReportStep) {
+  /** The simulated conversation; an engine that fails leaves the call without one, as in the workflow. */
+  const simulate = async (runId: number, maxDurationSeconds: number): Promise<ConversationResult | null> => {
+    for (let tries = 1; ; tries += 1) {
+      try {
+        return await runConversation({ runId, maxDurationSeconds });
+      } catch (error) {
+        const retryable = !(error instanceof CallSetupError || error instanceof ProviderRefusedError);
+        if (!retryable || tries >= CONVERSATION_TRIES) {
+          log.error('conversation failed', { runId, error: String(error) });
+          return null;
+        }
+      }
+    }
+  };
+
+  return {
+    async concludeCall(input: ConcludeCallInput): Promise<ConcludedCall> {
+      const { runId, callStatus, durationSeconds, campaign } = input;
+      const conversation = input.simulate
+        ? await simulate(runId, input.simulate.maxDurationSeconds)
+        : input.conversation;
+      const finalized = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
+      if (campaign) await reportCampaignCall({ ...campaign, runId, outcome: callStatus });
+      const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
+      return { ...finalized, disposition };
+    },
+  };
+}
