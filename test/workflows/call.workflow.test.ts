@@ -59,6 +59,12 @@ function expectCalledAsOnce(mock: jest.Mock): void {
   for (const call of mock.mock.calls) expect(call).toEqual(mock.mock.calls[0]);
 }
 
+/** The outcome was written once (as `expectCalledAsOnce`), with this input. */
+function expectWrittenOnce(finalizeRun: jest.Mock, written: FinalizeRunInput): void {
+  expectCalledAsOnce(finalizeRun);
+  expect(finalizeRun.mock.calls[0]?.[0]).toEqual(written);
+}
+
 /** Runs one call workflow on its own worker; `signals` are sent right after it starts. */
 async function runCall(
   activities: CallActivities,
@@ -101,13 +107,7 @@ describe('callWorkflow', () => {
       { status: 'answered', providerCallId: 'P1' },
     ]);
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 5, disposition: 'interested' });
-    expectCalledAsOnce(finalizeRun);
-    expect(finalizeRun.mock.calls[0]?.[0]).toEqual({
-      runId: 7,
-      callStatus: 'completed',
-      durationSeconds: 5,
-      conversation,
-    });
+    expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 5, conversation });
   });
 
   it('keeps the first terminal status: repeats and later ones change nothing', async () => {
@@ -235,13 +235,7 @@ describe('callWorkflow, ending in one local activity (`conclusion: one-activity`
     );
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 5, disposition: 'interested' });
     expect(localActivities).toEqual(['placeCall', 'concludeCall']);
-    expectCalledAsOnce(finalizeRun);
-    expect(finalizeRun.mock.calls[0]?.[0]).toEqual({
-      runId: 7,
-      callStatus: 'completed',
-      durationSeconds: 5,
-      conversation,
-    });
+    expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 5, conversation });
     expect(reports[0]).toEqual({ ...link, runId: 7, outcome: 'completed' });
     for (const report of reports) expect(report).toEqual(reports[0]);
   });
@@ -258,12 +252,7 @@ describe('callWorkflow, ending in one local activity (`conclusion: one-activity`
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 4, disposition: 'interested' });
     expect(localActivities).toEqual(['placeCall', 'runConversation', 'getCallStatus', 'concludeCall']);
     expectCalledAsOnce(mocks.runConversation);
-    expect(finalizeRun.mock.calls[0]?.[0]).toEqual({
-      runId: 7,
-      callStatus: 'completed',
-      durationSeconds: 4,
-      conversation,
-    });
+    expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 4, conversation });
   });
 
   it('writes and reports an unanswered call without a conversation', async () => {
