@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import type { ConversationResult } from '../agent-runtime/contract';
-import type { CampaignCallLink, TerminalCallStatus } from '../workflows/definitions';
+import { callDisposition, type CampaignCallLink, type TerminalCallStatus } from '../workflows/definitions';
 import type { createCallActivities, FinalizedRun } from './call.activities';
 import type { createCampaignReportActivities } from './campaign-report.activities';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
@@ -64,8 +64,7 @@ export function createCallConclusionActivities({
         : input.conversation;
       const finalized = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
       if (campaign) await reportCampaignCall({ ...campaign, runId, outcome: callStatus });
-      const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
-      return { ...finalized, disposition };
+      return { ...finalized, disposition: callDisposition(callStatus, conversation) };
     },
   };
 }

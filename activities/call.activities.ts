@@ -9,7 +9,7 @@ import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
 import { providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
-import type { CallStatusUpdate, TerminalCallStatus } from '../workflows/definitions';
+import { callDisposition, type CallStatusUpdate, type TerminalCallStatus } from '../workflows/definitions';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { createCallRecords, type CallRecord } from './call-records';
 import { callUrls, type CallSettings } from './call-settings';
@@ -135,7 +135,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
      * webhooks the finished call sends, which saves the workflow a local activity to list them.
      */
     async finalizeRun({ runId, callStatus, durationSeconds, conversation }: FinalizeRunInput): Promise<FinalizedRun> {
-      const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
+      const disposition = callDisposition(callStatus, conversation);
       const tokens = conversation?.usage.totalTokens ?? 0;
       const prices = { perMinuteUsd: settings.pricePerMinuteUsd, per1kTokensUsd: settings.pricePer1kTokensUsd };
       const charge = chargeUsd(durationSeconds, tokens, prices);

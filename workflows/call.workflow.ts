@@ -13,6 +13,7 @@ import type { createCallActivities, FinalizedRun } from '../activities/call.acti
 import type { ConversationResult } from '../agent-runtime/contract';
 import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
 import {
+  callDisposition,
   callStatusSignal,
   conversationEndedSignal,
   conversationStartedSignal,
@@ -140,8 +141,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     const finalized: FinalizedRun | undefined = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
     await reportToCampaign(input, callStatus);
     await sendPostCallWebhooks(runId, input.conversation === undefined, finalized?.postCallWebhooks);
-    const disposition = conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
-    return { runId, callStatus, durationSeconds, disposition };
+    return { runId, callStatus, durationSeconds, disposition: callDisposition(callStatus, conversation) };
   };
 
   /** Asks the provider instead of guessing when no webhook came. */

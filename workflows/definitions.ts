@@ -76,6 +76,10 @@ export interface CallOutcome {
   disposition: string;
 }
 
+/** `mapped_call_disposition`: the conversation's disposition for a completed call, else its status. */
+export const callDisposition = (callStatus: TerminalCallStatus, conversation: ConversationResult | null): string =>
+  conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
+
 /** The provider reported a call status (the webhook route sends it; repeats and late ones are ignored). */
 export const callStatusSignal = defineSignal<[CallStatusUpdate]>('callStatus');
 
