@@ -1,6 +1,10 @@
 import { log } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { campaignCallFinishedSignal, type CampaignCallResult } from '../workflows/definitions';
+import {
+  campaignCallFinishedSignal,
+  campaignReportRequestedSignal,
+  type CampaignCallResult,
+} from '../workflows/definitions';
 
 export interface CampaignReportDeps {
   /** The worker's client, for signals to a campaign by workflow id. */
@@ -24,6 +28,26 @@ export function createCampaignReportActivities({ temporal }: CampaignReportDeps)
           runId: result.runId,
         });
       }
+    },
+
+    /**
+     * Asks a campaign's calls in flight to report by signal (`campaignReportRequestedSignal`), so
+     * that their outcomes reach the campaign's next run. Returns the ids of those that had already
+     * ended: their completion reaches the run that asked, which waits for it.
+     */
+    async askCampaignCallsToReport({ workflowIds }: { workflowIds: string[] }): Promise<string[]> {
+      const ended = await Promise.all(
+        workflowIds.map(async (workflowId) => {
+          try {
+            await temporal.workflow.getHandle(workflowId).signal(campaignReportRequestedSignal);
+            return null;
+          } catch (error) {
+            if (error instanceof WorkflowNotFoundError) return workflowId;
+            throw error;
+          }
+        }),
+      );
+      return ended.filter((workflowId): workflowId is string => workflowId !== null);
     },
   };
 }

@@ -15,6 +15,7 @@ import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
 import {
   callDisposition,
   callStatusSignal,
+  campaignReportRequestedSignal,
   conversationEndedSignal,
   conversationStartedSignal,
   type CallOutcome,
@@ -23,7 +24,7 @@ import {
   type TerminalCallStatus,
 } from './definitions';
 import { sendPostCallWebhooks } from './post-call-webhooks';
-import { reportToCampaign } from './campaign/report';
+import { reportsToCampaign, reportToCampaign } from './campaign/report';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 type ConclusionActivities = ReturnType<typeof createCallConclusionActivities>;
@@ -110,6 +111,11 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     liveStarted = true;
     liveConversation ??= result;
   });
+  // A campaign about to continue as new asks for a signal: its next run cannot see this completion.
+  let reportAsked = false;
+  setHandler(campaignReportRequestedSignal, () => {
+    reportAsked = true;
+  });
   // Read through a function: TypeScript cannot see the handler change `terminal` across awaits.
   const terminalStatus = (): TerminalCallStatus | undefined => terminal?.status;
 
@@ -125,8 +131,11 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
       startToCloseTimeout: `${input.maxDurationSeconds + 90} seconds`,
       retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
     });
-    const { campaign } = input;
+    const reportedHere = reportsToCampaign(input, reportAsked);
+    const campaign = reportedHere ? input.campaign : undefined;
     const concluded = await concludeCall({ runId, callStatus, durationSeconds, conversation, simulate, campaign });
+    // Asked while the conclusion ran.
+    if (!reportedHere && reportsToCampaign(input, reportAsked)) await reportToCampaign(input, callStatus);
     await sendPostCallWebhooks(runId, input.conversation === undefined, concluded.postCallWebhooks);
     return { runId, callStatus, durationSeconds, disposition: concluded.disposition };
   };
@@ -139,7 +148,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     if (input.conclusion === 'one-activity') return conclude(callStatus, durationSeconds, conversation);
     // Undefined when replaying a finalizeRun recorded before it returned the webhooks: those calls list them apart.
     const finalized: FinalizedRun | undefined = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
-    await reportToCampaign(input, callStatus);
+    if (reportsToCampaign(input, reportAsked)) await reportToCampaign(input, callStatus);
     await sendPostCallWebhooks(runId, input.conversation === undefined, finalized?.postCallWebhooks);
     return { runId, callStatus, durationSeconds, disposition: callDisposition(callStatus, conversation) };
   };

@@ -21,6 +21,7 @@ import type {
   PreparedAttempt,
 } from '../activities/campaign.activities';
 import type { CampaignLogEntry } from '../activities/campaign/campaign-log';
+import type { createCampaignReportActivities } from '../activities/campaign-report.activities';
 import { breakerTrip, isBreakerFailure, type BreakerEntry } from './campaign/breaker';
 import { shouldRetry } from './campaign/retry';
 import { nextOpening } from './campaign/schedule';
@@ -39,12 +40,14 @@ import {
   type CampaignProgress,
   type CampaignSettings,
   type CampaignState,
+  type CallOutcome,
   type CampaignWorkflowInput,
   type TerminalCallStatus,
 } from './definitions';
 import { CampaignStateAttribute } from './search-attributes';
 
 type CampaignActivities = ReturnType<typeof createCampaignActivities>;
+type ReportActivities = ReturnType<typeof createCampaignReportActivities>;
 
 // Every campaign activity writes PostgreSQL idempotently: retried until the database takes it.
 const {
@@ -58,6 +61,12 @@ const {
   campaignRunOutcome,
 } = proxyActivities<CampaignActivities>({
   // Short: a worker killed mid-activity holds the campaign up for this long before the retry.
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+// Signals only; retried until Temporal takes them.
+const { askCampaignCallsToReport } = proxyActivities<ReportActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -106,12 +115,15 @@ const conflict = (state: CampaignState) =>
  * at most `max_concurrency` at a time, inside the schedule's windows; retries busy / no-answer /
  * voicemail after a durable timer; pauses itself when the circuit breaker trips; obeys pause,
  * resume, cancel and configuration Updates; completes when every contact has a final outcome.
- * Contacts are paged from PostgreSQL by a cursor; children report back by workflow id, so their
- * signals reach the latest run after continue-as-new.
+ * Contacts are paged from PostgreSQL by a cursor. The campaign learns a call's outcome from its
+ * child's completion; before it continues as new, it asks the children still in flight to report
+ * by signal, by workflow id, which reaches the next run.
  */
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<void> {
   const { campaignId, carry } = input;
   const parentWorkflowId = workflowInfo().workflowId;
+  // Runs started before this change learn every outcome from the children's signals, as recorded.
+  const learnsFromCompletion = patched('learn-outcomes-from-child-completion');
 
   let state: CampaignState = carry?.state ?? 'running';
   let settings: CampaignSettings | undefined = carry?.settings;
@@ -135,6 +147,8 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
   const reported: Reported[] = [];
   /** Child starts under way: awaited before the run ends or continues as new. */
   const starting = new Set<Promise<void>>();
+  /** Workflow ids of this run's children whose completion has not arrived (and who were not asked to signal). */
+  const completionDue = new Set<string>();
   /** The opening the campaign waits for (logged once per wait). */
   let nextOpenAt: number | null = null;
   let changed = false;
@@ -315,11 +329,37 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
     });
   };
 
+  /** The outcome of a child of this run, from its completion (a child that failed or was terminated: `error`). */
+  const awaitCompletion = (workflowId: string, link: CampaignCallLink, runId: number, result: Promise<CallOutcome>) => {
+    completionDue.add(workflowId);
+    void result
+      .then(
+        (outcome) => receive({ ...link, runId, outcome: outcome.callStatus }),
+        (error: unknown) => {
+          log.warn('campaign call did not complete', { campaignId, workflowId, error: String(error) });
+          receive({ ...link, runId, outcome: 'error' });
+        },
+      )
+      .finally(() => completionDue.delete(workflowId));
+  };
+
+  /**
+   * Asks these children to report by signal, which reaches the next run; those that have ended
+   * already report by their completion, which reaches this run only: it is waited for.
+   */
+  const askToReport = async (workflowIds: string[]): Promise<void> => {
+    if (workflowIds.length === 0) return;
+    const ended = await askCampaignCallsToReport({ workflowIds });
+    for (const workflowId of workflowIds) if (!ended.includes(workflowId)) completionDue.delete(workflowId);
+    await condition(() => ended.every((workflowId) => !completionDue.has(workflowId)));
+  };
+
   /** Starts one prepared dial as a child call workflow; a start that fails reports the attempt failed. */
   const startDial = async (dial: PreparedAttempt & { ok: true }, link: CampaignCallLink): Promise<void> => {
+    const workflowId = campaignCallWorkflowId(campaignId, dial.contactId, dial.attempt);
     try {
-      await startChild(callWorkflow, {
-        workflowId: campaignCallWorkflowId(campaignId, dial.contactId, dial.attempt),
+      const child = await startChild(callWorkflow, {
+        workflowId,
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         args: [
@@ -328,16 +368,19 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
             attempt: dial.attempt,
             maxDurationSeconds: dial.maxDurationSeconds,
             campaign: link,
-            // Both: a worker of the previous release runs the call as `campaignReport` says.
-            campaignReport: 'local-activity',
+            // A worker of the previous release has the call report by signal, as before.
+            campaignReport: learnsFromCompletion ? 'when-asked' : 'local-activity',
             conclusion: 'one-activity',
             ...(dial.conversation ? { conversation: dial.conversation } : {}),
           },
         ],
       });
+      if (learnsFromCompletion) awaitCompletion(workflowId, link, dial.runId, child.result());
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) {
         // Started by an earlier run of this campaign: its report comes, unless it came already.
+        // (Asked again: that run may have ended other than by continuing as new, as in a reset.)
+        if (learnsFromCompletion) await askCampaignCallsToReport({ workflowIds: [workflowId] });
         const outcome = await campaignRunOutcome({ runId: dial.runId });
         if (outcome) receive({ ...link, runId: dial.runId, outcome });
         return;
@@ -510,6 +553,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
     }
     if (workflowInfo().continueAsNewSuggested) {
       await settle();
+      await askToReport([...completionDue]);
       // Reports are not carried over: record every one, up to the moment the run continues.
       while (reported.length > 0) await recordReported();
       if (!TERMINAL.includes(state)) {

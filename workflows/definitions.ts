@@ -26,10 +26,13 @@ export interface CallWorkflowInput {
   /** Set for a campaign's call: the child reports its outcome to the parent by workflow id. */
   campaign?: CampaignCallLink;
   /**
-   * How a campaign's call reports: `local-activity` (every child started now) signals from a local
-   * activity in the call's last workflow task; unset (children started before it) from the workflow.
+   * How a campaign's call reports. `when-asked` (children started now): the campaign learns the
+   * outcome from the child's completion, and the child signals it only once asked to
+   * (`campaignReportRequestedSignal`, sent before the campaign continues as new, whose next run
+   * cannot see the completion). `local-activity`: always signals, from a local activity in the
+   * call's last workflow task; unset (children started before that): from the workflow.
    */
-  campaignReport?: 'local-activity';
+  campaignReport?: 'local-activity' | 'when-asked';
   /** Which dial of this call it is (1 for API calls; a campaign's retries count up): part of the provider idempotency key. */
   attempt: number;
   /** Seconds a call may ring before it is hung up as `no-answer` (default 60). */
@@ -211,6 +214,12 @@ export interface CampaignProgress {
 }
 
 export const campaignCallFinishedSignal = defineSignal<[CampaignCallResult]>('campaignCallFinished');
+
+/**
+ * Sent by a campaign to a `when-asked` child still in flight when the campaign continues as new:
+ * the child then reports with `campaignCallFinishedSignal`, which reaches the campaign's next run.
+ */
+export const campaignReportRequestedSignal = defineSignal('campaignReportRequested');
 
 /**
  * Transitions go through Updates so the API answers only after the workflow accepted them; each

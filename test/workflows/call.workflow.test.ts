@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { createCallConclusionActivities } from '../../activities/call-conclusion.activities';
 import { CallSetupError, ProviderRefusedError } from '../../activities/call-errors';
@@ -7,6 +9,7 @@ import type { ConversationResult } from '../../agent-runtime/contract';
 import { callWorkflow } from '../../workflows/call.workflow';
 import {
   callStatusSignal,
+  campaignReportRequestedSignal,
   type CallStatusUpdate,
   type CallWorkflowInput,
   type CampaignCallLink,
@@ -74,11 +77,12 @@ async function runCall(
   return (await runCallWithHistory(activities, signals, input)).outcome;
 }
 
-/** As `runCall`, with the local activities the call's history recorded. */
+/** As `runCall`, with the local activities the call's history recorded; `before` runs before the signals. */
 async function runCallWithHistory(
   activities: CallActivities & Partial<ReturnType<typeof createCallConclusionActivities>>,
   signals: CallStatusUpdate[] = [],
   input: Partial<CallWorkflowInput> = {},
+  options: { before?: (handle: WorkflowHandle) => Promise<void>; workflowTaskTimeout?: string } = {},
 ) {
   const taskQueue = uniqueTaskQueue('call-workflow');
   const worker = await Worker.create({
@@ -92,7 +96,9 @@ async function runCallWithHistory(
       workflowId: `call-test-${randomUUID()}`,
       taskQueue,
       args: [{ runId: 7, attempt: 1, maxDurationSeconds: 30, ringTimeoutSeconds: 30, statusPollSeconds: 1, ...input }],
+      ...(options.workflowTaskTimeout ? { workflowTaskTimeout: options.workflowTaskTimeout } : {}),
     });
+    await options.before?.(handle);
     for (const update of signals) await handle.signal(callStatusSignal, update);
     const outcome = await handle.result();
     return { outcome, localActivities: localActivityTypes((await handle.fetchHistory()).events ?? []) };
@@ -215,6 +221,7 @@ describe('callWorkflow, ending in one local activity (`conclusion: one-activity`
     };
     const activities = {
       ...fakes.activities,
+      reportCampaignCall,
       ...createCallConclusionActivities({ ...fakes.activities, reportCampaignCall }),
     };
     return { ...fakes, activities, reports };
@@ -295,4 +302,62 @@ describe('callWorkflow, ending in one local activity (`conclusion: one-activity`
     expect(outcome.disposition).toBe('completed');
     expect(mocks.runConversation).toHaveBeenCalledTimes(1);
   });
+});
+
+describe('a campaign call that reports when asked (`campaignReport: when-asked`)', () => {
+  const link: CampaignCallLink = { parentWorkflowId: 'campaign-2', campaignId: 2, contactId: '12', attempt: 1 };
+  const input: Partial<CallWorkflowInput> = {
+    conversation: 'simulated',
+    conclusion: 'one-activity',
+    campaign: link,
+    campaignReport: 'when-asked',
+  };
+  const completed: CallStatusUpdate[] = [{ status: 'completed', providerCallId: 'P1', durationSeconds: 5 }];
+
+  /** The fakes with the real `concludeCall`, and the reports it (or the workflow) sent. */
+  function reportingActivities(overrides: Partial<CallActivities> = {}) {
+    const fakes = fakeActivities(overrides);
+    const reports: CampaignCallResult[] = [];
+    const reportCampaignCall = (result: CampaignCallResult): Promise<void> => {
+      reports.push(result);
+      return Promise.resolve();
+    };
+    const conclusion = createCallConclusionActivities({ ...fakes.activities, reportCampaignCall });
+    return { activities: { ...fakes.activities, reportCampaignCall, ...conclusion }, reports };
+  }
+
+  it('does not signal its campaign, which learns the outcome from its completion', async () => {
+    const { activities, reports } = reportingActivities();
+    const { outcome, localActivities } = await runCallWithHistory(activities, completed, input);
+    expect(outcome.callStatus).toBe('completed');
+    expect(localActivities).toEqual(['placeCall', 'concludeCall']);
+    expect(reports).toEqual([]);
+  });
+
+  it('reports in its conclusion once asked', async () => {
+    const { activities, reports } = reportingActivities();
+    const { localActivities } = await runCallWithHistory(activities, completed, input, {
+      before: (handle) => handle.signal(campaignReportRequestedSignal),
+    });
+    expect(localActivities).toEqual(['placeCall', 'concludeCall']);
+    expect(reports.length).toBeGreaterThan(0);
+    for (const report of reports) expect(report).toEqual({ ...link, runId: 7, outcome: 'completed' });
+  });
+
+  it('reports after its conclusion when asked while the conclusion ran', async () => {
+    // The conversation outlasts the workflow task (2 s): the worker completes the task meanwhile,
+    // and the request, sent from inside the conversation, arrives before the conclusion returns.
+    const { activities, reports } = reportingActivities({
+      runConversation: jest.fn(async () => {
+        const execution = Context.current().info.workflowExecution;
+        if (!execution) throw new Error('a call activity runs in a workflow');
+        await temporal.client.workflow.getHandle(execution.workflowId).signal(campaignReportRequestedSignal);
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        return conversation;
+      }),
+    });
+    const { localActivities } = await runCallWithHistory(activities, completed, input, { workflowTaskTimeout: '2s' });
+    expect(localActivities).toEqual(['placeCall', 'concludeCall', 'reportCampaignCall']);
+    expect(reports).toEqual([{ ...link, runId: 7, outcome: 'completed' }]);
+  }, 30_000);
 });

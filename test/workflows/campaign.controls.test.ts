@@ -2,6 +2,7 @@ import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/clie
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowBundle } from '@temporalio/worker';
 import {
+  campaignCallWorkflowId,
   campaignProgressQuery,
   cancelCampaignUpdate,
   configureCampaignUpdate,
@@ -207,6 +208,37 @@ describe('campaign controls', () => {
     expect(attempts.every((attempt) => attempt.outcome === 'completed')).toBe(true);
     expect(row.executed_count).toBe(attempts.length);
     expect(row.processed_rows).toBe(attempts.length);
+  });
+
+  it('counts a call whose workflow was terminated as an error, and completes', async () => {
+    const prefix = '415607';
+    const { campaignId } = await insertCampaign(
+      services.db.dataSource,
+      org,
+      numbers(3, prefix),
+      campaignSettings({ max_concurrency: 1, retry_config: { ...campaignSettings().retry_config, enabled: false } }),
+    );
+    const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
+    await withWorker(async () => {
+      // The first call is up: an operator terminates its workflow in the middle of the call.
+      const [first] = await waitFor('the first dial', async () => {
+        const attempts = await campaignAttempts(services.db.dataSource, campaignId);
+        return attempts.length > 0 ? attempts : undefined;
+      });
+      if (!first) throw new Error('no attempt');
+      const childId = campaignCallWorkflowId(campaignId, first.contact_id, first.attempt_number);
+      await services.temporal.client.workflow.getHandle(childId).terminate('operator');
+      await handle.result();
+    });
+    const attempts = await campaignAttempts(services.db.dataSource, campaignId);
+    expect(attempts.map((attempt) => [attempt.status, attempt.outcome])).toEqual([
+      ['finished', 'error'],
+      ['finished', 'completed'],
+      ['finished', 'completed'],
+    ]);
+    const row = await campaignRow(services.db.dataSource, campaignId);
+    expect(row.state).toBe('completed');
+    expect([row.processed_rows, row.failed_rows]).toEqual([3, 1]);
   });
 
   it('trips the circuit breaker on a run of failed calls, with the figures, and resume resets its window', async () => {

@@ -33,7 +33,8 @@ async function signalsOf(workflowId: string): Promise<{ name: string; input: unk
     const signaled = event.workflowExecutionSignaledEventAttributes;
     if (!signaled) return [];
     const [payload] = signaled.input?.payloads ?? [];
-    return [{ name: signaled.signalName ?? '', input: JSON.parse(Buffer.from(payload?.data ?? []).toString('utf8')) }];
+    const input: unknown = payload ? JSON.parse(Buffer.from(payload.data ?? []).toString('utf8')) : undefined;
+    return [{ name: signaled.signalName ?? '', input }];
   });
 }
 
@@ -61,5 +62,25 @@ describe('reportCampaignCall (the local activity a campaign call reports with)',
     await handle.terminate('cancelled');
     await expect(report(resultFor(workflowId))).resolves.toBeUndefined();
     await expect(report(resultFor(`${taskQueue}-never-started`))).resolves.toBeUndefined();
+  });
+});
+
+describe('askCampaignCallsToReport (before a campaign continues as new)', () => {
+  const ask = (workflowIds: string[]) => {
+    const activities = createCampaignReportActivities({ temporal: temporal.client });
+    return new MockActivityEnvironment().run(
+      (input: { workflowIds: string[] }) => activities.askCampaignCallsToReport(input),
+      { workflowIds },
+    );
+  };
+
+  it('asks the calls still running and names those that have ended', async () => {
+    const running = `${taskQueue}-call-running`;
+    const ended = `${taskQueue}-call-ended`;
+    await temporal.client.workflow.start('callWorkflow', { taskQueue, workflowId: running, args: [] });
+    const endedHandle = await temporal.client.workflow.start('callWorkflow', { taskQueue, workflowId: ended, args: [] });
+    await endedHandle.terminate('done');
+    await expect(ask([running, ended])).resolves.toEqual([ended]);
+    expect(await signalsOf(running)).toEqual([{ name: 'campaignReportRequested', input: undefined }]);
   });
 });
