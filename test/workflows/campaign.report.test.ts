@@ -78,7 +78,11 @@ describe('askCampaignCallsToReport (before a campaign continues as new)', () => 
     const running = `${taskQueue}-call-running`;
     const ended = `${taskQueue}-call-ended`;
     await temporal.client.workflow.start('callWorkflow', { taskQueue, workflowId: running, args: [] });
-    const endedHandle = await temporal.client.workflow.start('callWorkflow', { taskQueue, workflowId: ended, args: [] });
+    const endedHandle = await temporal.client.workflow.start('callWorkflow', {
+      taskQueue,
+      workflowId: ended,
+      args: [],
+    });
     await endedHandle.terminate('done');
     await expect(ask([running, ended])).resolves.toEqual([ended]);
     expect(await signalsOf(running)).toEqual([{ name: 'campaignReportRequested', input: undefined }]);
