@@ -10,6 +10,7 @@ import {
 } from '../../provider';
 import { requireActiveNumber } from '../../readiness';
 import { AudioCallee, hangUpAudioCallee } from './audio-callee';
+import { createSimulatorCalls, type SimulatorCallRow } from './calls';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatorAnswering } from './inbound';
@@ -30,18 +31,19 @@ export function createSimulatorProvider(
   const { dataSource, secrets } = context;
   if (!dataSource || !secrets) throw new Error('The simulator provider needs the database and the secrets key');
   const calls = dataSource.getRepository(SimulatorCall);
+  const rows = createSimulatorCalls(dataSource);
   const signingKey = secrets.deriveKey('simulator-webhooks');
   const now = context.now ?? (() => new Date());
   const post = context.fetch ?? fetch;
 
-  const statusEvent = (call: SimulatorCall): StatusEvent => {
+  const statusEvent = (call: SimulatorCallRow): StatusEvent => {
     const { status, durationSeconds } = simulatedStatus(call, now());
     return { status, durationSeconds, providerCallId: call.providerCallId, raw: { simulated: true } };
   };
 
   /** Posts the call's current status; a failed delivery is left to getCallStatus reconciliation. */
   const report = async (providerCallId: string): Promise<void> => {
-    const call = await calls.findOneBy({ providerCallId }).catch(() => null);
+    const call = await rows.byId(providerCallId).catch(() => null);
     if (!call) return;
     const { status, durationSeconds } = simulatedStatus(call, now());
     const body = JSON.stringify({ call_id: call.providerCallId, status, duration: durationSeconds });
@@ -58,7 +60,7 @@ export function createSimulatorProvider(
   return {
     /** The same idempotency key always yields the first call's id, and dials (schedules) nothing new. */
     async originate(request: OriginateRequest) {
-      const candidate: Omit<SimulatorCall, 'createdAt'> = {
+      const candidate: SimulatorCallRow = {
         providerCallId: `SIM${randomUUID().replace(/-/g, '')}`,
         idempotencyKey: request.idempotencyKey,
         toAddress: request.to,
@@ -70,16 +72,10 @@ export function createSimulatorProvider(
         talkSeconds: config.talk_seconds,
         hungUpAt: null,
       };
-      const inserted = await calls
-        .createQueryBuilder()
-        .insert()
-        .values(candidate)
-        .orIgnore()
-        .returning('provider_call_id')
-        .execute();
       // A first dial inserts its row; a repeat of its key finds the first dial's row instead.
-      const dialed = (inserted.raw as unknown[]).length > 0;
-      const call = dialed ? candidate : await calls.findOneByOrFail({ idempotencyKey: request.idempotencyKey });
+      const dialed = await rows.insert(candidate);
+      const call = dialed ? candidate : await rows.byIdempotencyKey(request.idempotencyKey);
+      if (!call) throw new ProviderError('The simulator lost a call it had placed', 500, true);
       if (dialed) {
         const deliveries = statusChangeOffsets(call).map((offset) => ({
           afterMs: offset * 1000,
@@ -105,7 +101,7 @@ export function createSimulatorProvider(
     },
 
     async getCallStatus(providerCallId: string) {
-      const call = await calls.findOneBy({ providerCallId });
+      const call = await rows.byId(providerCallId);
       return call ? statusEvent(call) : null;
     },
 

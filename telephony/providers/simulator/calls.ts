@@ -1,0 +1,50 @@
+import type { DataSource } from 'typeorm';
+import type { SimulatorCall } from '../../../entities';
+
+/** A simulator call row as the adapter reads it. */
+export type SimulatorCallRow = Omit<SimulatorCall, 'createdAt'>;
+
+const COLUMNS = `provider_call_id AS "providerCallId", idempotency_key AS "idempotencyKey",
+  to_address AS "toAddress", from_address AS "fromAddress", status_callback_url AS "statusCallbackUrl",
+  started_at AS "startedAt", planned_outcome AS "plannedOutcome", ring_seconds AS "ringSeconds",
+  talk_seconds AS "talkSeconds", hung_up_at AS "hungUpAt"`;
+
+/**
+ * The statements of every simulated dial (the insert and the row each webhook reads), written by
+ * hand: the ORM's query building cost the worker more than the statements themselves.
+ */
+export function createSimulatorCalls(dataSource: DataSource) {
+  const one = async (where: string, value: string): Promise<SimulatorCallRow | null> => {
+    const [row] = await dataSource.query<SimulatorCallRow[]>(
+      `SELECT ${COLUMNS} FROM simulator_calls WHERE ${where} = $1`,
+      [value],
+    );
+    return row ?? null;
+  };
+  return {
+    /** Inserts the call unless its idempotency key (or id) is taken; true when inserted. */
+    async insert(call: SimulatorCallRow): Promise<boolean> {
+      const inserted = await dataSource.query<unknown[]>(
+        `INSERT INTO simulator_calls (provider_call_id, idempotency_key, to_address, from_address,
+           status_callback_url, started_at, planned_outcome, ring_seconds, talk_seconds, hung_up_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT DO NOTHING RETURNING provider_call_id`,
+        [
+          call.providerCallId,
+          call.idempotencyKey,
+          call.toAddress,
+          call.fromAddress,
+          call.statusCallbackUrl,
+          call.startedAt,
+          call.plannedOutcome,
+          call.ringSeconds,
+          call.talkSeconds,
+          call.hungUpAt,
+        ],
+      );
+      return inserted.length > 0;
+    },
+    byId: (providerCallId: string) => one('provider_call_id', providerCallId),
+    byIdempotencyKey: (key: string) => one('idempotency_key', key),
+  };
+}
