@@ -349,9 +349,9 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
    */
   const askToReport = async (workflowIds: string[]): Promise<void> => {
     if (workflowIds.length === 0) return;
-    const ended = await askCampaignCallsToReport({ workflowIds });
-    for (const workflowId of workflowIds) if (!ended.includes(workflowId)) completionDue.delete(workflowId);
-    await condition(() => ended.every((workflowId) => !completionDue.has(workflowId)));
+    const ended = new Set(await askCampaignCallsToReport({ workflowIds }));
+    for (const workflowId of workflowIds) if (!ended.has(workflowId)) completionDue.delete(workflowId);
+    await condition(() => [...ended].every((workflowId) => !completionDue.has(workflowId)));
   };
 
   /** Starts one prepared dial as a child call workflow; a start that fails reports the attempt failed. */
