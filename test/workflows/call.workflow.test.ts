@@ -68,6 +68,22 @@ function expectWrittenOnce(finalizeRun: jest.Mock, written: FinalizeRunInput): v
   expect(finalizeRun.mock.calls[0]?.[0]).toEqual(written);
 }
 
+/** The fakes, with the real `concludeCall` over them, and the campaign reports it (or the workflow) sent. */
+function concludingActivities(overrides: Partial<CallActivities> = {}) {
+  const fakes = fakeActivities(overrides);
+  const reports: CampaignCallResult[] = [];
+  const reportCampaignCall = (result: CampaignCallResult): Promise<void> => {
+    reports.push(result);
+    return Promise.resolve();
+  };
+  const activities = {
+    ...fakes.activities,
+    reportCampaignCall,
+    ...createCallConclusionActivities({ ...fakes.activities, reportCampaignCall }),
+  };
+  return { ...fakes, activities, reports };
+}
+
 /** Runs one call workflow on its own worker; `signals` are sent right after it starts. */
 async function runCall(
   activities: CallActivities,
@@ -211,22 +227,6 @@ describe('callWorkflow', () => {
 describe('callWorkflow, ending in one local activity (`conclusion: one-activity`)', () => {
   const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, contactId: '11', attempt: 1 };
 
-  /** The fakes, with the real `concludeCall` over them and a recorded campaign report. */
-  function concludingActivities(overrides: Partial<CallActivities> = {}) {
-    const fakes = fakeActivities(overrides);
-    const reports: CampaignCallResult[] = [];
-    const reportCampaignCall = (result: CampaignCallResult): Promise<void> => {
-      reports.push(result);
-      return Promise.resolve();
-    };
-    const activities = {
-      ...fakes.activities,
-      reportCampaignCall,
-      ...createCallConclusionActivities({ ...fakes.activities, reportCampaignCall }),
-    };
-    return { ...fakes, activities, reports };
-  }
-
   const simulatedCampaignCall: Partial<CallWorkflowInput> = {
     conversation: 'simulated',
     conclusion: 'one-activity',
@@ -314,20 +314,8 @@ describe('a campaign call that reports when asked (`campaignReport: when-asked`)
   };
   const completed: CallStatusUpdate[] = [{ status: 'completed', providerCallId: 'P1', durationSeconds: 5 }];
 
-  /** The fakes with the real `concludeCall`, and the reports it (or the workflow) sent. */
-  function reportingActivities(overrides: Partial<CallActivities> = {}) {
-    const fakes = fakeActivities(overrides);
-    const reports: CampaignCallResult[] = [];
-    const reportCampaignCall = (result: CampaignCallResult): Promise<void> => {
-      reports.push(result);
-      return Promise.resolve();
-    };
-    const conclusion = createCallConclusionActivities({ ...fakes.activities, reportCampaignCall });
-    return { activities: { ...fakes.activities, reportCampaignCall, ...conclusion }, reports };
-  }
-
   it('does not signal its campaign, which learns the outcome from its completion', async () => {
-    const { activities, reports } = reportingActivities();
+    const { activities, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(activities, completed, input);
     expect(outcome.callStatus).toBe('completed');
     expect(localActivities).toEqual(['placeCall', 'concludeCall']);
@@ -335,7 +323,7 @@ describe('a campaign call that reports when asked (`campaignReport: when-asked`)
   });
 
   it('reports in its conclusion once asked', async () => {
-    const { activities, reports } = reportingActivities();
+    const { activities, reports } = concludingActivities();
     const { localActivities } = await runCallWithHistory(activities, completed, input, {
       before: (handle) => handle.signal(campaignReportRequestedSignal),
     });
@@ -347,7 +335,7 @@ describe('a campaign call that reports when asked (`campaignReport: when-asked`)
   it('reports after its conclusion when asked while the conclusion ran', async () => {
     // The conversation outlasts the workflow task (2 s): the worker completes the task meanwhile,
     // and the request, sent from inside the conversation, arrives before the conclusion returns.
-    const { activities, reports } = reportingActivities({
+    const { activities, reports } = concludingActivities({
       runConversation: jest.fn(async () => {
         const execution = Context.current().info.workflowExecution;
         if (!execution) throw new Error('a call activity runs in a workflow');
