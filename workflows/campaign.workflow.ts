@@ -380,9 +380,11 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
       if (error instanceof WorkflowExecutionAlreadyStartedError) {
         // Started by an earlier run of this campaign: its report comes, unless it came already.
         // (Asked again: that run may have ended other than by continuing as new, as in a reset.)
-        if (learnsFromCompletion) await askCampaignCallsToReport({ workflowIds: [workflowId] });
+        const ended = learnsFromCompletion ? await askCampaignCallsToReport({ workflowIds: [workflowId] }) : [];
         const outcome = await campaignRunOutcome({ runId: dial.runId });
         if (outcome) receive({ ...link, runId: dial.runId, outcome });
+        // Ended without writing an outcome (terminated): no report will come.
+        else if (ended.length > 0) receive({ ...link, runId: dial.runId, outcome: 'error' });
         return;
       }
       log.warn('campaign call could not be started', { campaignId, error: String(error) });
