@@ -224,15 +224,16 @@ describe('callWorkflow', () => {
   });
 });
 
+const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, contactId: '11', attempt: 1 };
+
+/** A campaign's call with the simulator's text-only callee, as the campaign starts it. */
+const simulatedCampaignCall: Partial<CallWorkflowInput> = {
+  conversation: 'simulated',
+  conclusion: 'one-activity',
+  campaign: link,
+};
+
 describe('callWorkflow, ending in one local activity (`conclusion: one-activity`)', () => {
-  const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, contactId: '11', attempt: 1 };
-
-  const simulatedCampaignCall: Partial<CallWorkflowInput> = {
-    conversation: 'simulated',
-    conclusion: 'one-activity',
-    campaign: link,
-  };
-
   it('runs the conversation of a call already over when answered, writes it and reports, in one step', async () => {
     const { activities, finalizeRun, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(
@@ -305,13 +306,7 @@ describe('callWorkflow, ending in one local activity (`conclusion: one-activity`
 });
 
 describe('a campaign call that reports when asked (`campaignReport: when-asked`)', () => {
-  const link: CampaignCallLink = { parentWorkflowId: 'campaign-2', campaignId: 2, contactId: '12', attempt: 1 };
-  const input: Partial<CallWorkflowInput> = {
-    conversation: 'simulated',
-    conclusion: 'one-activity',
-    campaign: link,
-    campaignReport: 'when-asked',
-  };
+  const input: Partial<CallWorkflowInput> = { ...simulatedCampaignCall, campaignReport: 'when-asked' };
   const completed: CallStatusUpdate[] = [{ status: 'completed', providerCallId: 'P1', durationSeconds: 5 }];
 
   it('does not signal its campaign, which learns the outcome from its completion', async () => {

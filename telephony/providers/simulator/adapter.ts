@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { SimulatorCall } from '../../../entities';
 import {
   ProviderError,
   type OriginateRequest,
@@ -30,7 +29,6 @@ export function createSimulatorProvider(
 ): TelephonyProvider {
   const { dataSource, secrets } = context;
   if (!dataSource || !secrets) throw new Error('The simulator provider needs the database and the secrets key');
-  const calls = dataSource.getRepository(SimulatorCall);
   const rows = createSimulatorCalls(dataSource);
   const signingKey = secrets.deriveKey('simulator-webhooks');
   const now = context.now ?? (() => new Date());
@@ -106,15 +104,8 @@ export function createSimulatorProvider(
     },
 
     async hangup(providerCallId: string) {
-      const hungUp = await calls
-        .createQueryBuilder()
-        .update()
-        .set({ hungUpAt: now() })
-        .where('provider_call_id = :providerCallId AND hung_up_at IS NULL', { providerCallId })
-        .execute();
-      if (!hungUp.affected) {
-        if (!(await calls.existsBy({ providerCallId })))
-          throw new ProviderError('The simulator knows no such call', 404);
+      if (!(await rows.hangUp(providerCallId, now()))) {
+        if (!(await rows.byId(providerCallId))) throw new ProviderError('The simulator knows no such call', 404);
         return;
       }
       dispatcher.cancel(providerCallId);

@@ -10,8 +10,8 @@ const COLUMNS = `provider_call_id AS "providerCallId", idempotency_key AS "idemp
   talk_seconds AS "talkSeconds", hung_up_at AS "hungUpAt"`;
 
 /**
- * The statements of every simulated dial (the insert and the row each webhook reads), written by
- * hand: the ORM's query building cost the worker more than the statements themselves.
+ * The simulator's statements on its calls, written by hand: the ORM's query building cost the
+ * worker more than the statements themselves on every simulated dial.
  */
 export function createSimulatorCalls(dataSource: DataSource) {
   const one = async (where: string, value: string): Promise<SimulatorCallRow | null> => {
@@ -43,6 +43,17 @@ export function createSimulatorCalls(dataSource: DataSource) {
         ],
       );
       return inserted.length > 0;
+    },
+    /** Marks the call hung up at `at`, unless it already was; false when nothing changed. */
+    async hangUp(providerCallId: string, at: Date): Promise<boolean> {
+      // A SELECT around the UPDATE: the ORM answers a bare UPDATE with [rows, count] instead of rows.
+      const [row] = await dataSource.query<{ changed: boolean }[]>(
+        `WITH hung AS (UPDATE simulator_calls SET hung_up_at = $2
+                        WHERE provider_call_id = $1 AND hung_up_at IS NULL RETURNING 1)
+         SELECT count(*) > 0 AS changed FROM hung`,
+        [providerCallId, at],
+      );
+      return row?.changed === true;
     },
     byId: (providerCallId: string) => one('provider_call_id', providerCallId),
     byIdempotencyKey: (key: string) => one('idempotency_key', key),

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { SimulatorCall } from '../../../entities';
 import { jsonReply } from '../../inbound';
 import { ProviderError, type InboundWebhooks, type TelephonyProvider } from '../../provider';
 import type { Secrets } from '../../secrets';
 import { jsonObjectBody } from '../../status-fields';
 import { AudioCallee } from './audio-callee';
+import { createSimulatorCalls, type SimulatorCallRow } from './calls';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatedStatus } from './timeline';
@@ -108,23 +108,23 @@ export async function ringSimulatorNumber(deps: RingDeps, ring: RingRequest): Pr
   }
   if (reply.action === 'reject') return { callId, answered: false };
 
-  const calls = deps.dataSource.getRepository(SimulatorCall);
-  const call = await calls.save(
-    calls.create({
-      providerCallId: callId,
-      idempotencyKey: `inbound:${callId}`,
-      toAddress: ring.to,
-      fromAddress: ring.from,
-      statusCallbackUrl: reply.status_callback_url,
-      startedAt: now(),
-      plannedOutcome: 'answered',
-      ringSeconds: 0,
-      talkSeconds: deps.config.talk_seconds,
-    }),
-  );
+  const calls = createSimulatorCalls(deps.dataSource);
+  const call: SimulatorCallRow = {
+    providerCallId: callId,
+    idempotencyKey: `inbound:${callId}`,
+    toAddress: ring.to,
+    fromAddress: ring.from,
+    statusCallbackUrl: reply.status_callback_url,
+    startedAt: now(),
+    plannedOutcome: 'answered',
+    ringSeconds: 0,
+    talkSeconds: deps.config.talk_seconds,
+    hungUpAt: null,
+  };
+  await calls.insert(call);
   const report = async (): Promise<void> => {
     // Read again: a hang-up since the answer changes the status.
-    const current = (await calls.findOneBy({ providerCallId: callId }).catch(() => null)) ?? call;
+    const current = (await calls.byId(callId).catch(() => null)) ?? call;
     const { status, durationSeconds } = simulatedStatus(current, now());
     const event = JSON.stringify({ call_id: callId, status, duration: durationSeconds });
     await post(call.statusCallbackUrl, {
