@@ -13,12 +13,17 @@ const envBoolean = (fallback: boolean) =>
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
-const configSchema = z.object({
+export const configSchema = z.object({
+  /** `production` requires DATABASE_URL, TEMPORAL_ADDRESS, SESSION_SECRET and SECRETS_KEY, and makes the worker load the prebuilt workflow bundle. */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** Level of the JSON log lines (pino); `silent` writes none. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
+  /** Address the API listens on. */
   HOST: z.string().min(1).default('0.0.0.0'),
+  /** Port the API listens on. */
   PORT: port(8000),
+  /** The address providers call back (webhooks, media streams); `/health` reports it as `backend_api_endpoint`. */
   PUBLIC_BASE_URL: z.url().default('http://localhost:8000'),
   /** Largest JSON request body, in bytes; larger bodies answer 413. */
   JSON_BODY_LIMIT_BYTES: z.coerce
@@ -34,14 +39,18 @@ const configSchema = z.object({
     .default(50 * 1024 * 1024),
   /** `true` behind a reverse proxy: client addresses (login throttling, logs) come from X-Forwarded-For. */
   TRUST_PROXY: envBoolean(false),
+  /** Reported by `/health`. */
   DEPLOYMENT_MODE: z.string().min(1).default('oss'),
+  /** Reported by `/health`; accounts are local. */
   AUTH_PROVIDER: z.enum(['local']).default('local'),
 
   /** Unset: `npm start` runs an embedded PostgreSQL and everything connects to it. */
   DATABASE_URL: z.url().optional(),
+  /** Port of `npm start`'s embedded PostgreSQL. */
   EMBEDDED_POSTGRES_PORT: port(54329),
   /** Local state of `npm start`: the embedded PostgreSQL cluster and the Temporal SQLite file. */
   DATA_DIR: z.string().min(1).default('.data'),
+  /** PostgreSQL connections per process. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** Two-track WAV recordings of calls, `<run_id>.wav`; unset: `${DATA_DIR}/recordings`. */
   RECORDINGS_DIR: z.string().min(1).optional(),
@@ -50,38 +59,47 @@ const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]{3,255}$/, { error: 'must be a bucket name (letters, digits, dots, hyphens, underscores)' })
     .optional(),
+  /** Start of the recordings' object keys, `<prefix><run_id>.wav`. */
   RECORDINGS_S3_PREFIX: z
     .string()
     .refine((value) => !value.startsWith('/'), { error: 'must not start with /' })
     .default('recordings/'),
   /** An S3-compatible server (MinIO, Ceph, R2…); unset: AWS S3 of S3_REGION. */
   S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** The region S3 requests are signed for. */
   S3_REGION: z.string().min(1).default('us-east-1'),
   /** Both or neither; unset: the AWS SDK's default credential chain (AWS_* variables, profiles, instance roles). */
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  /** Secret of S3_ACCESS_KEY_ID (both or neither). */
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** `true`: `<endpoint>/<bucket>/<key>` URLs instead of `<bucket>.<endpoint>/<key>` (MinIO and most self-hosted servers). */
   S3_FORCE_PATH_STYLE: envBoolean(false),
 
   /** Unset: `npm start` runs `temporal server start-dev` on TEMPORAL_PORT. */
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  /** Port of `npm start`'s Temporal dev server. */
   TEMPORAL_PORT: port(7233),
+  /** Port of the dev server's Web UI. */
   TEMPORAL_UI_PORT: port(8233),
+  /** Namespace of every workflow. */
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** The worker's task queue. */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('switchboard'),
 
+  /** Port of the worker's Prometheus endpoint (`/metrics`, the Temporal SDK's metrics). */
   WORKER_METRICS_PORT: port(9464),
   /**
    * The worker's nice value (0–19; 0 leaves it alone). Where the worker shares cores with an API
    * carrying live calls, its bookkeeping (call starts and ends, campaign pacing) waits a little so
-   * that the calls' audio does not (bench:voice, docs/BENCHMARKS.md).
+   * that the calls' audio does not (bench:voice in docs/BENCHMARKS.md).
    */
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** How long in-flight activities may finish after SIGTERM before they are cancelled. */
   WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
-  /** Prebuilt workflow bundle (`npm run build`); required in production, optional in development. */
+  /** Prebuilt workflow bundle (`npm run build`); unset: `dist/workflow-bundle.js` in production, else bundled at start. */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
 
+  /** Offer the built-in simulator provider (`simulator` telephony configurations). */
   TELEPHONY_SIMULATOR: envBoolean(true),
   /**
    * AES-256-GCM key for telephony credentials at rest: 32 bytes, hex or base64. Required in
@@ -94,7 +112,7 @@ const configSchema = z.object({
   /** Sends every provider API request to this origin instead of the provider's (a mock provider server). */
   TELEPHONY_API_BASE_URL: z.url().optional(),
 
-  /** Key of the post-call webhook signature header; unset: derived from SECRETS_KEY (README "Post-call webhooks"). */
+  /** Key of the post-call webhook signature header; unset: derived from SECRETS_KEY (docs/guides/post-call-webhooks.md). */
   WEBHOOK_SIGNING_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
   /** `true`: post-call webhooks may reach private, loopback and link-local addresses (tests, trusted networks). */
   ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
@@ -103,46 +121,68 @@ const configSchema = z.object({
   ENABLE_SIGNUP: envBoolean(true),
   /** First-run administrator, created at API start when no user has this email (both or neither). */
   ADMIN_EMAIL: z.email().optional(),
+  /** Password of ADMIN_EMAIL (both or neither). */
   ADMIN_PASSWORD: z.string().min(8).optional(),
   /** HS256 key for session tokens; required in production. Unset elsewhere: one is kept in DATA_DIR. */
   SESSION_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  /** How long a session token (`POST /auth/login`, `/auth/signup`) stays valid. */
   SESSION_TTL_HOURS: z.coerce
     .number()
     .int()
     .min(1)
     .max(24 * 366)
     .default(720),
-  /** Failed logins allowed per email, and per client address, within the window; then 429. */
+  /** Failed logins allowed per email within the window; then 429. */
   LOGIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
+  /** Failed logins allowed per client address within the window; then 429. */
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
+  /** The window failed logins are counted in. */
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
 
-  /** OpenAI-compatible endpoint that drafts agents for `POST /workflow/create/template`; unset: a fixed builder. */
+  /**
+   * OpenAI-compatible endpoint of the language model that conducts conversations and drafts agents
+   * (`POST /workflow/create/template`); with LLM_API_KEY also unset: the offline policy and a fixed builder.
+   */
   LLM_BASE_URL: z.url().optional(),
   /** Sent as the bearer token; setting it alone uses OpenAI's own endpoint. */
   LLM_API_KEY: z.string().min(1).optional(),
+  /** The model asked, for conversations and for drafting agents. */
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
-  /** Speech providers (README "Speech providers"); each key unset: that provider is unavailable. */
+  /** Deepgram speech-to-text (docs/guides/speech-providers.md); unset: Deepgram is unavailable unless an organization stores its own key. */
   DEEPGRAM_API_KEY: z.string().min(1).optional(),
+  /** Deepgram's origin (a local server in tests). */
   DEEPGRAM_BASE_URL: z.url().default('https://api.deepgram.com'),
+  /** Deepgram speech-to-text model. */
   DEEPGRAM_MODEL: z.string().min(1).default('nova-3'),
+  /** ElevenLabs text-to-speech; unset: ElevenLabs is unavailable unless an organization stores its own key. */
   ELEVENLABS_API_KEY: z.string().min(1).optional(),
+  /** ElevenLabs' origin. */
   ELEVENLABS_BASE_URL: z.url().default('wss://api.elevenlabs.io'),
+  /** ElevenLabs text-to-speech model. */
   ELEVENLABS_MODEL: z.string().min(1).default('eleven_flash_v2_5'),
+  /** ElevenLabs voice when the agent names none. */
   ELEVENLABS_VOICE_ID: z.string().min(1).default('21m00Tcm4TlvDq8ikWAM'),
+  /** Cartesia text-to-speech; unset: Cartesia is unavailable unless an organization stores its own key. */
   CARTESIA_API_KEY: z.string().min(1).optional(),
+  /** Cartesia's origin. */
   CARTESIA_BASE_URL: z.url().default('wss://api.cartesia.ai'),
+  /** Cartesia text-to-speech model. */
   CARTESIA_MODEL: z.string().min(1).default('sonic-2'),
+  /** Cartesia voice when the agent names none. */
   CARTESIA_VOICE_ID: z.string().min(1).default('a0e99841-438c-4a64-b679-ae501e7d6091'),
-  /** OpenAI speech uses LLM_API_KEY and LLM_BASE_URL; these name its models and default voice. */
+  /** OpenAI text-to-speech model; OpenAI speech uses LLM_API_KEY and LLM_BASE_URL. */
   OPENAI_TTS_MODEL: z.string().min(1).default('gpt-4o-mini-tts'),
+  /** OpenAI text-to-speech voice when the agent names none. */
   OPENAI_TTS_VOICE: z.string().min(1).default('alloy'),
+  /** OpenAI speech-to-text model. */
   OPENAI_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
-  /** Service-wide defaults when an agent's workflow_configurations name none; unset: the first provider with a key. */
+  /** Service-wide speech-to-text provider when an agent's workflow_configurations name none; unset: the first provider with a key. */
   STT_PROVIDER: z.enum(['deepgram', 'openai', 'pocketsphinx']).optional(),
+  /** Service-wide text-to-speech provider when an agent's workflow_configurations name none; unset: the first provider with a key. */
   TTS_PROVIDER: z.enum(['elevenlabs', 'cartesia', 'openai', 'espeak']).optional(),
   /** Usage charges: `charge_usd` = minutes × PRICE_PER_MINUTE_USD + tokens / 1000 × PRICE_PER_1K_TOKENS_USD. */
   PRICE_PER_MINUTE_USD: z.coerce.number().min(0).default(0),
+  /** Charge per 1,000 language-model tokens (see PRICE_PER_MINUTE_USD). */
   PRICE_PER_1K_TOKENS_USD: z.coerce.number().min(0).default(0),
 });
 
@@ -159,6 +199,8 @@ export type Config = Omit<ParsedConfig, 'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'R
   EMBEDDED_POSTGRES: boolean;
   /** True when TEMPORAL_ADDRESS was not given: the CLI dev server is the Temporal server. */
   EMBEDDED_TEMPORAL: boolean;
+  /** True when DATA_DIR was given: `npm start` keeps its state there and never moves it. */
+  DATA_DIR_CHOSEN: boolean;
 };
 
 export class ConfigError extends Error {
@@ -198,6 +240,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     RECORDINGS_DIR: parsed.RECORDINGS_DIR ?? join(parsed.DATA_DIR, 'recordings'),
     EMBEDDED_POSTGRES: !parsed.DATABASE_URL,
     EMBEDDED_TEMPORAL: !parsed.TEMPORAL_ADDRESS,
+    DATA_DIR_CHOSEN: cleaned.DATA_DIR !== undefined,
   };
 }
 

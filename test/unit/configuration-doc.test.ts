@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { CONFIG_DOC, CONFIG_SOURCE, keyComments, renderConfigurationDoc } from '../../scripts/config-docs';
+import { configSchema } from '../../platform/config';
+
+describe('docs/reference/configuration.md', () => {
+  it('is what `npm run docs:config` generates from the config schema', () => {
+    expect(readFileSync(CONFIG_DOC, 'utf8')).toBe(renderConfigurationDoc());
+  });
+
+  it('describes every variable of the schema', () => {
+    const comments = keyComments(readFileSync(CONFIG_SOURCE, 'utf8'));
+    const undocumented = Object.keys(configSchema.shape).filter((name) => !comments.get(name));
+    expect(undocumented).toEqual([]);
+  });
+});
+
+describe('keyComments', () => {
+  it('reads the doc comment right above each key, single- or multi-line, and ignores line comments', () => {
+    const source = `
+      const configSchema = z.object({
+        /** One line. */
+        A: z.string(),
+        // not a doc comment
+        B: z.string(),
+        /**
+         * Two
+         * lines.
+         */
+        C: z.number(),
+      });`;
+    expect([...keyComments(source)]).toEqual([
+      ['A', 'One line.'],
+      ['C', 'Two lines.'],
+    ]);
+  });
+});
