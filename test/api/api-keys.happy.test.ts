@@ -4,6 +4,7 @@ import { ApiKey } from '../../entities';
 import { buildTestApp } from '../helpers/app';
 import { createApiKey, signUp } from '../helpers/accounts';
 import { useTestServices } from '../helpers/services';
+import { waitFor } from '../helpers/wait-for';
 
 const services = useTestServices();
 
@@ -12,15 +13,6 @@ const server = () =>
 
 const listKeys = (app: ReturnType<typeof server>, token: string, query = '') =>
   request(app).get(`/api/v1/user/api-keys${query}`).auth(token, { type: 'bearer' });
-
-const waitFor = async <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('condition not reached within 1 s');
-};
 
 describe('POST /api/v1/user/api-keys', () => {
   it('answers the full key once, with its 8-character prefix', async () => {
@@ -94,10 +86,10 @@ describe('GET /api/v1/user/api-keys', () => {
     const keys = services.db.dataSource.getRepository(ApiKey);
 
     expect((await request(app).get('/api/v1/auth/me').set('X-API-Key', api_key)).status).toBe(200);
-    const firstUse = await waitFor(
-      () => keys.findOneByOrFail({ id }),
-      (key) => key.lastUsedAt !== null,
-    );
+    const firstUse = await waitFor('last_used_at to be written', async () => {
+      const key = await keys.findOneByOrFail({ id });
+      return key.lastUsedAt !== null && key;
+    });
     // A second use within the minute writes nothing, even from another app instance.
     expect((await request(server()).get('/api/v1/auth/me').set('X-API-Key', api_key)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -13,6 +13,7 @@ import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 import { testEnv } from '../helpers/test-env';
+import { waitFor } from '../helpers/wait-for';
 
 const services = useTestServices();
 const root = join(__dirname, '..', '..');
@@ -58,16 +59,6 @@ const killed = (child: ChildProcess): Promise<void> =>
     child.kill('SIGKILL');
   });
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 it('completes a call whose worker was SIGKILLed after dialing, without dialing twice', async () => {
   const taskQueue = uniqueTaskQueue('calls-crash');
   const { app } = buildTestApp(
@@ -87,13 +78,17 @@ it('completes a call whose worker was SIGKILLed after dialing, without dialing t
   const runId = res.body.workflow_run_id as number;
 
   // placeCall has dialed (the run holds the provider's call id) and the call still rings: kill.
-  await waitFor('the dial', async () => {
-    const [row] = await services.db.dataSource.query<{ provider_call_id: string | null }[]>(
-      `SELECT provider_call_id FROM runs WHERE id = $1`,
-      [runId],
-    );
-    return row?.provider_call_id ?? undefined;
-  });
+  await waitFor(
+    'the dial',
+    async () => {
+      const [row] = await services.db.dataSource.query<{ provider_call_id: string | null }[]>(
+        `SELECT provider_call_id FROM runs WHERE id = $1`,
+        [runId],
+      );
+      return row?.provider_call_id;
+    },
+    { timeoutMs: 90_000, intervalMs: 200 },
+  );
   await killed(first);
   const [midway] = await services.db.dataSource.query<{ is_completed: boolean }[]>(
     `SELECT is_completed FROM runs WHERE id = $1`,

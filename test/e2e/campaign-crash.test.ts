@@ -1,10 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { callingOrganization } from '../helpers/calls';
-import { campaignRow, campaignSettings, insertCampaign, startCampaignWorkflow, waitFor } from '../helpers/campaigns';
+import { campaignRow, campaignSettings, insertCampaign, startCampaignWorkflow } from '../helpers/campaigns';
 import { localActivityTypes } from '../helpers/histories';
 import { useTestServices } from '../helpers/services';
 import { startCampaignStack, type CampaignStack } from '../helpers/stack-processes';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait-for';
 
 const services = useTestServices();
 const taskQueue = uniqueTaskQueue('campaign-crash');
@@ -20,6 +21,8 @@ const CONTACTS = 2_000;
 const suffixOf = (index: number): string => (index % 10 === 3 ? '0486' : index % 25 === 7 ? '0503' : '7777');
 /** How long the API stays dead: calls dialed meanwhile lose their webhooks and must poll. */
 const API_DOWN_MS = 5_000;
+/** How long each step of the campaign may take, polled gently (the database is also under load). */
+const STEP = { timeoutMs: 420_000, intervalMs: 200 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Workflow ids of the campaign's calls the simulator dialed in [from, to). */
@@ -77,11 +80,11 @@ it('loses no contact and dials no attempt twice when its worker, Temporal and AP
   // Every probe first checks that no process died on its own, so a crash fails the test at once.
   const reached = (count: number) => async () => {
     stack?.assertAlive();
-    return (await processed()) >= count ? true : undefined;
+    return (await processed()) >= count;
   };
   const completed = async () => {
     stack?.assertAlive();
-    return (await campaignRow(services.db.dataSource, campaignId)).state === 'completed' ? true : undefined;
+    return (await campaignRow(services.db.dataSource, campaignId)).state === 'completed';
   };
   const timed = async (what: string, step: () => Promise<void>): Promise<void> => {
     const at = Date.now();
@@ -92,24 +95,24 @@ it('loses no contact and dials no attempt twice when its worker, Temporal and AP
   const began = Date.now();
   const handle = await startCampaignWorkflow(client, taskQueue, org, campaignId);
   await worker.start();
-  await waitFor('300 contacts', reached(300), 420_000);
+  await waitFor('300 contacts', reached(300), STEP);
   await timed('worker SIGKILLed and respawned', async () => {
     await worker.kill('SIGKILL');
     await worker.start();
   });
   // SIGKILL: SQLite's journal makes each commit atomic, so a killed server loses nothing committed
   // and Temporal acknowledges nothing it has not committed.
-  await waitFor('700 contacts', reached(700), 420_000);
+  await waitFor('700 contacts', reached(700), STEP);
   await timed('Temporal SIGKILLed and restarted on its file', async () => {
     await temporal.kill('SIGKILL');
     await temporal.start();
   });
-  await waitFor('1,100 contacts', reached(1_100), 420_000);
+  await waitFor('1,100 contacts', reached(1_100), STEP);
   await timed('worker SIGKILLed and respawned', async () => {
     await worker.kill('SIGKILL');
     await worker.start();
   });
-  await waitFor('1,500 contacts', reached(1_500), 420_000);
+  await waitFor('1,500 contacts', reached(1_500), STEP);
   // Webhooks of calls dialed between the API's death and its respawn cannot have been delivered.
   let apiDead = { from: new Date(), to: new Date() };
   await timed(`API SIGKILLed, down ${API_DOWN_MS} ms and restarted`, async () => {
@@ -119,7 +122,7 @@ it('loses no contact and dials no attempt twice when its worker, Temporal and AP
     apiDead = { from, to: new Date() };
     await api.start();
   });
-  await waitFor('the campaign to complete', completed, 420_000);
+  await waitFor('the campaign to complete', completed, STEP);
   await handle.result();
   const seconds = (Date.now() - began) / 1000;
   console.log(`campaign of ${CONTACTS} contacts, worker killed twice, Temporal and API once: ${seconds.toFixed(1)} s`);

@@ -15,6 +15,7 @@ import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
+import { waitFor } from '../helpers/wait-for';
 
 /**
  * The campaign routes against the real campaign workflow: API, Temporal, a worker, PostgreSQL and
@@ -99,15 +100,18 @@ async function createCampaign(sourceId: string, settings: object = {}) {
 }
 
 /** Polls the campaign until `done` holds (or fails the test after `timeoutMs`). */
-async function waitFor<T extends { state: string }>(path: string, done: (body: T) => boolean, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api().get(path);
-    expect(res.status).toBe(200);
-    if (done(res.body as T)) return res.body as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting on ${path}: ${JSON.stringify(res.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+async function pollCampaign<T extends { state: string }>(path: string, done: (body: T) => boolean): Promise<T> {
+  let last: unknown;
+  return waitFor(
+    () => `${path}: ${JSON.stringify(last)}`,
+    async () => {
+      const res = await api().get(path);
+      expect(res.status).toBe(200);
+      last = res.body;
+      return done(res.body as T) && (res.body as T);
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
 }
 
 describe('a campaign from start to completion', () => {
@@ -141,7 +145,10 @@ describe('a campaign from start to completion', () => {
       expect(live.status).toBe(200);
       expect(live.body.source === 'workflow' || live.body.state === 'completed').toBe(true);
 
-      const done = await waitFor<{ state: string }>(`/campaign/${campaignId}`, (body) => body.state === 'completed');
+      const done = await pollCampaign<{ state: string }>(
+        `/campaign/${campaignId}`,
+        (body) => body.state === 'completed',
+      );
       // 2 of each outcome; busy and no-answer retried once (voicemail retries are off): 10 + 4 attempts.
       expect(done).toMatchObject({
         total_rows: 10,
@@ -172,7 +179,10 @@ describe('a campaign from start to completion', () => {
       expect(parent.body.redialed_campaign_id).toBe(res.body.id);
 
       expect((await api().post(`/campaign/${res.body.id}/start`)).status).toBe(200);
-      const done = await waitFor<{ state: string }>(`/campaign/${res.body.id}`, (body) => body.state === 'completed');
+      const done = await pollCampaign<{ state: string }>(
+        `/campaign/${res.body.id}`,
+        (body) => body.state === 'completed',
+      );
       expect(done).toMatchObject({ processed_rows: 6, failed_rows: 6, executed_count: 6 });
     }));
 });
@@ -208,7 +218,7 @@ describe('pause, PATCH, resume and cancel through Temporal Updates', () => {
       const cancelled = await api().post(`/campaign/${id}/cancel`);
       expect(cancelled.status).toBe(200);
       expect(cancelled.body.state).toBe('cancelled');
-      const done = await waitFor<{ state: string; processed_rows: number; logs: { event: string }[] }>(
+      const done = await pollCampaign<{ state: string; processed_rows: number; logs: { event: string }[] }>(
         `/campaign/${id}`,
         (body) => body.logs.some((log) => log.event === 'campaign_cancelled'),
       );

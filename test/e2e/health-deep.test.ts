@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { createActivities } from '../../activities';
 import { buildTestApp } from '../helpers/app';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { useTestServices } from '../helpers/services';
 
 const services = useTestServices();
@@ -15,7 +15,7 @@ it('goes HTTP → API → Temporal → worker → activity → PostgreSQL and ba
     connection: services.temporal.nativeConnection,
     taskQueue,
     identity,
-    workflowsPath: require.resolve('../../workflows'),
+    workflowBundle: testWorkflowBundle(),
     activities: createActivities({ dataSource: services.db.dataSource, workerIdentity: identity }),
   });
   const { app } = buildTestApp(

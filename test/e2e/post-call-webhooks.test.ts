@@ -17,7 +17,7 @@ import { createAgent } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, definitionWithTrigger, triggerPathOf, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 
 const services = useTestServices();
@@ -131,7 +131,7 @@ const createWorker = (env: Record<string, string>) => {
   return Worker.create({
     connection: services.temporal.nativeConnection,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    workflowBundle: testWorkflowBundle(),
     activities: createActivities({
       dataSource: services.db.dataSource,
       workerIdentity: 'e2e-post-call-webhooks',

@@ -1,8 +1,9 @@
-import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { converse } from '../../agent-runtime';
 import { Secrets } from '../../telephony/secrets';
 import type { TestServices } from './services';
+import { testWorkflowBundle } from './temporal';
 import { TEST_SECRETS_KEY } from './telephony';
 
 export interface CallWorkerOptions {
@@ -11,8 +12,6 @@ export interface CallWorkerOptions {
   baseUrl: string;
   identity: string;
   prices?: { perMinuteUsd: number; per1kTokensUsd: number };
-  /** A prebuilt bundle (shared by a file's workers); unset: bundled from `workflows/`. */
-  workflowBundle?: WorkflowBundle;
 }
 
 /** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
@@ -21,9 +20,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
   return Worker.create({
     connection: services.temporal.nativeConnection,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('../../workflows') }),
+    workflowBundle: testWorkflowBundle(),
     activities: createActivities({
       dataSource: services.db.dataSource,
       workerIdentity: options.identity,

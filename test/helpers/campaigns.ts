@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { campaignWorkflowId, type CampaignSettings, type CampaignWorkflowInput } from '../../workflows/definitions';
 import {
@@ -17,6 +17,7 @@ import type { TestServices } from './services';
 import { callWorker } from './call-worker';
 import { TEST_SECRETS_KEY } from './telephony';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY_CONFIG } from '../../api/schemas/campaigns';
+import type { WaitForOptions } from './wait-for';
 
 /** The decided defaults, with what a test changes. */
 export function campaignSettings(change: Partial<CampaignSettings> = {}): CampaignSettings {
@@ -166,16 +167,8 @@ export async function campaignAttempts(dataSource: DataSource, campaignId: numbe
   );
 }
 
-/** Polls `probe` until it returns a value. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Waits on a campaign's progress in the database: its calls take seconds, so poll gently. */
+export const CAMPAIGN_WAIT: WaitForOptions = { timeoutMs: 60_000, intervalMs: 200 };
 
 export interface CampaignTestBed {
   /** The app (for the simulator's status webhooks), listening on `baseUrl`. */
@@ -211,18 +204,7 @@ export async function campaignTestBed(services: TestServices, taskQueue: string)
   };
 }
 
-const quietBundler = new DefaultLogger('WARN');
-
-/** The workflow bundle, built once per file (each test runs its own worker over it). */
-export const bundleWorkflows = (): Promise<WorkflowBundle> =>
-  bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundler });
-
 /** A worker on the test's task queue with every activity, calling back to `baseUrl`. */
-export function campaignWorker(
-  services: TestServices,
-  taskQueue: string,
-  baseUrl: string,
-  workflowBundle: WorkflowBundle,
-): Promise<Worker> {
-  return callWorker(services, { taskQueue, baseUrl, identity: 'campaign-tests', workflowBundle });
+export function campaignWorker(services: TestServices, taskQueue: string, baseUrl: string): Promise<Worker> {
+  return callWorker(services, { taskQueue, baseUrl, identity: 'campaign-tests' });
 }

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { createDataSource } from '../../entities/data-source';
 import { runMigrations } from '../../scripts/migrate';
 import { startEmbeddedPostgres } from '../../scripts/embedded-postgres';
@@ -14,7 +15,8 @@ import { freePort } from '../../scripts/free-port';
 
 /**
  * Once per `jest` run: a real PostgreSQL (fresh data directory, free port) with a migrated template
- * database, and a real Temporal dev server (the provisioned CLI) with our search attributes.
+ * database, a real Temporal dev server (the provisioned CLI) with our search attributes, and one
+ * bundle of the workflow code that every test worker loads (webpack takes seconds per bundle).
  */
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
@@ -28,6 +30,13 @@ export default async function globalSetup(): Promise<void> {
   // /tmp is reachable by the `postgres` user when the tests run as root.
   const runDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
   chmodSync(runDir, 0o755);
+  const bundlePath = join(runDir, 'workflow-bundle.js');
+  const bundled = bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: new DefaultLogger('WARN'),
+  }).then(({ code }) => writeFileSync(bundlePath, code));
+  // Webpack runs while the servers start; its failure is thrown at the `await` below.
+  bundled.catch(() => undefined);
   const dataDir = join(runDir, 'postgres');
   const user = 'switchboard';
   const password = 'switchboard';
@@ -45,12 +54,15 @@ export default async function globalSetup(): Promise<void> {
     },
   });
 
+  await bundled;
+
   const adminUrl = new URL(postgres.url);
   adminUrl.pathname = '/postgres';
   process.env[TEST_ENV.postgresAdminUrl] = adminUrl.toString();
   process.env[TEST_ENV.templateDatabase] = template;
   process.env[TEST_ENV.temporalAddress] = temporal.address;
+  process.env[TEST_ENV.workflowBundle] = bundlePath;
   if (executable.type === 'existing-path') process.env[TEST_ENV.temporalCliPath] = executable.path;
   (globalThis as Record<string, unknown>).__switchboardTestServers = { postgres, temporal };
-  log(`PostgreSQL and Temporal (${temporal.address}) ready in ${Date.now() - started} ms`);
+  log(`PostgreSQL, Temporal (${temporal.address}) and the workflow bundle ready in ${Date.now() - started} ms`);
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -7,10 +7,9 @@ import { provisionTemporalCli } from '../../scripts/temporal-cli';
 import { waitForTemporal } from '../../scripts/temporal-dev-server';
 import { ensureSearchAttributes } from '../../platform/temporal';
 import { TEST_SESSION_SECRET } from './app';
-import { bundleWorkflows } from './campaigns';
 import { ManagedProcess } from './managed-process';
 import { TEST_SECRETS_KEY } from './telephony';
-import { TEST_ENV } from './test-env';
+import { TEST_ENV, testEnv } from './test-env';
 
 const root = join(__dirname, '..', '..');
 const HOST = '127.0.0.1';
@@ -40,9 +39,6 @@ export async function startCampaignStack(databaseUrl: string, taskQueue: string)
   const temporalAddress = `${HOST}:${temporalPort}`;
   const apiPort = await freePort();
   const apiBaseUrl = `http://${HOST}:${apiPort}`;
-  // One bundle for every worker start: restarts skip webpack, as production workers do.
-  const bundlePath = join(dir, 'workflow-bundle.js');
-  writeFileSync(bundlePath, (await bundleWorkflows()).code);
 
   const temporal = new ManagedProcess({
     name: 'temporal server start-dev',
@@ -79,7 +75,8 @@ export async function startCampaignStack(databaseUrl: string, taskQueue: string)
     WORKER_METRICS_PORT: String(await freePort()),
     // No live calls here to make way for, and jest's own processes would starve a lowered worker.
     WORKER_NICE: '0',
-    WORKFLOW_BUNDLE_PATH: bundlePath,
+    // The run's bundle for every worker start: restarts skip webpack, as production workers do.
+    WORKFLOW_BUNDLE_PATH: testEnv('workflowBundle'),
     DATA_DIR: dir,
   };
   const node = (entry: string) => ({

@@ -26,3 +26,6 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
 
 /** Each test gets its own task queue so no other test's worker can take its tasks. */
 export const uniqueTaskQueue = (label: string): string => `test-${label}-${randomUUID()}`;
+
+/** The run's one workflow bundle (built by the global setup), so no test worker runs webpack. */
+export const testWorkflowBundle = (): { codePath: string } => ({ codePath: testEnv('workflowBundle') });

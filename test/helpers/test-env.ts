@@ -6,6 +6,8 @@ export const TEST_ENV = {
   templateDatabase: 'SWITCHBOARD_TEST_PG_TEMPLATE',
   temporalAddress: 'SWITCHBOARD_TEST_TEMPORAL_ADDRESS',
   temporalCliPath: 'SWITCHBOARD_TEST_TEMPORAL_CLI',
+  /** The workflow code, bundled once for the run: every test worker loads this file. */
+  workflowBundle: 'SWITCHBOARD_TEST_WORKFLOW_BUNDLE',
 } as const;
 
 export function testEnv(name: keyof typeof TEST_ENV): string {

@@ -11,8 +11,9 @@ import { createAgent } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
 import { definitionWithTrigger, triggerPathOf } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
+import { waitFor } from '../helpers/wait-for';
 import { ARI_PASSWORD, ARI_USER, FakeAsterisk, type ScriptStep } from './helpers/fake-asterisk';
 
 const services = useTestServices();
@@ -43,14 +44,6 @@ let worker: Worker;
 let workerRun: Promise<void>;
 let listener: AriListener;
 const inboundCalls: AriInboundCall[] = [];
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
 
 let configurationId: number;
 let stasisApp: string;
@@ -90,7 +83,7 @@ describe('the worker ARI listener', () => {
     worker = await Worker.create({
       connection: services.temporal.nativeConnection,
       taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
+      workflowBundle: testWorkflowBundle(),
       activities: createActivities({
         dataSource: services.db.dataSource,
         workerIdentity: 'ari-listener-test',
@@ -140,7 +133,7 @@ describe('the worker ARI listener', () => {
     configurationId = configuration.id;
     stasisApp = String(configuration.credentials.stasis_app_name);
     expect(stasisApp).toMatch(/^switchboard_[0-9a-f]{12}$/);
-    await until('the listener is connected', () => listener.connectedConfigurations().includes(configurationId));
+    await waitFor('the listener is connected', () => listener.connectedConfigurations().includes(configurationId));
     expect(asterisk.openSockets()).toHaveLength(1);
   });
 
@@ -164,7 +157,7 @@ describe('the worker ARI listener', () => {
     const before = asterisk.connections.length;
     asterisk.refuseUpgrades = 1;
     asterisk.dropAll();
-    await until('the listener reconnected', () => asterisk.openSockets().length === 1);
+    await waitFor('the listener reconnected', () => asterisk.openSockets().length === 1);
     expect(asterisk.refusedUpgrades).toBe(1);
     expect(asterisk.connections.length).toBe(before + 1);
     // Events flow again on the new socket.
@@ -184,7 +177,7 @@ describe('the worker ARI listener', () => {
       },
     };
     asterisk.emit(stasisApp, event);
-    await until('the inbound handler ran', () => inboundCalls.length === 1);
+    await waitFor('the inbound handler ran', () => inboundCalls.length === 1);
     expect(inboundCalls[0]).toMatchObject({ channelId: 'inbound-channel-1', event: { type: 'StasisStart' } });
     expect(inboundCalls[0]?.configuration.id).toBe(configurationId);
   });
@@ -197,7 +190,7 @@ describe('the worker ARI listener', () => {
       .auth(owner.token, { type: 'bearer' })
       .send({ config: { provider: 'ari', app_password: 'a-rotated-ari-password' } });
     expect(res.status).toBe(200);
-    await until('the listener reconnected', () => {
+    await waitFor('the listener reconnected', () => {
       const open = asterisk.openSockets();
       return open.length === 1 && open[0] !== previous;
     });
@@ -208,7 +201,7 @@ describe('the worker ARI listener', () => {
       .delete(`/api/v1/organizations/telephony-configs/${configurationId}`)
       .auth(owner.token, { type: 'bearer' });
     expect(res.status).toBeLessThan(300);
-    await until('the socket is closed', () => asterisk.openSockets().length === 0);
+    await waitFor('the socket is closed', () => asterisk.openSockets().length === 0);
     expect(listener.connectedConfigurations()).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
+import { waitFor } from '../helpers/wait-for';
 import { tone } from '../voice/audio-helpers';
 import { ARI_PASSWORD, ARI_USER, FakeAsterisk, type AriRequest } from './helpers/fake-asterisk';
 
@@ -37,14 +38,6 @@ const ended = new Set<number>();
 /** Every line the listeners logged, parsed. */
 const logs: { level: number; msg: string; [field: string]: unknown }[] = [];
 
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
-
 /** A listener as the worker builds one, logging into `logs`. */
 async function startListener(): Promise<AriListener> {
   const listener = new AriListener({
@@ -65,9 +58,9 @@ async function startListener(): Promise<AriListener> {
   const sweeps = () => asterisk.requests.filter((r) => r.method === 'GET' && r.path === '/ari/channels').length;
   const before = sweeps();
   await listener.start();
-  await until('the listener is connected', () => listener.connectedConfigurations().includes(configurationId));
+  await waitFor('the listener is connected', () => listener.connectedConfigurations().includes(configurationId));
   // Once connected it looks for stranded media channels; let that pass before counting requests.
-  await until('the stranded-channel check ran', () => sweeps() > before);
+  await waitFor('the stranded-channel check ran', () => sweeps() > before);
   await new Promise((resolve) => setTimeout(resolve, 50));
   return listener;
 }
@@ -92,18 +85,18 @@ const logged = (msg: string) => logs.filter((line) => line.msg === msg);
 
 /** The run's call channel and external media channel in one bridge, its media stream started. */
 async function untilBridged(runId: number, callChannel: string): Promise<void> {
-  await until(
+  await waitFor(
     'the call is bridged to the media endpoint',
     () => bridgeMembers(runId).join() === [callChannel, `sb-media-${runId}`].sort().join(),
   );
-  await until('the media stream started', () => sessionOf(runId)?.start !== null && sessionOf(runId) !== undefined);
+  await waitFor('the media stream started', () => sessionOf(runId)?.start !== null && sessionOf(runId) !== undefined);
 }
 
 /** The requests Asterisk received while `act` ran and the listener settled. */
 async function requestsDuring(act: () => void | Promise<void>, settled: () => boolean): Promise<AriRequest[]> {
   const from = asterisk.requests.length;
   await act();
-  await until('the listener settled', settled);
+  await waitFor('the listener settled', settled);
   return asterisk.requestsSince(from);
 }
 
@@ -194,7 +187,7 @@ describe('bridging ARI calls to the media endpoint', () => {
     await untilBridged(outbound.id, 'switchboard-outbound-1');
     expect(sessionOf(outbound.id)?.start?.mediaFormat).toEqual({ encoding: 'ulaw', sampleRate: 8000, channels: 1 });
     asterisk.channels.get(`sb-media-${outbound.id}`)?.media?.sendCaller(tone(440, 8000, 0.2));
-    await until('caller audio is recorded', () => (heard.get(outbound.id) ?? 0) >= 1600);
+    await waitFor('caller audio is recorded', () => (heard.get(outbound.id) ?? 0) >= 1600);
   });
 
   it('creates nothing new for a repeated StasisStart, in this listener or in another replica', async () => {
@@ -231,7 +224,7 @@ describe('bridging ARI calls to the media endpoint', () => {
       [`DELETE /ari/bridges/sb-bridge-${outbound.id}`, `DELETE /ari/channels/sb-media-${outbound.id}`].sort(),
     );
     // Hanging the media channel up closed its WebSocket, which ends the stream and its recording.
-    await until('the recording is kept', async () => {
+    await waitFor('the recording is kept', async () => {
       const run = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: outbound.id });
       return run.recordingUrl !== null;
     });
@@ -245,7 +238,7 @@ describe('bridging ARI calls to the media endpoint', () => {
     asterisk.websocketClients.delete('switchboard');
     try {
       asterisk.enterStasis(stasisApp, 'switchboard-outbound-2', { args: [`run_id=${failing.id}`] });
-      await until(
+      await waitFor(
         'the failure is logged',
         () => logged('ARI call could not be bridged to the media endpoint').length === 1,
       );
@@ -263,32 +256,32 @@ describe('bridging ARI calls to the media endpoint', () => {
     asterisk.enterStasis(stasisApp, 'switchboard-outbound-3', { args: [`run_id=${next.id}`] });
     await untilBridged(next.id, 'switchboard-outbound-3');
     asterisk.hangUp('switchboard-outbound-2');
-    await until('the failed call is torn down', () => !asterisk.bridges.has(`sb-bridge-${failing.id}`));
+    await waitFor('the failed call is torn down', () => !asterisk.bridges.has(`sb-bridge-${failing.id}`));
     asterisk.hangUp('switchboard-outbound-3');
-    await until('the next call is torn down', () => !asterisk.bridges.has(`sb-bridge-${next.id}`));
+    await waitFor('the next call is torn down', () => !asterisk.bridges.has(`sb-bridge-${next.id}`));
   });
 
   it('bridges an inbound call once the inbound handler has created its run', async () => {
     asterisk.enterStasis(stasisApp, 'inbound-1', { state: 'Ring', exten: '2001', caller: '+15559990000' });
-    await until('the inbound run exists', async () =>
+    await waitFor('the inbound run exists', async () =>
       services.db.dataSource.getRepository(Run).existsBy({ providerCallId: 'inbound-1' }),
     );
     const run = await services.db.dataSource.getRepository(Run).findOneByOrFail({ providerCallId: 'inbound-1' });
     await untilBridged(run.id, 'inbound-1');
     asterisk.hangUp('inbound-1');
-    await until('the inbound call is torn down', () => !asterisk.channels.has(`sb-media-${run.id}`));
+    await waitFor('the inbound call is torn down', () => !asterisk.channels.has(`sb-media-${run.id}`));
   });
 
   it('warns when the media endpoint refuses the external media channel', async () => {
     // A run whose stream was already recorded: the endpoint answers 409 and Asterisk gives up (cause 3).
     const recorded = await newRun({ providerCallId: 'switchboard-outbound-4', recordingUrl: '/already' });
     asterisk.enterStasis(stasisApp, 'switchboard-outbound-4', { args: [`run_id=${recorded.id}`] });
-    await until('the refusal is logged', () =>
+    await waitFor('the refusal is logged', () =>
       logged('ARI external media channel never connected to the media endpoint').some((l) => l.runId === recorded.id),
     );
     expect(bridgeMembers(recorded.id)).toEqual(['switchboard-outbound-4']);
     asterisk.hangUp('switchboard-outbound-4');
-    await until('the bridge is torn down', () => !asterisk.bridges.has(`sb-bridge-${recorded.id}`));
+    await waitFor('the bridge is torn down', () => !asterisk.bridges.has(`sb-bridge-${recorded.id}`));
   });
 
   it('on reconnecting, tears down a media channel whose call ended while no listener ran', async () => {
@@ -304,7 +297,7 @@ describe('bridging ARI calls to the media endpoint', () => {
     asterisk.refuseUpgrades = 0;
 
     // The log line follows Asterisk's answer to the last DELETE, so wait for it rather than for the fake's state.
-    await until('the stranded bridge is torn down', () =>
+    await waitFor('the stranded bridge is torn down', () =>
       logged('ARI media bridge torn down').some((l) => l.runId === run.id && /unobserved/.test(String(l.reason))),
     );
     expect(asterisk.channels.has(`sb-media-${run.id}`)).toBe(false);

@@ -8,6 +8,7 @@ import type { SimulatorConfig } from '../../telephony/providers/simulator/config
 import { SimulatorDispatcher } from '../../telephony/providers/simulator/dispatcher';
 import { Secrets } from '../../telephony/secrets';
 import { useTestServices } from '../helpers/services';
+import { waitFor } from '../helpers/wait-for';
 
 const services = useTestServices();
 const secrets = new Secrets(randomBytes(32));
@@ -206,19 +207,11 @@ describe('hangup', () => {
 });
 
 describe('status webhooks', () => {
-  const waitFor = async (done: () => boolean, ms = 8000) => {
-    const until = Date.now() + ms;
-    while (!done()) {
-      if (Date.now() > until) throw new Error('webhooks did not arrive in time');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  };
-
   it('posts each status change, signed, to the status callback URL', async () => {
     const provider = simulator(undefined, { ring_seconds: 0, talk_seconds: 1 });
     const { providerCallId } = await provider.originate(originateRequest('+15551234567'));
     const mine = () => receiver.received.filter((hook) => hook.rawBody.includes(providerCallId));
-    await waitFor(() => mine().some((hook) => hook.rawBody.includes('"completed"')));
+    await waitFor('the completed webhook', () => mine().some((hook) => hook.rawBody.includes('"completed"')));
 
     const events = mine().map((hook) => provider.parseStatusWebhook(hook));
     expect(events.at(-1)).toEqual({
@@ -242,7 +235,7 @@ describe('status webhooks', () => {
     const { providerCallId } = await provider.originate(originateRequest('+15551234567'));
     await provider.hangup(providerCallId);
     const mine = () => receiver.received.filter((hook) => hook.rawBody.includes(providerCallId));
-    await waitFor(() => mine().some((hook) => hook.rawBody.includes('"canceled"')));
+    await waitFor('the canceled webhook', () => mine().some((hook) => hook.rawBody.includes('"canceled"')));
     expect(mine().map((hook) => provider.parseStatusWebhook(hook).status)).not.toContain('answered');
   });
 

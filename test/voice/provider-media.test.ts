@@ -24,6 +24,7 @@ import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
+import { waitFor } from '../helpers/wait-for';
 import { tone } from './audio-helpers';
 import {
   AriClient,
@@ -241,14 +242,6 @@ async function recordingUrlOf(runId: number): Promise<string | null> {
   }
 }
 
-async function waitFor(condition: () => unknown): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Text frames other than agent audio (Plivo `playAudio`, Telnyx/Cloudonix `media`). */
 const controlFrames = (client: MediaClient) =>
   client.text.filter((frame) => {
@@ -263,7 +256,7 @@ describe.each(cases)('$name media stream endpoint', (c) => {
     if (!('socket' in connection)) throw new Error(`refused with ${connection.refused}`);
     const client = c.client(connection.socket, run.id);
     client.begin();
-    await waitFor(() => sessions.find((s) => s.runId === run.id)?.start);
+    await waitFor('the media stream to start', () => sessions.find((s) => s.runId === run.id)?.start);
     const session = sessions.find((s) => s.runId === run.id) as MediaSession;
     const marks: string[] = [];
     const digits: string[] = [];
@@ -279,6 +272,7 @@ describe.each(cases)('$name media stream endpoint', (c) => {
     session.clear();
     const expectedControls = c.controls(client);
     await waitFor(
+      'the agent audio and control frames',
       () =>
         client.agentAudio().length >= expectedAgent.length && controlFrames(client).length >= expectedControls.length,
     );
@@ -289,7 +283,7 @@ describe.each(cases)('$name media stream endpoint', (c) => {
 
     client.markPlayed('utt-1');
     client.dtmf('5');
-    await waitFor(() => marks.length > 0 && digits.length > 0);
+    await waitFor('a mark and a digit', () => marks.length > 0 && digits.length > 0);
     expect(marks).toEqual(['utt-1']);
     expect(digits).toEqual(['5']);
 
@@ -365,14 +359,14 @@ describe('Vonage agent audio framing', () => {
     if (!('socket' in connection)) throw new Error(`refused with ${connection.refused}`);
     const client = new VonageClient(connection.socket, run.id);
     client.begin();
-    await waitFor(() => sessions.find((s) => s.runId === run.id)?.start);
+    await waitFor('the media stream to start', () => sessions.find((s) => s.runId === run.id)?.start);
     const session = sessions.find((s) => s.runId === run.id) as MediaSession;
     // 30 ms at 8 kHz: 480 samples at 16 kHz, one and a half frames.
     const agent = tone(300, 8000, 0.03);
     session.play(agent);
-    await waitFor(() => client.binary.length >= 1);
+    await waitFor('agent audio', () => client.binary.length >= 1);
     session.mark('end-of-turn');
-    await waitFor(() => client.text.length >= 1);
+    await waitFor('the mark frame', () => client.text.length >= 1);
     expect(client.binary.map((frame) => frame.length)).toEqual([640, 640]);
     const expected = up(agent);
     const received = client.agentAudio();

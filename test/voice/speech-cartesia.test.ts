@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { CARTESIA_VERSION, CartesiaTts } from '../../voice/speech/cartesia-tts';
-import { startFakeProvider, until, type FakeProvider } from './speech-server';
+import { waitFor } from '../helpers/wait-for';
+import { startFakeProvider, type FakeProvider } from './speech-server';
 
 const SAMPLES_PER_CHAR = 160;
 
@@ -90,7 +91,7 @@ describe('Cartesia streaming TTS adapter', () => {
     stream.speak('Bonjour.');
     stream.speak('Ça va ?');
     stream.end();
-    await until(() => done);
+    await waitFor('the stream to end', () => done);
 
     const [socket] = seen;
     expect(socket?.headers['cartesia-version']).toBe(CARTESIA_VERSION);
@@ -118,10 +119,10 @@ describe('Cartesia streaming TTS adapter', () => {
     let received = 0;
     const stream = await tts.open({ sampleRate: 16000 }, { onAudio: () => received++ });
     stream.speak('Something long.');
-    await until(() => received >= 3);
+    await waitFor('three chunks', () => received >= 3);
     stream.cancel();
     const atCancel = received;
-    await until(() => seen[0]?.closed === true);
+    await waitFor('the socket to close', () => seen[0]?.closed === true);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(received).toBe(atCancel);
     const messages = seen[0]?.messages ?? [];

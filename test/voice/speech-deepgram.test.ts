@@ -3,7 +3,8 @@ import type { WebSocket } from 'ws';
 import { DeepgramStt } from '../../voice/speech/deepgram-stt';
 import { SpeechProviderError } from '../../voice/speech/errors';
 import type { Transcript } from '../../voice/speech/stt';
-import { startFakeProvider, tone, until, type FakeProvider } from './speech-server';
+import { waitFor } from '../helpers/wait-for';
+import { startFakeProvider, tone, type FakeProvider } from './speech-server';
 
 /** What the fake Deepgram saw on one socket. */
 interface Seen {
@@ -94,9 +95,9 @@ describe('Deepgram live STT adapter', () => {
     );
     const audio = tone(8000, 1);
     for (let i = 0; i < audio.length; i += 160) stream.push(audio.subarray(i, i + 160));
-    await until(() => transcripts.length === 1);
+    await waitFor('the first transcript', () => transcripts.length === 1);
     stream.finalize();
-    await until(() => transcripts.length === 2 && events.length === 2);
+    await waitFor('both transcripts and events', () => transcripts.length === 2 && events.length === 2);
     await stream.close();
 
     const [socket] = seen;
@@ -127,7 +128,7 @@ describe('Deepgram live STT adapter', () => {
     seen.length = 0;
     const stt = new DeepgramStt({ apiKey: 'dg-key', baseUrl: provider.httpUrl, keepAliveMs: 30 });
     const stream = await stt.open({ sampleRate: 16000, language: 'en' }, { onTranscript: () => undefined });
-    await until(() => (seen[0]?.controls.length ?? 0) >= 2);
+    await waitFor('two control messages', () => (seen[0]?.controls.length ?? 0) >= 2);
     await stream.close();
     expect(seen[0]?.query.get('sample_rate')).toBe('16000');
     expect(seen[0]?.controls.slice(0, 2)).toEqual(['KeepAlive', 'KeepAlive']);

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { ElevenLabsTts } from '../../voice/speech/elevenlabs-tts';
-import { startFakeProvider, until, type FakeProvider } from './speech-server';
+import { waitFor } from '../helpers/wait-for';
+import { startFakeProvider, type FakeProvider } from './speech-server';
 
 /** 10 ms of 8 kHz audio per character of text, so the expected sample count is known. */
 const SAMPLES_PER_CHAR = 80;
@@ -76,7 +77,7 @@ describe('ElevenLabs streaming TTS adapter', () => {
     stream.speak('Hello there.');
     stream.speak('How are you?');
     stream.end();
-    await until(() => done);
+    await waitFor('the stream to end', () => done);
 
     const [socket] = seen;
     expect(socket?.path).toBe('/v1/text-to-speech/voice-1/stream-input');
@@ -100,10 +101,10 @@ describe('ElevenLabs streaming TTS adapter', () => {
     let done = false;
     const stream = await tts.open({ sampleRate: 16000 }, { onAudio: () => received++, onDone: () => (done = true) });
     stream.speak('A long answer that the caller interrupts.');
-    await until(() => received >= 3);
+    await waitFor('three chunks', () => received >= 3);
     stream.cancel();
     const atCancel = received;
-    await until(() => seen[0]?.closed === true);
+    await waitFor('the socket to close', () => seen[0]?.closed === true);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(received).toBe(atCancel);
     expect(done).toBe(false);
@@ -114,7 +115,7 @@ describe('ElevenLabs streaming TTS adapter', () => {
     const tts = new ElevenLabsTts({ apiKey: 'wrong', baseUrl: provider.url, defaultVoice: 'v' });
     const errors: Error[] = [];
     await tts.open({ sampleRate: 8000 }, { onAudio: () => undefined, onError: (e) => errors.push(e) });
-    await until(() => errors.length === 1);
+    await waitFor('the error', () => errors.length === 1);
     expect(errors[0]).toMatchObject({ name: 'SpeechProviderError', provider: 'elevenlabs', kind: 'auth' });
     expect(errors[0]?.message).toContain('Invalid API key');
   });

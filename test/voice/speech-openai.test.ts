@@ -4,7 +4,8 @@ import { parseWavHeader } from '../../voice/wav';
 import { OpenAiStt } from '../../voice/speech/openai-stt';
 import { OpenAiTts } from '../../voice/speech/openai-tts';
 import type { Transcript } from '../../voice/speech/stt';
-import { startFakeProvider, tone, until, type FakeProvider } from './speech-server';
+import { waitFor } from '../helpers/wait-for';
+import { startFakeProvider, tone, type FakeProvider } from './speech-server';
 
 interface SpeechRequest {
   authorization: string | undefined;
@@ -114,7 +115,7 @@ describe('OpenAI speech adapters', () => {
       stream.speak('First sentence.');
       stream.speak('Second one.');
       stream.end();
-      await until(() => done);
+      await waitFor('the stream to end', () => done);
       expect(speech.map((r) => r.body)).toEqual([
         { model: 'gpt-4o-mini-tts', voice: 'coral', input: 'First sentence.', response_format: 'pcm' },
         { model: 'gpt-4o-mini-tts', voice: 'coral', input: 'Second one.', response_format: 'pcm' },
@@ -132,10 +133,10 @@ describe('OpenAI speech adapters', () => {
     let received = 0;
     const stream = await tts.open({ sampleRate: 8000 }, { onAudio: () => received++ });
     stream.speak('Go on and on.');
-    await until(() => received >= 3);
+    await waitFor('three chunks', () => received >= 3);
     stream.cancel();
     const atCancel = received;
-    await until(() => speech[0]?.aborted === true);
+    await waitFor('the request to be aborted', () => speech[0]?.aborted === true);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(received).toBe(atCancel);
   });
@@ -145,7 +146,7 @@ describe('OpenAI speech adapters', () => {
     const errors: Error[] = [];
     const stream = await tts.open({ sampleRate: 8000 }, { onAudio: () => undefined, onError: (e) => errors.push(e) });
     stream.speak('Hello.');
-    await until(() => errors.length === 1);
+    await waitFor('the error', () => errors.length === 1);
     expect(errors[0]).toMatchObject({ name: 'SpeechProviderError', provider: 'openai', kind: 'auth' });
   });
 

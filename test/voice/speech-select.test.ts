@@ -8,7 +8,8 @@ import { OpenAiTts } from '../../voice/speech/openai-tts';
 import { PocketsphinxStt } from '../../voice/speech/pocketsphinx-stt';
 import { selectSpeech, type SpeechSelection } from '../../voice/speech/select';
 import type { KeyedSpeechProvider } from '../../voice/speech/speech-keys';
-import { startFakeProvider, tone, until, type FakeProvider } from './speech-server';
+import { waitFor } from '../helpers/wait-for';
+import { startFakeProvider, tone, type FakeProvider } from './speech-server';
 
 const config = (env: Record<string, string>) => parseConfig({ NODE_ENV: 'test', ...env });
 
@@ -178,7 +179,7 @@ describe("speech provider selection with the organization's keys", () => {
         stream.speak('Hello.');
         stream.end();
       }, onError);
-      await until(() => errors.length === 2);
+      await waitFor('both errors', () => errors.length === 2);
       for (const error of errors) expect(error).toMatchObject({ kind: 'auth' });
     }
 

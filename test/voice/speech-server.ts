@@ -20,15 +20,6 @@ export async function startFakeProvider(handlers: {
   return { url: server.wsUrl, httpUrl: server.httpUrl, close: () => server.close() };
 }
 
-/** Resolves when `predicate` holds, polling; fails the test after `ms`. */
-export async function until(predicate: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** A 440 Hz tone, PCM16 mono. */
 export function tone(sampleRate: number, seconds: number): Int16Array {
   const samples = new Int16Array(Math.round(sampleRate * seconds));

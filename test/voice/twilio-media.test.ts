@@ -17,6 +17,7 @@ import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
+import { waitFor } from '../helpers/wait-for';
 import { tone } from './audio-helpers';
 import { connect, TwilioStreamClient } from './twilio-client';
 
@@ -144,7 +145,7 @@ describe('Twilio media stream endpoint', () => {
     const client = await open(run.id);
     client.begin();
     client.media(pcm16ToMulaw(new Int16Array(800)));
-    await waitFor(() => sessions.find((s) => s.runId === run.id && s.start !== null));
+    await waitFor('the media stream to start', () => sessions.find((s) => s.runId === run.id && s.start !== null));
     const session = sessions.find((s) => s.runId === run.id) as MediaSession;
     expect(session.start).toMatchObject({ streamId: client.streamSid, providerCallId: client.callSid });
     const marks: string[] = [];
@@ -154,7 +155,7 @@ describe('Twilio media stream endpoint', () => {
     session.play(agent);
     session.mark('utt-1');
     session.clear();
-    await waitFor(() => client.received.length >= 3);
+    await waitFor('three frames', () => client.received.length >= 3);
     expect(client.received).toEqual([
       { event: 'media', streamSid: client.streamSid, media: { payload: expect.any(String) } },
       { event: 'mark', streamSid: client.streamSid, mark: { name: 'utt-1' } },
@@ -163,7 +164,7 @@ describe('Twilio media stream endpoint', () => {
     const payload = (client.received[0] as { media: { payload: string } }).media.payload;
     expect(Buffer.from(payload, 'base64')).toEqual(Buffer.from(pcm16ToMulaw(agent)));
     client.mark('utt-1');
-    await waitFor(() => marks.length > 0);
+    await waitFor('a mark', () => marks.length > 0);
     expect(marks).toEqual(['utt-1']);
 
     // Agent audio sent after the clear is recorded from where the caller stream then is.
@@ -225,11 +226,3 @@ describe('Twilio media stream endpoint', () => {
     await client.closed;
   });
 });
-
-async function waitFor(condition: () => unknown): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -16,7 +16,7 @@ import {
   type CampaignCallResult,
 } from '../../workflows/definitions';
 import { localActivityTypes } from '../helpers/histories';
-import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 
@@ -104,7 +104,7 @@ async function runCallWithHistory(
   const worker = await Worker.create({
     connection: temporal.nativeConnection,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    workflowBundle: testWorkflowBundle(),
     activities,
   });
   return worker.runUntil(async () => {

@@ -1,6 +1,5 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { WorkflowBundle } from '@temporalio/worker';
 import {
   campaignCallWorkflowId,
   campaignProgressQuery,
@@ -11,7 +10,6 @@ import {
 } from '../../workflows/definitions';
 import { CampaignStateAttribute } from '../../workflows/search-attributes';
 import {
-  bundleWorkflows,
   campaignAttempts,
   campaignLogs,
   campaignRow,
@@ -20,29 +18,28 @@ import {
   campaignWorker,
   insertCampaign,
   startCampaignWorkflow,
-  waitFor,
+  CAMPAIGN_WAIT,
   type CampaignTestBed,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait-for';
 
 const services = useTestServices();
 const taskQueue = uniqueTaskQueue('campaign-controls');
 let bed: CampaignTestBed;
 /** Calls ring 1 s and talk 1 s: long enough to overlap. */
 let org: CallingOrganization;
-let bundle: WorkflowBundle;
 
 beforeAll(async () => {
   bed = await campaignTestBed(services, taskQueue);
   org = await bed.organization({ ring_seconds: 1, talk_seconds: 1 });
-  bundle = await bundleWorkflows();
 });
 afterAll(() => bed.close());
 
 const withWorker = async <T>(test: () => Promise<T>): Promise<T> =>
-  (await campaignWorker(services, taskQueue, bed.baseUrl, bundle)).runUntil(test);
+  (await campaignWorker(services, taskQueue, bed.baseUrl)).runUntil(test);
 
 const numbers = (count: number, prefix: string) =>
   Array.from({ length: count }, (_, index) => ({ phoneNumber: `+1${prefix}${String(index).padStart(4, '0')}` }));
@@ -116,7 +113,7 @@ describe('campaign controls', () => {
     );
     const handle: WorkflowHandle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
     await withWorker(async () => {
-      await waitFor('the first dials', async () => ((await executed(campaignId)) >= 2 ? true : undefined));
+      await waitFor('the first dials', async () => (await executed(campaignId)) >= 2, CAMPAIGN_WAIT);
       // Configuration changes are refused while running, naming the state.
       expect(
         await rejection(handle.executeUpdate(configureCampaignUpdate, { args: [{ max_concurrency: 4 }] })),
@@ -133,8 +130,10 @@ describe('campaign controls', () => {
         type: 'CampaignStateConflict',
         message: 'Campaign is paused',
       });
-      await waitFor('the calls in flight to finish', async () =>
-        (await handle.query(campaignProgressQuery)).in_flight === 0 ? true : undefined,
+      await waitFor(
+        'the calls in flight to finish',
+        async () => (await handle.query(campaignProgressQuery)).in_flight === 0,
+        CAMPAIGN_WAIT,
       );
       const dialedWhilePausing = await dialsTo(prefix);
       // At most one in-flight window dialed after the pause.
@@ -177,7 +176,7 @@ describe('campaign controls', () => {
     );
     const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
     await withWorker(async () => {
-      await waitFor('the first dials', async () => ((await executed(campaignId)) >= 2 ? true : undefined));
+      await waitFor('the first dials', async () => (await executed(campaignId)) >= 2, CAMPAIGN_WAIT);
       expect(await handle.executeUpdate(cancelCampaignUpdate)).toBe('cancelled');
       expect((await campaignRow(services.db.dataSource, campaignId)).state).toBe('cancelled');
       // The workflow ends once the calls in flight have reported.
@@ -186,13 +185,17 @@ describe('campaign controls', () => {
       expect(description.typedSearchAttributes.get(CampaignStateAttribute)).toBe('cancelled');
       const dialed = await dialsTo(prefix);
       // The calls in flight finish on their own: every dialed run completes.
-      await waitFor('the abandoned calls to finish', async () => {
-        const [row] = await services.db.dataSource.query<{ open: number }[]>(
-          `SELECT count(*)::int AS open FROM runs WHERE campaign_id = $1 AND NOT is_completed`,
-          [campaignId],
-        );
-        return row?.open === 0 ? true : undefined;
-      });
+      await waitFor(
+        'the abandoned calls to finish',
+        async () => {
+          const [row] = await services.db.dataSource.query<{ open: number }[]>(
+            `SELECT count(*)::int AS open FROM runs WHERE campaign_id = $1 AND NOT is_completed`,
+            [campaignId],
+          );
+          return row?.open === 0;
+        },
+        CAMPAIGN_WAIT,
+      );
       await sleep(1500);
       expect(await dialsTo(prefix)).toBe(dialed);
       expect(dialed).toBeLessThan(20);
@@ -221,10 +224,14 @@ describe('campaign controls', () => {
     const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
     await withWorker(async () => {
       // The first call is up: an operator terminates its workflow in the middle of the call.
-      const [first] = await waitFor('the first dial', async () => {
-        const attempts = await campaignAttempts(services.db.dataSource, campaignId);
-        return attempts.length > 0 ? attempts : undefined;
-      });
+      const [first] = await waitFor(
+        'the first dial',
+        async () => {
+          const attempts = await campaignAttempts(services.db.dataSource, campaignId);
+          return attempts.length > 0 ? attempts : undefined;
+        },
+        CAMPAIGN_WAIT,
+      );
       if (!first) throw new Error('no attempt');
       const childId = campaignCallWorkflowId(campaignId, first.contact_id, first.attempt_number);
       await services.temporal.client.workflow.getHandle(childId).terminate('operator');
@@ -257,8 +264,10 @@ describe('campaign controls', () => {
     );
     const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, failing, campaignId);
     const paused = () =>
-      waitFor('the breaker to pause the campaign', async () =>
-        (await campaignRow(services.db.dataSource, campaignId)).state === 'paused' ? true : undefined,
+      waitFor(
+        'the breaker to pause the campaign',
+        async () => (await campaignRow(services.db.dataSource, campaignId)).state === 'paused',
+        CAMPAIGN_WAIT,
       );
     await withWorker(async () => {
       await paused();

@@ -1,9 +1,7 @@
-import type { WorkflowBundle } from '@temporalio/worker';
 import { ROUTE_RETRY_MS } from '../../workflows/campaign.workflow';
 import { campaignProgressQuery } from '../../workflows/definitions';
 import { CampaignStateAttribute } from '../../workflows/search-attributes';
 import {
-  bundleWorkflows,
   campaignAttempts,
   campaignLogs,
   campaignRow,
@@ -23,18 +21,16 @@ const services = useTestServices();
 const taskQueue = uniqueTaskQueue('campaign-lifecycle');
 let bed: CampaignTestBed;
 let org: CallingOrganization;
-let bundle: WorkflowBundle;
 
 beforeAll(async () => {
   bed = await campaignTestBed(services, taskQueue);
   org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
-  bundle = await bundleWorkflows();
 });
 afterAll(() => bed.close());
 
 /** Runs `test` with a worker on this file's task queue. */
 const withWorker = async <T>(test: () => Promise<T>): Promise<T> =>
-  (await campaignWorker(services, taskQueue, bed.baseUrl, bundle)).runUntil(test);
+  (await campaignWorker(services, taskQueue, bed.baseUrl)).runUntil(test);
 
 // Every magic suffix of the simulator, and two numbers that answer.
 const CONTACTS = [

@@ -1,8 +1,6 @@
-import type { WorkflowBundle } from '@temporalio/worker';
 import { DateTime } from 'luxon';
 import { campaignProgressQuery, cancelCampaignUpdate, type ScheduleConfig } from '../../workflows/definitions';
 import {
-  bundleWorkflows,
   campaignAttempts,
   campaignLogs,
   campaignRow,
@@ -11,28 +9,27 @@ import {
   campaignWorker,
   insertCampaign,
   startCampaignWorkflow,
-  waitFor,
+  CAMPAIGN_WAIT,
   type CampaignTestBed,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait-for';
 
 const services = useTestServices();
 const taskQueue = uniqueTaskQueue('campaign-schedule');
 let bed: CampaignTestBed;
 let org: CallingOrganization;
-let bundle: WorkflowBundle;
 
 beforeAll(async () => {
   bed = await campaignTestBed(services, taskQueue);
   org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
-  bundle = await bundleWorkflows();
 });
 afterAll(() => bed.close());
 
 const withWorker = async <T>(test: () => Promise<T>): Promise<T> =>
-  (await campaignWorker(services, taskQueue, bed.baseUrl, bundle)).runUntil(test);
+  (await campaignWorker(services, taskQueue, bed.baseUrl)).runUntil(test);
 
 const hhmm = (time: DateTime): string => time.toFormat('HH:mm');
 const everyDay = (start: string, end: string) =>
@@ -78,14 +75,20 @@ describe('campaign schedule windows', () => {
     );
     const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
     await withWorker(async () => {
-      const waiting = await waitFor('the waiting log', async () => {
-        const logs = await campaignLogs(services.db.dataSource, campaignId);
-        return logs.find((log) => log.event === 'waiting_for_schedule_window');
-      });
+      const waiting = await waitFor(
+        'the waiting log',
+        async () => {
+          const logs = await campaignLogs(services.db.dataSource, campaignId);
+          return logs.find((log) => log.event === 'waiting_for_schedule_window');
+        },
+        CAMPAIGN_WAIT,
+      );
       expect(waiting.details).toEqual({ next_open_at: opensUtc.toISO({ suppressMilliseconds: false }) });
       expect(new Date(String(waiting.details.next_open_at)).getTime()).toBe(opensUtc.toMillis());
-      await waitFor('the Tokyo contact to finish', async () =>
-        (await campaignRow(services.db.dataSource, campaignId)).processed_rows === 1 ? true : undefined,
+      await waitFor(
+        'the Tokyo contact to finish',
+        async () => (await campaignRow(services.db.dataSource, campaignId)).processed_rows === 1,
+        CAMPAIGN_WAIT,
       );
       // Still waiting a moment later: nothing dialed, logged once, and the progress says until when.
       await new Promise((resolve) => setTimeout(resolve, 2000));

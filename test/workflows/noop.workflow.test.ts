@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 import { noopParentWorkflow, noopWorkflow } from '../../workflows';
 
 let temporal: TestTemporal;
@@ -18,7 +18,7 @@ const createWorker = () =>
   Worker.create({
     connection: temporal.nativeConnection,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    workflowBundle: testWorkflowBundle(),
   });
 
 describe('no-op workflows (benchmark baselines)', () => {

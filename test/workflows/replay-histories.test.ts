@@ -1,6 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Worker } from '@temporalio/worker';
 import { replayHistory } from '../../platform/replay';
+import { testWorkflowBundle } from '../helpers/temporal';
 
 /**
  * Recorded histories of real executions (`npm run replay -- <id> --save ...`, see README
@@ -12,17 +14,37 @@ const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');
 /** Every workflow type that runs for long enough to be live during a deploy has a recording. */
 const REQUIRED = ['call-workflow.json', 'campaign-workflow.json'];
 
+const fixtureFiles = async (): Promise<string[]> =>
+  (await readdir(HISTORIES)).filter((file) => file.endsWith('.json')).sort();
+
+const readFixture = async (file: string): Promise<unknown> =>
+  JSON.parse(await readFile(path.join(HISTORIES, file), 'utf8')) as unknown;
+
 describe('recorded workflow histories', () => {
   it('include a call and a campaign', async () => {
-    const files = await readdir(HISTORIES);
-    expect(files).toEqual(expect.arrayContaining(REQUIRED));
+    expect(await fixtureFiles()).toEqual(expect.arrayContaining(REQUIRED));
   });
 
   it('replay against the current workflow code', async () => {
-    const files = (await readdir(HISTORIES)).filter((file) => file.endsWith('.json')).sort();
-    for (const file of files) {
-      const history: unknown = JSON.parse(await readFile(path.join(HISTORIES, file), 'utf8'));
-      await expect(replayHistory(history, file.replace(/\.json$/, ''))).resolves.toBeUndefined();
+    const files = await fixtureFiles();
+    const histories = await Promise.all(
+      files.map(async (file) => ({ workflowId: file.replace(/\.json$/, ''), history: await readFixture(file) })),
+    );
+    // One replay worker over the run's bundle for every fixture.
+    const verdicts: { workflowId: string; error?: string }[] = [];
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: testWorkflowBundle(), replayName: 'replay-fixtures' },
+      histories,
+    )) {
+      verdicts.push({ workflowId: result.workflowId, ...(result.error ? { error: String(result.error) } : {}) });
     }
+    const byId = (a: { workflowId: string }, b: { workflowId: string }) => a.workflowId.localeCompare(b.workflowId);
+    expect(verdicts.sort(byId)).toEqual(histories.map(({ workflowId }) => ({ workflowId })).sort(byId));
+  }, 120_000);
+
+  it('replay through `npm run replay` (which bundles the workflow code itself)', async () => {
+    await expect(
+      replayHistory(await readFixture('campaign-workflow.json'), 'campaign-workflow'),
+    ).resolves.toBeUndefined();
   }, 120_000);
 });
