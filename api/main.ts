@@ -67,7 +67,10 @@ async function main(): Promise<void> {
     await media.close();
     // Ended streams end their conversations; let them tell their call workflows.
     await Promise.race([Promise.all(conversations), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    // A client holding a keep-alive connection open must not hold up the stop.
+    const closeAll = setTimeout(() => server.closeAllConnections(), 2_000);
     await once(server, 'close');
+    clearTimeout(closeAll);
     await connection.close();
     await dataSource.destroy();
     logger.info('api stopped');

@@ -1,19 +1,23 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { createDataSource } from '../entities/data-source';
 import { config, ConfigError, EMBEDDED_DATABASE } from '../platform/config';
 import { ensureSearchAttributes } from '../platform/temporal';
-import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
+import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 import { runMigrations } from './migrate';
+import { assertPortsFree } from './port-holder';
+import { ensureSpeechTools } from './speech-tools';
 import { provisionTemporalCli } from './temporal-cli';
 import { startTemporalDevServer, type RunningTemporal } from './temporal-dev-server';
+import { exitWithin, spawnTethered } from './tethered-spawn';
 
 /**
  * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL), the
  * Temporal dev server with its UI (unless TEMPORAL_ADDRESS), search attributes, migrations, then
- * the worker and the API as child processes. Ctrl-C or SIGTERM stops everything in reverse order.
+ * the worker and the API as child processes. Ctrl-C or SIGTERM stops everything in reverse order;
+ * every child also stops by itself when this process dies without stopping them (kill -9, OOM).
  */
 
 const say = (line: string) => console.log(`[start] ${line}`);
@@ -30,13 +34,13 @@ const running: Running = { children: [] };
 let stopping = false;
 
 function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], {
+  const { child, tethered } = spawnTethered(process.execPath, ['--import', 'tsx', join(root, entry)], {
     cwd: root,
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
-    // Its own process group: Ctrl-C reaches only us, and we stop the services in order.
-    detached: true,
+    deathSignal: 'SIGTERM',
   });
+  if (!tethered) say(`${name}: setpriv is missing, so it will outlive this process if this process is killed.`);
   child.once('exit', (code, signal) => {
     if (stopping) return;
     say(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping everything.`);
@@ -46,32 +50,29 @@ function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv): Chil
   return child;
 }
 
-const exitOf = (child: ChildProcess, ms: number): Promise<void> =>
-  new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      done();
-    }, ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      done();
-    });
-  });
+/** Asks `child` to stop and waits up to `ms`, saying what it waits for; then kills it. */
+async function stopChild(name: string, child: ChildProcess, ms: number): Promise<void> {
+  child.kill('SIGTERM');
+  if (await exitWithin(child, 3_000)) return say(`${name} stopped.`);
+  say(`Waiting for the ${name} to stop (up to ${Math.round(ms / 1000)} s)...`);
+  if (await exitWithin(child, ms - 3_000)) return say(`${name} stopped.`);
+  child.kill('SIGKILL');
+  say(`${name} did not stop in time and was killed.`);
+}
 
 async function shutdown(code: number): Promise<never> {
   if (stopping) return new Promise<never>(() => undefined);
   stopping = true;
   say('Stopping...');
-  const grace = (config().WORKER_SHUTDOWN_GRACE_SECONDS + 15) * 1000;
   // The API first (no new work), then the worker (drains in-flight activities), then the servers.
+  const grace = { api: 15_000, worker: (config().WORKER_SHUTDOWN_GRACE_SECONDS + 10) * 1000 };
   for (const { name, process: child } of [...running.children].reverse()) {
-    child.kill('SIGTERM');
-    await exitOf(child, grace);
-    say(`${name} stopped.`);
+    await stopChild(name, child, name === 'worker' ? grace.worker : grace.api);
   }
   await running.temporal?.stop().catch((e: unknown) => say(`Temporal stop failed: ${String(e)}`));
+  if (running.temporal) say('Temporal stopped.');
   await running.postgres?.stop().catch((e: unknown) => say(`PostgreSQL stop failed: ${String(e)}`));
+  if (running.postgres) say('PostgreSQL stopped.');
   say('Stopped.');
   process.exit(code);
 }
@@ -94,11 +95,38 @@ async function main(): Promise<void> {
   const cfg = config();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));
 
+  // A service left over from an earlier run must never answer for this one.
+  await assertPortsFree([
+    { port: cfg.PORT, use: 'the API', setting: 'PORT' },
+    { port: cfg.WORKER_METRICS_PORT, use: "the worker's metrics", setting: 'WORKER_METRICS_PORT' },
+    ...(cfg.EMBEDDED_POSTGRES
+      ? [{ port: cfg.EMBEDDED_POSTGRES_PORT, use: 'PostgreSQL', setting: 'EMBEDDED_POSTGRES_PORT' }]
+      : []),
+    ...(cfg.EMBEDDED_TEMPORAL
+      ? [
+          { port: cfg.TEMPORAL_PORT, use: 'Temporal', setting: 'TEMPORAL_PORT' },
+          { port: cfg.TEMPORAL_UI_PORT, use: 'the Temporal UI', setting: 'TEMPORAL_UI_PORT' },
+        ]
+      : []),
+  ]);
+
+  // The offline voice (espeak-ng, PocketSphinx) is installed once, like the Temporal CLI below.
+  try {
+    await ensureSpeechTools((line) => say(line));
+  } catch (error) {
+    say(`Offline voice unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    say('Calls still run; a simulator call with audio needs these engines or a speech provider key.');
+  }
+
   let databaseUrl = cfg.DATABASE_URL;
   if (cfg.EMBEDDED_POSTGRES) {
-    say(`Starting embedded PostgreSQL on port ${cfg.EMBEDDED_POSTGRES_PORT} (data in ${cfg.DATA_DIR}/postgres)`);
+    const cluster = clusterLocation(cfg.DATA_DIR, { chosen: cfg.DATA_DIR_CHOSEN });
+    say(`Starting embedded PostgreSQL on port ${cfg.EMBEDDED_POSTGRES_PORT} (data in ${cluster.dir})`);
+    if (cluster.relocated) {
+      say(`  (the "postgres" user cannot enter ${cfg.DATA_DIR} as root, so its cluster lives there instead)`);
+    }
     running.postgres = await startEmbeddedPostgres({
-      dataDir: join(cfg.DATA_DIR, 'postgres'),
+      dataDir: cluster.dir,
       port: cfg.EMBEDDED_POSTGRES_PORT,
       ...EMBEDDED_DATABASE,
       log: (line) => cfg.LOG_LEVEL === 'debug' && say(`postgres: ${line}`),

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { TemporalExecutable } from './temporal-cli';
+import { exitWithin, spawnTethered } from './tethered-spawn';
 
 export interface DevServerOptions {
   executable: TemporalExecutable;
@@ -42,16 +42,6 @@ export async function waitForTemporal(address: string, timeoutMs = 60_000): Prom
   throw new Error(`Temporal at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`);
 }
 
-const waitForExit = (child: ChildProcess, ms: number): Promise<boolean> =>
-  new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done(true);
-    const timer = setTimeout(() => done(false), ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      done(true);
-    });
-  });
-
 /**
  * Runs `temporal server start-dev` with a SQLite file, so workflows survive restarts, and the Web UI.
  * Without a local binary it falls back to the SDK's download (internet needed).
@@ -69,7 +59,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     return { address, stop: () => env.teardown() };
   }
 
-  const child = spawn(
+  const { child } = spawnTethered(
     options.executable.path,
     [
       'server',
@@ -88,13 +78,13 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
       'warn',
     ],
     // Its own process group, so a terminal's Ctrl-C does not stop it before the worker has drained.
-    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    { stdio: ['ignore', 'pipe', 'pipe'], deathSignal: 'SIGTERM' },
   );
   // While it shuts down the server warns about every connection it is closing: noise, not news.
   let stopping = false;
   for (const stream of [child.stdout, child.stderr]) {
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
       if (stopping) return;
       for (const line of chunk.split('\n')) if (line) log(line);
     });
@@ -109,7 +99,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     async stop() {
       stopping = true;
       child.kill('SIGTERM');
-      if (!(await waitForExit(child, 10_000))) child.kill('SIGKILL');
+      if (!(await exitWithin(child, 10_000))) child.kill('SIGKILL');
     },
   };
 }

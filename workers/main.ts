@@ -77,6 +77,18 @@ async function main(): Promise<void> {
       { taskQueue: cfg.TEMPORAL_TASK_QUEUE, metricsPort: cfg.WORKER_METRICS_PORT, identity },
       'worker running',
     );
+    // The SDK itself stops the worker on these signals; this says what the stop waits for.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        const inFlight = worker.getStatus().numInFlightActivities;
+        if (inFlight === 0) logger.info('worker stopping');
+        else
+          logger.info(
+            { inFlightActivities: inFlight, graceSeconds: cfg.WORKER_SHUTDOWN_GRACE_SECONDS },
+            'worker stopping: waiting for the activities in flight (calls) to finish',
+          );
+      });
+    }
     // Asterisk's call events arrive over WebSockets this process keeps open (README "Asterisk ARI").
     const ariListener = new AriListener({
       dataSource,
@@ -114,7 +126,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+// Exit once stopped: the SDK's native runtime (metrics endpoint, threads) would keep the process up.
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

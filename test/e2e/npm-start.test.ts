@@ -1,13 +1,44 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { testEnv } from '../helpers/test-env';
+import { callingOrganization } from '../helpers/calls';
 import { freePort } from '../../scripts/free-port';
 
-const root = join(__dirname, '..', '..');
+/**
+ * `npm ci && npm start` as a newcomer runs it: from a clone in a folder only its owner may enter
+ * (root's home, `mktemp -d`), stopped with Ctrl-C, killed with kill -9, started again.
+ */
+
+const repository = join(__dirname, '..', '..');
+const isRoot = process.getuid?.() === 0;
+
+/** A copy of the checkout (its tracked and new files, node_modules linked) in a mode-700 folder. */
+function privateCheckout(): { root: string; remove(): void } {
+  const outer = mkdtempSync(join(tmpdir(), 'switchboard-private-'));
+  chmodSync(outer, 0o700);
+  const root = join(outer, 'switchboard');
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: repository,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter(Boolean);
+  for (const file of files) {
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    try {
+      cpSync(join(repository, file), join(root, file));
+    } catch {
+      // a tracked file deleted in the working tree
+    }
+  }
+  symlinkSync(join(repository, 'node_modules'), join(root, 'node_modules'));
+  return { root, remove: () => rmSync(outer, { recursive: true, force: true }) };
+}
 
 interface Started {
   child: ChildProcess;
@@ -15,16 +46,17 @@ interface Started {
   readySeconds: number;
 }
 
-/** Runs `scripts/start.ts` (what `npm start` runs) and waits for its "Ready" line. */
-function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'start.ts')], {
-    cwd: root,
+/** Runs `npm start` in its own process group, as a terminal does, and waits for "Ready". */
+function npmStart(cwd: string, env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = spawn('npm', ['start'], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready within 90 s:\n${output}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`not ready within 180 s:\n${output}`)), 180_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const ready = /Ready in ([\d.]+) s/.exec(output);
@@ -37,95 +69,202 @@ function start(env: NodeJS.ProcessEnv): Promise<Started> {
     child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`start exited with ${code}:\n${output}`));
+      reject(new Error(`npm start exited with ${code}:\n${output}`));
     });
   });
 }
 
-/**
- * `start`, tried again when a port was taken between `freePort()` and its use: the Temporal dev
- * server binds its internal services to random free ports, which can be the one chosen for another
- * service a moment earlier. A failed start stops all it started, so the same ports are free again.
- */
-async function startRetrying(env: NodeJS.ProcessEnv, attempts = 3): Promise<Started> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await start(env);
-    } catch (error) {
-      if (attempt >= attempts || !String(error).includes('EADDRINUSE')) throw error;
-      process.stdout.write(`npm start: a port was taken (attempt ${attempt}); starting again\n`);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  }
-}
+/** Sends `signal` to the whole process group, as a terminal's Ctrl-C or an OOM killer would. */
+const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => process.kill(-(child.pid ?? 0), signal);
 
-const stop = (child: ChildProcess): Promise<number | null> =>
+/**
+ * Resolves when `npm start` and every service it started have exited: the API and the worker
+ * write to the same output pipe as the orchestrator, so the pipe closes only after the last of them.
+ */
+const stopped = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => {
     child.removeAllListeners('exit');
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
+    if (child.stdout?.closed && child.stderr?.closed) return resolve();
+    child.once('close', () => resolve());
   });
 
-it('npm start runs everything on embedded services, stops cleanly and keeps its data', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-start-'));
-  chmodSync(dataDir, 0o755); // reachable by the `postgres` user when run as root
-  const ports = {
+/** Processes whose command line names any of `marks` (the checkout, the cluster's folder, a port). */
+function survivors(marks: string[]): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (marks.some((mark) => command.includes(mark))) found.push(`${entry}: ${command}`);
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
+const portTaken = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(true));
+    server.listen({ port, exclusive: true }, () => server.close(() => resolve(false)));
+  });
+
+async function expectNothingLeft(marks: string[], ports: number[], withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  let left: string[] = [];
+  for (;;) {
+    const held = [];
+    for (const port of ports) if (await portTaken(port)) held.push(port);
+    left = [...survivors(marks), ...held.map((port) => `port ${port} still held`)];
+    if (left.length === 0 || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  expect(left).toEqual([]);
+}
+
+interface RunDetail {
+  is_completed: boolean;
+  logs: { transcript?: { role: string; text: string }[] };
+}
+
+let checkout: ReturnType<typeof privateCheckout>;
+let ports: Record<
+  'PORT' | 'EMBEDDED_POSTGRES_PORT' | 'TEMPORAL_PORT' | 'TEMPORAL_UI_PORT' | 'WORKER_METRICS_PORT',
+  number
+>;
+let env: NodeJS.ProcessEnv;
+let marks: string[];
+let clusterDir: string | undefined;
+let callWorkflowId: string;
+const api = () => `http://127.0.0.1:${ports.PORT}/api/v1`;
+
+beforeAll(async () => {
+  checkout = privateCheckout();
+  ports = {
     PORT: await freePort(),
     EMBEDDED_POSTGRES_PORT: await freePort(),
     TEMPORAL_PORT: await freePort(),
     TEMPORAL_UI_PORT: await freePort(),
     WORKER_METRICS_PORT: await freePort(),
   };
-  const env = {
-    DATA_DIR: dataDir,
+  env = {
+    // Unset: the default data folder inside the private checkout.
+    DATA_DIR: '',
     LOG_LEVEL: 'warn',
     TEMPORAL_CLI_PATH: testEnv('temporalCliPath'),
     DATABASE_URL: '',
     TEMPORAL_ADDRESS: '',
+    // The simulated person dials the media stream back at this address.
+    PUBLIC_BASE_URL: `http://127.0.0.1:${ports.PORT}`,
     ...Object.fromEntries(Object.entries(ports).map(([key, value]) => [key, String(value)])),
   };
-  const api = `http://127.0.0.1:${ports.PORT}/api/v1`;
+  marks = [checkout.root, `--port ${ports.TEMPORAL_PORT} `];
+});
 
-  const first = await startRetrying(env);
+afterAll(() => {
+  checkout.remove();
+  if (clusterDir) rmSync(dirname(clusterDir), { recursive: true, force: true });
+});
+
+it('starts from a private folder, speaks on a simulator call with audio, and stops on Ctrl-C within 15 s', async () => {
+  const started = await npmStart(checkout.root, env);
   try {
-    expect(first.output()).toContain(`Temporal UI: http://localhost:${ports.TEMPORAL_UI_PORT}`);
-    expect((await fetch(`${api}/health`)).status).toBe(200);
-    expect((await fetch(`${api}/health/ready`)).status).toBe(200);
-    const deep = (await (await fetch(`${api}/health/deep`)).json()) as { workflow_id: string };
+    const output = started.output();
+    clusterDir = /Starting embedded PostgreSQL on port \d+ \(data in (.+)\)/.exec(output)?.[1];
+    if (isRoot) {
+      expect(clusterDir).toMatch(/^\/var\/lib\/switchboard\//);
+      expect(output).toContain('cannot enter');
+      marks.push(clusterDir ?? 'no cluster folder');
+    }
+    expect(output).toContain(`Temporal UI: http://localhost:${ports.TEMPORAL_UI_PORT}`);
+    expect((await fetch(`${api()}/health/ready`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}/`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.WORKER_METRICS_PORT}/metrics`)).status).toBe(200);
-
     const connection = await Connection.connect({ address: `127.0.0.1:${ports.TEMPORAL_PORT}` });
     const attributes = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
     expect(Object.keys(attributes.customAttributes ?? {})).toEqual(
       expect.arrayContaining(['CampaignId', 'OrganizationId', 'AgentId', 'CampaignState']),
     );
     await connection.close();
-    expect(await stop(first.child)).toBe(0);
 
-    // Second start on the same data directory: Temporal history and PostgreSQL rows are still there.
-    const second = await startRetrying(env);
-    try {
-      expect(second.output()).not.toContain('Applied migrations');
-      expect(second.output()).not.toContain('Registered search attributes');
-      const client = new Client({
-        connection: await Connection.connect({ address: `127.0.0.1:${ports.TEMPORAL_PORT}` }),
+    // The offline voice came with the two commands: both parties speak and are heard.
+    const org = await callingOrganization(`http://127.0.0.1:${ports.PORT}`, {
+      ring_seconds: 0,
+      talk_seconds: 60,
+      audio: true,
+    });
+    const placed = await fetch(`${api()}/public/agent/${org.triggerPath}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': org.apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ phone_number: '+14155550123' }),
+    });
+    expect(placed.status).toBe(200);
+    const { workflow_run_id: runId } = (await placed.json()) as { workflow_run_id: number };
+    callWorkflowId = `call-${runId}`;
+    let run: RunDetail | undefined;
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
+      const res = await fetch(`${api()}/workflow/${org.agent.id}/runs/${runId}`, {
+        headers: { Authorization: `Bearer ${org.owner.token}` },
       });
-      expect((await client.workflow.getHandle(deep.workflow_id).describe()).status.name).toBe('COMPLETED');
-      await client.connection.close();
-      const pg = new PgClient({
-        connectionString: `postgres://switchboard:switchboard@127.0.0.1:${ports.EMBEDDED_POSTGRES_PORT}/switchboard`,
-      });
-      await pg.connect();
-      const migrations = await pg.query('SELECT name FROM migrations');
-      await pg.end();
-      expect(migrations.rowCount).toBeGreaterThan(0);
-      process.stdout.write(`npm start: ready in ${first.readySeconds} s (first), ${second.readySeconds} s (restart)\n`);
-    } finally {
-      expect(await stop(second.child)).toBe(0);
+      run = (await res.json()) as RunDetail;
+      if (run.is_completed && run.logs.transcript) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
+    const roles = new Set(run?.logs.transcript?.map((line) => line.role));
+    expect([...roles].sort()).toEqual(['assistant', 'user']);
   } finally {
-    // SIGTERM, never SIGKILL: the orchestrator must stop the services it started.
-    if (first.child.exitCode === null) await stop(first.child);
+    const stopStarted = Date.now();
+    signalGroup(started.child, 'SIGINT');
+    await stopped(started.child);
+    const seconds = (Date.now() - stopStarted) / 1000;
+    process.stdout.write(`npm start: ready in ${started.readySeconds} s, stopped by Ctrl-C in ${seconds} s\n`);
+    expect(seconds).toBeLessThan(15);
+    expect(started.output()).toContain('[start] Stopped.');
   }
-}, 240_000);
+  await expectNothingLeft(marks, Object.values(ports), 0);
+}, 400_000);
+
+it('keeps its data across a restart, and leaves nothing running when its group is killed with SIGKILL', async () => {
+  const started = await npmStart(checkout.root, env);
+  try {
+    expect(started.output()).not.toContain('Applied migrations');
+    expect(started.output()).not.toContain('Registered search attributes');
+    const client = new Client({
+      connection: await Connection.connect({ address: `127.0.0.1:${ports.TEMPORAL_PORT}` }),
+    });
+    expect((await client.workflow.getHandle(callWorkflowId).describe()).status.name).toBe('COMPLETED');
+    await client.connection.close();
+    const pg = new PgClient({
+      connectionString: `postgres://switchboard:switchboard@127.0.0.1:${ports.EMBEDDED_POSTGRES_PORT}/switchboard`,
+    });
+    await pg.connect();
+    const users = await pg.query('SELECT count(*)::int AS n FROM users');
+    await pg.end();
+    expect(users.rows[0].n).toBeGreaterThan(0);
+  } finally {
+    signalGroup(started.child, 'SIGKILL');
+    await stopped(started.child);
+  }
+  await expectNothingLeft(marks, Object.values(ports), 10_000);
+}, 400_000);
+
+it('starts again on the same data after being killed, and refuses a port that a leftover holds', async () => {
+  const again = await npmStart(checkout.root, env);
+  const exit = stopped(again.child);
+  signalGroup(again.child, 'SIGTERM');
+  await exit;
+  expect(again.output()).toContain('[start] Stopped.');
+
+  // Something else on the API's port is named, never mistaken for the API.
+  const squatter: Server = createServer();
+  await new Promise<void>((resolve) => squatter.listen(ports.PORT, resolve));
+  try {
+    await expect(npmStart(checkout.root, env)).rejects.toThrow(
+      new RegExp(`Port ${ports.PORT}, for the API, is already in use by process ${process.pid} `),
+    );
+  } finally {
+    squatter.close();
+  }
+  await expectNothingLeft(marks, Object.values(ports), 10_000);
+}, 400_000);
