@@ -1,5 +1,4 @@
 import { z } from '../zod';
-import { boundedJsonObject } from './limits';
 import { DateTimeString, IdParam } from './common';
 import { WorkflowDefinition } from './workflow-definition';
 
@@ -46,9 +45,9 @@ export const WorkflowConfigurations = z
   )
   .openapi('WorkflowConfigurations');
 
-export const TemplateContextVariables = boundedJsonObject('Default variables, applied to test runs only.').openapi(
-  'TemplateContextVariables',
-);
+export const TemplateContextVariables = z
+  .record(z.string(), z.unknown())
+  .openapi('TemplateContextVariables', { description: 'Default variables, applied to test runs only.' });
 
 const AgentName = z.string().trim().min(1).max(255);
 

@@ -1,5 +1,4 @@
 import { z } from '../zod';
-import { boundedJsonObject } from './limits';
 import { IdParam } from './common';
 
 const E164 = z
@@ -18,7 +17,7 @@ export const AgentUuidParams = z.object({
 export const CallRequest = z
   .object({
     phone_number: E164,
-    initial_context: boundedJsonObject('Variables for the prompts.').nullish(),
+    initial_context: z.record(z.string(), z.unknown()).nullish(),
     telephony_configuration_id: z.number().int().positive().nullish().openapi({
       description: "The configuration to call through; default: the organization's default outbound one.",
     }),
