@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { renderTemplate } from '../api/services/agents/templates';
 import type { AgentVersionCache } from '../api/services/agents/version-cache';
 import { Run } from '../entities';
-import type { Resolver } from './webhook/address-guard';
+import type { Resolver } from '../platform/address-guard';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
 import { enabledWebhookNodes, postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
 import { renderPayload, type PayloadContext } from './webhook/payload';

@@ -1,7 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { checkedAddress, type AddressPolicy } from './address-guard';
+import { AddressRefusedError, checkedAddress, pinnedLookup, type AddressPolicy } from '../../platform/address-guard';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './errors';
 
 export interface WebhookRequest {
@@ -31,11 +30,13 @@ export async function sendWebhook(webhook: WebhookRequest, policy: AddressPolicy
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new WebhookRefusedError(`${url.protocol} URLs are not allowed, only http and https`);
   }
-  const pinned = await checkedAddress(url.hostname, policy);
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [pinned]);
-    else callback(null, pinned.address, pinned.family);
-  };
+  let lookup;
+  try {
+    lookup = pinnedLookup(await checkedAddress(url.hostname, policy));
+  } catch (error) {
+    if (error instanceof AddressRefusedError) throw new WebhookRefusedError(error.message);
+    throw error;
+  }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     let req: ReturnType<typeof send>;

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { boundedJsonObject } from './limits';
 import { DateTimeString, IdParam } from './common';
 import { WorkflowDefinition } from './workflow-definition';
 
@@ -45,9 +46,9 @@ export const WorkflowConfigurations = z
   )
   .openapi('WorkflowConfigurations');
 
-export const TemplateContextVariables = z
-  .record(z.string(), z.unknown())
-  .openapi('TemplateContextVariables', { description: 'Default variables, applied to test runs only.' });
+export const TemplateContextVariables = boundedJsonObject('Default variables, applied to test runs only.').openapi(
+  'TemplateContextVariables',
+);
 
 const AgentName = z.string().trim().min(1).max(255);
 

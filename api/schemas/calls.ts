@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { boundedJsonObject } from './limits';
 import { IdParam } from './common';
 
 const E164 = z
@@ -17,7 +18,7 @@ export const AgentUuidParams = z.object({
 export const CallRequest = z
   .object({
     phone_number: E164,
-    initial_context: z.record(z.string(), z.unknown()).nullish(),
+    initial_context: boundedJsonObject('Variables for the prompts.').nullish(),
     telephony_configuration_id: z.number().int().positive().nullish().openapi({
       description: "The configuration to call through; default: the organization's default outbound one.",
     }),

@@ -1,5 +1,6 @@
 import { z } from '../zod';
 import { checkGraphRules } from '../services/agents/graph-rules';
+import { boundedJsonObject, GRAPH_LIMITS, TEXT_LIMITS } from './limits';
 
 /**
  * An agent's conversation graph, a React Flow document: `nodes[]` and `edges[]`. Unknown keys inside
@@ -7,39 +8,54 @@ import { checkGraphRules } from '../services/agents/graph-rules';
  * for the editor.
  */
 
-const name = z.string().trim().min(1).openapi({ description: 'Shown in the editor; at least 1 character.' });
+const name = z
+  .string()
+  .max(TEXT_LIMITS.name)
+  .trim()
+  .min(1)
+  .openapi({ description: 'Shown in the editor; at least 1 character.' });
+/** Short free text: greetings, conditions, extraction prompts. */
+const shortText = z.string().max(TEXT_LIMITS.text);
+/** Ids of recordings, credentials, tools and documents. */
+const reference = z.string().max(TEXT_LIMITS.name);
 
 const promptFields = {
   name,
-  prompt: z.string().trim().min(1).openapi({ description: 'May use `{{variables}}` (see the README).' }),
+  prompt: z
+    .string()
+    .max(TEXT_LIMITS.prompt)
+    .trim()
+    .min(1)
+    .openapi({ description: 'May use `{{variables}}` (see the README).' }),
   allow_interrupt: z.boolean().default(false),
   add_global_prompt: z.boolean().default(true).openapi({ description: "Prepends the global node's prompt." }),
 };
 
 const extractionFields = {
   extraction_enabled: z.boolean().default(false),
-  extraction_prompt: z.string().optional(),
+  extraction_prompt: shortText.optional(),
   extraction_variables: z
     .array(
       z.object({
-        name: z.string().trim().min(1),
+        name: z.string().max(TEXT_LIMITS.name).trim().min(1),
         type: z.enum(['string', 'number', 'boolean']),
-        prompt: z.string().optional(),
+        prompt: shortText.optional(),
       }),
     )
+    .max(100)
     .default([]),
 };
 
 const toolFields = {
-  tool_uuids: z.array(z.string()).optional(),
-  document_uuids: z.array(z.string()).optional(),
+  tool_uuids: z.array(reference).max(100).optional(),
+  document_uuids: z.array(reference).max(100).optional(),
 };
 
 const position = z.object({ x: z.number(), y: z.number() }).default({ x: 0, y: 0 });
 
 /** One node type: `{id, type, position, data}`, other editor keys kept. */
 const node = <T extends string, D extends z.ZodObject>(type: T, data: D, description: string) =>
-  z.looseObject({ id: z.string().min(1), type: z.literal(type), position, data }).openapi({ description });
+  z.looseObject({ id: reference.min(1), type: z.literal(type), position, data }).openapi({ description });
 
 export const StartCallNode = node(
   'startCall',
@@ -47,15 +63,15 @@ export const StartCallNode = node(
     ...promptFields,
     ...extractionFields,
     ...toolFields,
-    greeting: z.string().optional(),
+    greeting: shortText.optional(),
     greeting_type: z.enum(['text', 'audio']).default('text'),
-    greeting_recording_id: z.string().optional(),
+    greeting_recording_id: reference.optional(),
     delayed_start: z.boolean().default(false),
     delayed_start_duration: z.number().min(0.1).max(10).default(2),
     pre_call_fetch_mode: z.enum(['disabled', 'always', 'inbound', 'outbound']).default('disabled'),
-    pre_call_fetch_url: z.url().optional(),
-    pre_call_fetch_credential_uuid: z.string().optional(),
-    mcp_tool_filters: z.record(z.string(), z.unknown()).optional(),
+    pre_call_fetch_url: z.url().max(TEXT_LIMITS.url).optional(),
+    pre_call_fetch_credential_uuid: reference.optional(),
+    mcp_tool_filters: boundedJsonObject().optional(),
   }),
   'Where every call starts: exactly one, with no incoming edge.',
 ).openapi('StartCallNode');
@@ -97,10 +113,13 @@ export const WebhookNode = node(
     name,
     enabled: z.boolean().default(true),
     http_method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
-    endpoint_url: z.url(),
-    credential_uuid: z.string().optional(),
-    custom_headers: z.array(z.object({ key: z.string().min(1), value: z.string() })).default([]),
-    payload_template: z.record(z.string(), z.unknown()).default({}),
+    endpoint_url: z.url().max(TEXT_LIMITS.url),
+    credential_uuid: reference.optional(),
+    custom_headers: z
+      .array(z.object({ key: z.string().min(1).max(TEXT_LIMITS.name), value: shortText }))
+      .max(GRAPH_LIMITS.customHeaders)
+      .default([]),
+    payload_template: boundedJsonObject('May use `{{variables}}` in its strings.').default({}),
   }),
   'Called after the call ends; no edges.',
 ).openapi('WebhookNode');
@@ -110,15 +129,15 @@ export const QaNode = node(
   z.object({
     name,
     qa_enabled: z.boolean().default(true),
-    qa_system_prompt: z.string().optional(),
+    qa_system_prompt: z.string().max(TEXT_LIMITS.prompt).optional(),
     qa_min_call_duration: z.number().int().min(0).default(15),
     qa_voicemail_calls: z.boolean().default(false),
     qa_sample_rate: z.number().min(0).max(100).default(100),
     qa_use_workflow_llm: z.boolean().default(true),
     qa_provider: z.enum(['openai', 'azure', 'openrouter', 'anthropic']).optional(),
-    qa_model: z.string().optional(),
-    qa_api_key: z.string().optional(),
-    qa_endpoint: z.string().optional(),
+    qa_model: reference.optional(),
+    qa_api_key: shortText.optional(),
+    qa_endpoint: z.string().max(TEXT_LIMITS.url).optional(),
   }),
   'Post-call quality analysis; no edges.',
 ).openapi('QaNode');
@@ -135,27 +154,28 @@ export const WorkflowNode = z.discriminatedUnion('type', [
 
 export const WorkflowEdge = z
   .looseObject({
-    id: z.string().min(1),
-    source: z.string().min(1),
-    target: z.string().min(1),
+    id: reference.min(1),
+    source: reference.min(1),
+    target: reference.min(1),
     data: z.object({
       label: z
         .string()
+        .max(TEXT_LIMITS.name)
         .trim()
         .min(1)
         .openapi({ description: 'Becomes the LLM function name: lower-cased, every non-[a-z0-9] as `_`.' }),
-      condition: z.string().trim().min(1).openapi({ description: 'When to take the edge, judged by the LLM.' }),
-      transition_speech: z.string().optional(),
+      condition: shortText.trim().min(1).openapi({ description: 'When to take the edge, judged by the LLM.' }),
+      transition_speech: shortText.optional(),
       transition_speech_type: z.enum(['text', 'audio']).optional(),
-      transition_speech_recording_id: z.string().optional(),
+      transition_speech_recording_id: reference.optional(),
     }),
   })
   .openapi('WorkflowEdge');
 
 /** The shape alone, without the graph rules: what a language model is asked to produce. */
 export const WorkflowGraph = z.looseObject({
-  nodes: z.array(WorkflowNode).min(1),
-  edges: z.array(WorkflowEdge).default([]),
+  nodes: z.array(WorkflowNode).min(1).max(GRAPH_LIMITS.nodes),
+  edges: z.array(WorkflowEdge).max(GRAPH_LIMITS.edges).default([]),
 });
 
 export const WorkflowDefinition = WorkflowGraph.superRefine(checkGraphRules).openapi('WorkflowDefinition', {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Resolver } from '../../activities/webhook/address-guard';
+import type { Resolver } from '../../platform/address-guard';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from '../../activities/webhook/errors';
 import { sendWebhook } from '../../activities/webhook/send';
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { GRAPH_LIMITS } from '../../schemas/limits';
 import type { WorkflowEdge, WorkflowNode } from '../../schemas/workflow-definition';
 
 export interface GraphProblem {
@@ -43,6 +44,10 @@ export function graphProblems({ nodes, edges }: Graph): GraphProblem[] {
     seenTypes.add(node.type);
   });
   if (!seenTypes.has('startCall')) problems.push({ path: ['nodes'], message: 'A startCall node is required' });
+  // Each webhook node is one outbound request after every call: their number bounds that fan-out.
+  if (nodes.filter((node) => node.type === 'webhook').length > GRAPH_LIMITS.webhookNodes) {
+    problems.push({ path: ['nodes'], message: `At most ${GRAPH_LIMITS.webhookNodes} webhook nodes are allowed` });
+  }
 
   const edgeIds = new Set<string>();
   const functionNamesBySource = new Map<string, Set<string>>();

@@ -7,10 +7,57 @@ import type { WorkflowDefinition } from '../../schemas/workflow-definition';
  * `current_weekday`, `current_time_<IANA zone>` and `current_weekday_<IANA zone>`.
  */
 
-const VARIABLE = /\{\{\s*([^{}|]+?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}/g;
 const TIME = /^current_time(?:_(.+))?$/;
 const WEEKDAY = /^current_weekday(?:_(.+))?$/;
 const LEGACY_FALLBACK = /^fallback(?::(.*))?$/;
+
+/** One `{{path | fallback}}` placeholder: where it sits in the template and what it names. */
+interface Placeholder {
+  start: number;
+  end: number;
+  path: string;
+  fallback?: string;
+}
+
+/**
+ * Every placeholder, in one left-to-right pass. A placeholder is `{{`, a path without `{`, `}` or
+ * `|`, an optional `|` and fallback without braces, then `}}`; whitespace around the path and the
+ * fallback is dropped. Each attempt stops at the first brace after its `{{`, so the work is linear
+ * in the template's length: a tenant's template cannot stall the process (a backtracking regular
+ * expression took minutes on a few thousand spaces).
+ */
+function placeholders(template: string): Placeholder[] {
+  const found: Placeholder[] = [];
+  let start = template.indexOf('{{');
+  while (start !== -1) {
+    const inner = start + 2;
+    let close = inner;
+    while (close < template.length && template[close] !== '{' && template[close] !== '}') close += 1;
+    const body = template.slice(inner, close);
+    const bar = body.indexOf('|');
+    const rawPath = bar === -1 ? body : body.slice(0, bar);
+    if (template.startsWith('}}', close) && rawPath.length > 0) {
+      // A path of blanks only names its last blank, which no context holds.
+      const path = rawPath.trim() || rawPath.slice(-1);
+      found.push({ start, end: close + 2, path, fallback: bar === -1 ? undefined : body.slice(bar + 1).trim() });
+      start = template.indexOf('{{', close + 2);
+    } else {
+      start = template.indexOf('{{', start + 1);
+    }
+  }
+  return found;
+}
+
+/** The template with each placeholder replaced by what `fill` answers for it. */
+function replacePlaceholders(template: string, fill: (placeholder: Placeholder) => string): string {
+  let out = '';
+  let from = 0;
+  for (const placeholder of placeholders(template)) {
+    out += template.slice(from, placeholder.start) + fill(placeholder);
+    from = placeholder.end;
+  }
+  return out + template.slice(from);
+}
 
 export interface TemplateContext {
   initialContext?: Record<string, unknown>;
@@ -84,8 +131,8 @@ export function renderTemplate(template: string, context: TemplateContext = {}):
   const initial = context.initialContext ?? {};
   const root = { ...initial, initial_context: initial, gathered_context: context.gatheredContext ?? {} };
   // A bare `current_weekday` follows the zone of any `current_time_<zone>` in the same template.
-  const templateZone = [...template.matchAll(VARIABLE)]
-    .map(([, path]) => TIME.exec(path ?? '')?.[1])
+  const templateZone = placeholders(template)
+    .map(({ path }) => TIME.exec(path)?.[1])
     .find((zone) => zone !== undefined && isValidTimeZone(zone));
 
   const builtIn = (path: string): string | undefined => {
@@ -98,13 +145,11 @@ export function renderTemplate(template: string, context: TemplateContext = {}):
     return time ? formatTime(now, zone) : formatWeekday(now, zone);
   };
 
-  return template
-    .replace(VARIABLE, (_whole, path: string, fallback: string | undefined) => {
-      const value = builtIn(path) ?? lookup(root, path);
-      if (value !== undefined && value !== null && value !== '') return stringify(value);
-      return fallback === undefined ? '' : fallbackText(fallback, path);
-    })
-    .replace(/\\n/g, '\n');
+  return replacePlaceholders(template, ({ path, fallback }) => {
+    const value = builtIn(path) ?? lookup(root, path);
+    if (value !== undefined && value !== null && value !== '') return stringify(value);
+    return fallback === undefined ? '' : fallbackText(fallback, path);
+  }).replace(/\\n/g, '\n');
 }
 
 /**
@@ -114,7 +159,7 @@ export function renderTemplate(template: string, context: TemplateContext = {}):
  */
 export function templateVariables(template: string): string[] {
   const names: string[] = [];
-  for (const [, path = '', fallback] of template.matchAll(VARIABLE)) {
+  for (const { path, fallback } of placeholders(template)) {
     if (fallback !== undefined || TIME.test(path) || WEEKDAY.test(path)) continue;
     const [first, second] = path.split('.');
     if (first === 'gathered_context') continue;

@@ -1,5 +1,4 @@
-import { checkedAddress, isPublicAddress, type Resolver } from '../../activities/webhook/address-guard';
-import { WebhookRefusedError } from '../../activities/webhook/errors';
+import { AddressRefusedError, checkedAddress, isPublicAddress, type Resolver } from '../../platform/address-guard';
 
 describe('isPublicAddress', () => {
   it.each([
@@ -9,6 +8,7 @@ describe('isPublicAddress', () => {
     ['2606:4700:4700::1111'],
     ['2a00:1450:4001:81c::200e'],
     ['::ffff:8.8.8.8'],
+    ['64:ff9b::808:808'],
   ])('accepts the public address %s', (address) => {
     expect(isPublicAddress(address)).toBe(true);
   });
@@ -40,6 +40,20 @@ describe('isPublicAddress', () => {
     ['::ffff:169.254.169.254', 'IPv4-mapped link-local'],
     ['64:ff9b::a00:1', 'NAT64 of 10.0.0.1'],
     ['2002:7f00:1::', '6to4 of 127.0.0.1'],
+    ['2002:808:808::1', '6to4 (refused whatever it carries)'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['::7f00:1', 'IPv4-compatible loopback, hex form'],
+    ['::127.0.0.1', 'IPv4-compatible loopback, dotted form'],
+    ['[::127.0.0.1]', 'IPv4-compatible loopback, bracketed'],
+    ['::8.8.8.8', 'IPv4-compatible (the whole ::/96 is refused)'],
+    ['::ffff:0:7f00:1', 'IPv4-translated loopback'],
+    ['64:ff9b::7f00:1', 'NAT64 of 127.0.0.1'],
+    ['64:ff9b:1::a00:1', 'local-use NAT64'],
+    ['fec0::1', 'IPv6 site-local'],
+    ['100::1', 'IPv6 discard-only'],
+    ['2001:db8::1', 'IPv6 documentation'],
+    ['4000::1', 'outside 2000::/3'],
+    ['0177.0.0.1', 'octal IPv4 form'],
     ['not-an-address', 'not an address'],
   ])('refuses %s (%s)', (address) => {
     expect(isPublicAddress(address)).toBe(false);
@@ -58,15 +72,15 @@ describe('checkedAddress', () => {
   const refuse = { allowPrivate: false };
 
   it('refuses names that resolve to loopback through the system resolver (localhost)', async () => {
-    await expect(checkedAddress('localhost', refuse)).rejects.toThrow(WebhookRefusedError);
+    await expect(checkedAddress('localhost', refuse)).rejects.toThrow(AddressRefusedError);
     await expect(checkedAddress('localhost', refuse)).rejects.toThrow(/private or reserved address/);
   });
 
   it('refuses IP literals, bracketed IPv6 included, without resolving them', async () => {
     const resolve = jest.fn(resolverOf({}));
-    await expect(checkedAddress('127.0.0.1', { ...refuse, resolve })).rejects.toThrow(WebhookRefusedError);
-    await expect(checkedAddress('[::1]', { ...refuse, resolve })).rejects.toThrow(WebhookRefusedError);
-    await expect(checkedAddress('[::ffff:127.0.0.1]', { ...refuse, resolve })).rejects.toThrow(WebhookRefusedError);
+    await expect(checkedAddress('127.0.0.1', { ...refuse, resolve })).rejects.toThrow(AddressRefusedError);
+    await expect(checkedAddress('[::1]', { ...refuse, resolve })).rejects.toThrow(AddressRefusedError);
+    await expect(checkedAddress('[::ffff:127.0.0.1]', { ...refuse, resolve })).rejects.toThrow(AddressRefusedError);
     expect(resolve).not.toHaveBeenCalled();
   });
 
@@ -77,7 +91,7 @@ describe('checkedAddress', () => {
 
   it('refuses a name whose AAAA answer is an IPv4-mapped private address', async () => {
     const resolve = resolverOf({ 'mapped.example': ['::ffff:192.168.0.10'] });
-    await expect(checkedAddress('mapped.example', { ...refuse, resolve })).rejects.toThrow(WebhookRefusedError);
+    await expect(checkedAddress('mapped.example', { ...refuse, resolve })).rejects.toThrow(AddressRefusedError);
   });
 
   it('answers the first address of a public name, to pin the connection to it', async () => {
