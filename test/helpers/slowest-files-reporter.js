@@ -1,0 +1,51 @@
+// @ts-check
+const { relative } = require('node:path');
+
+/** How many files the summary lists. */
+const LISTED = 15;
+
+/**
+ * Prints, after jest's own summary, the test files that took longest (wall clock per file, with its
+ * project), so CI's log shows where the run's time goes.
+ * @implements {import('@jest/reporters').Reporter}
+ */
+class SlowestFilesReporter {
+  /** @param {import('@jest/types').Config.GlobalConfig} globalConfig */
+  constructor(globalConfig) {
+    this.rootDir = globalConfig.rootDir;
+    /** @type {{ file: string, project: string, ms: number, tests: number }[]} */
+    this.files = [];
+  }
+
+  /**
+   * @param {import('@jest/reporters').Test} test
+   * @param {import('@jest/test-result').TestResult} result
+   */
+  onTestResult(test, result) {
+    const { start, end } = result.perfStats;
+    const project = test.context.config.displayName?.name ?? '';
+    this.files.push({
+      file: relative(this.rootDir, result.testFilePath),
+      project,
+      ms: start && end ? end - start : 0,
+      tests: result.numPassingTests + result.numFailingTests + result.numPendingTests + result.numTodoTests,
+    });
+  }
+
+  onRunComplete() {
+    if (this.files.length < 2) return;
+    const slowest = [...this.files].sort((a, b) => b.ms - a.ms).slice(0, LISTED);
+    const width = Math.max(...slowest.map(({ file }) => file.length));
+    const lines = slowest.map(
+      ({ file, project, ms, tests }) =>
+        `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${file.padEnd(width)}  ${project.padEnd(11)} ${tests} tests`,
+    );
+    const total = this.files.reduce((sum, { ms }) => sum + ms, 0);
+    process.stdout.write(
+      `\nSlowest ${slowest.length} of ${this.files.length} test files ` +
+        `(${(total / 1000).toFixed(0)} s of file time in all):\n${lines.join('\n')}\n`,
+    );
+  }
+}
+
+module.exports = SlowestFilesReporter;
