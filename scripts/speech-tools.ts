@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { POCKETSPHINX_MODEL_DIR, pocketsphinxModel } from '../voice/speech/pocketsphinx-stt';
 import { onPath } from './executables';
 
-/** Debian bookworm packages of the offline speech engines (issue 8): no account, no network at run time. */
+/** Debian bookworm packages of the offline speech engines: no account, no network at run time. */
 export const SPEECH_PACKAGES = ['espeak-ng', 'pocketsphinx', 'pocketsphinx-en-us'] as const;
 
 export interface SpeechTools {

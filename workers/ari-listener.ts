@@ -324,7 +324,7 @@ class AriConnection {
     }
   }
 
-  /** External media channels whose call ended while no listener ran (README "Asterisk media"). */
+  /** External media channels whose call ended while no listener ran (docs/guides/asterisk.md). */
   private async tearDownStranded(): Promise<void> {
     for (const runId of await this.media.strandedRuns()) await this.tearDown(runId, 'its call ended while unobserved');
   }

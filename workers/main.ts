@@ -89,7 +89,7 @@ async function main(): Promise<void> {
           );
       });
     }
-    // Asterisk's call events arrive over WebSockets this process keeps open (README "Asterisk ARI").
+    // Asterisk's call events arrive over WebSockets this process keeps open (docs/guides/asterisk.md).
     const ariListener = new AriListener({
       dataSource,
       temporal,

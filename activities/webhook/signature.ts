@@ -14,7 +14,7 @@ export function signatureHeader(key: Buffer, body: string, timestamp: number): s
   return `t=${timestamp},v1=${signed(key, timestamp, body)}`;
 }
 
-/** What a receiver does (the README shows the same steps): true when the header signs `body` within `toleranceSeconds`. */
+/** What a receiver does (docs/guides/post-call-webhooks.md shows the same steps): true when the header signs `body` within `toleranceSeconds`. */
 export function verifySignatureHeader(
   key: Buffer,
   body: string,

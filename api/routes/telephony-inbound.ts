@@ -141,7 +141,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
           "where the provider allows). No credentials: the signature, checked with the called number's " +
           'configuration, is the authentication (403 otherwise). A number bound to an agent gets an inbound run, ' +
           "its call workflow, and the provider's markup streaming the call to `/telephony/{provider}/media/{run_id}` " +
-          '(the live-audio bridge there is issue 8). Unknown, inactive or unbound numbers get the polite reject.',
+          '(where the voice pipeline conducts the conversation). Unknown, inactive or unbound numbers get the polite reject.',
         tags: ['telephony'],
         security: [],
         params: ProviderParams,

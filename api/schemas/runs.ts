@@ -6,7 +6,7 @@ const FiltersParam = z
   .optional()
   .openapi({
     description:
-      'JSON array of `{attribute, type, value}`; see the README for the attributes. Unknown attributes and ' +
+      'JSON array of `{attribute, type, value}`; see docs/guides/agents.md for the attributes. Unknown attributes and ' +
       'types are ignored; text that is not a JSON array answers 400.',
     example: '[{"attribute":"calledNumber","type":"text","value":{"value":"555"}}]',
   });

@@ -26,7 +26,7 @@ const promptFields = {
     .max(TEXT_LIMITS.prompt)
     .trim()
     .min(1)
-    .openapi({ description: 'May use `{{variables}}` (see the README).' }),
+    .openapi({ description: 'May use `{{variables}}` (see docs/guides/agents.md).' }),
   allow_interrupt: z.boolean().default(false),
   add_global_prompt: z.boolean().default(true).openapi({ description: "Prepends the global node's prompt." }),
 };
@@ -179,7 +179,7 @@ export const WorkflowGraph = z.looseObject({
 });
 
 export const WorkflowDefinition = WorkflowGraph.superRefine(checkGraphRules).openapi('WorkflowDefinition', {
-  description: 'Nodes and edges; the graph rules are in the README. Problems answer 422 with `loc` inside it.',
+  description: 'Nodes and edges; graph rules: docs/guides/agents.md. Problems answer 422 with `loc` inside it.',
 });
 
 export type WorkflowDefinition = z.output<typeof WorkflowDefinition>;

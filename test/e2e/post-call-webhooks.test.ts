@@ -204,7 +204,7 @@ describe('post-call webhooks (ALLOW_PRIVATE_WEBHOOKS=true)', () => {
       email: 'not collected',
     });
 
-    // What a receiver does (README): HMAC-SHA256 over "<t>.<raw body>" with the shared secret.
+    // What a receiver does (docs/guides/post-call-webhooks.md): HMAC-SHA256 over "<t>.<raw body>" with the shared secret.
     const header = String(delivery?.headers['x-switchboard-signature']);
     const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) ?? [];
     const expected = createHmac('sha256', SIGNING_SECRET).update(`${timestamp}.${delivery?.body}`).digest('hex');

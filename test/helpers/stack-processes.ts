@@ -113,7 +113,7 @@ export async function startCampaignStack(databaseUrl: string, taskQueue: string)
 /** The CLI binary: killing and restarting needs our own process, not the SDK's download. */
 async function temporalCliPath(): Promise<string> {
   const executable = await provisionTemporalCli(() => undefined);
-  if (executable.type !== 'existing-path') throw new Error('The crash test needs a local Temporal CLI (README)');
+  if (executable.type !== 'existing-path') throw new Error('No local Temporal CLI: run npm run temporal:cli');
   return executable.path;
 }
 

@@ -127,7 +127,7 @@ describe('bridging ARI calls to the media endpoint', () => {
         });
       },
     });
-    // websocket_client.conf as the README tells the operator to write it.
+    // websocket_client.conf as docs/guides/asterisk.md tells the operator to write it.
     asterisk.websocketClients.set('switchboard', `${baseUrl.replace(/^http/, 'ws')}/api/v1/telephony/ari/media`);
     org = await callingOrganization(app.callback());
     const configuration = await createTelephonyConfig(app.callback(), org.owner.token, {

@@ -3,8 +3,8 @@ import type WebSocket from 'ws';
 import { alawToPcm16, mulawToPcm16, pcm16FromBytes, pcm16ToAlaw, pcm16ToBytes, pcm16ToMulaw } from '../../voice/codecs';
 
 /**
- * Test clients that speak each provider's media protocol as the provider does
- * (../shared/reference/provider-wire-formats.md §2.5, §3, §4.5, §5.5, §7.4). Each collects what
+ * Test clients that speak each provider's media protocol as the provider's documentation
+ * describes it (docs/guides/media-streams.md). Each collects what
  * the server sends: text frames (JSON parsed, or plain text for Asterisk) and binary frames.
  */
 export abstract class MediaClient {

@@ -5,8 +5,8 @@ import { replayHistory } from '../../platform/replay';
 import { testWorkflowBundle } from '../helpers/temporal';
 
 /**
- * Recorded histories of real executions (`npm run replay -- <id> --save ...`, see README
- * "Changing workflow code") replayed against the current workflow code: a change that would break
+ * Recorded histories of real executions (`npm run replay -- <id> --save ...`, see
+ * docs/operations/replay.md) replayed against the current workflow code: a change that would break
  * running campaigns or calls fails here, before it ships. No server is needed.
  */
 const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');

@@ -1,6 +1,6 @@
 import { RationalResampler } from '../rational-resample';
 
-/** Noise RMS in the filled band; chosen by measurement (README: PocketSphinx at 8 kHz). */
+/** Noise RMS in the filled band; chosen by measurement (docs/guides/speech-providers.md: PocketSphinx). */
 const FILL_RMS = 170;
 
 /**

@@ -77,7 +77,7 @@ export async function versionList(dataSource: DataSource, caller: AuthContext, i
   return versions.map((version) => ({
     id: version.id,
     version_number: version.versionNumber,
-    // Only `published` and `archived` are ever written (no drafts: see the README).
+    // Only `published` and `archived` are ever written (no drafts: see docs/guides/agents.md).
     status: version.status as VersionView['status'],
     created_at: version.createdAt.toISOString(),
     workflow_definition: version.workflowDefinition as VersionView['workflow_definition'],

@@ -215,7 +215,7 @@ export async function signalStatus(temporal: Client, run: Run, update: CallStatu
  * For the worker's ARI listener, which owns the configuration's events WebSocket: call it with the
  * text of every `StasisStart`. A channel the dialplan sent into our Stasis app for one of the
  * configuration's numbers (the dialplan extension) is taken like any inbound call: run, workflow,
- * then the channel is answered over ARI (its audio bridge is issue 8); an unknown extension is hung
+ * then the channel is answered over ARI (the worker bridges its audio); an unknown extension is hung
  * up as busy. Null for a StasisStart of a channel we originated (it carries `run_id=` in its args).
  * The listener then routes the channel's status events to the run whose `provider_call_id` is the
  * channel id. Throws ProviderError for text that is not an ARI event.

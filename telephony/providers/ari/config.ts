@@ -4,7 +4,7 @@ import type { ProviderField } from '../../provider';
 
 export const DEFAULT_DIAL_STRING_TEMPLATE = 'PJSIP/{number}';
 
-/** The websocket_client.conf connection used when `ws_client_name` is empty (README "Asterisk media"). */
+/** The websocket_client.conf connection used when `ws_client_name` is empty (docs/guides/asterisk.md). */
 export const DEFAULT_WS_CLIENT_NAME = 'switchboard';
 
 export const ariConfigSchema = z.object({

@@ -6,7 +6,7 @@ import { simulatorInbound } from './inbound';
 export const simulatorProvider: ProviderDefinition<SimulatorConfig> = {
   name: 'simulator',
   displayName: 'Simulator',
-  docsUrl: 'README.md#telephony-simulator',
+  docsUrl: 'docs/guides/simulator.md',
   connectivity: 'api',
   configSchema: simulatorConfigSchema,
   fields: simulatorFields,
