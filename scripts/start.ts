@@ -50,14 +50,17 @@ function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv): Chil
   return child;
 }
 
+const since = (start: number) => `${((Date.now() - start) / 1000).toFixed(1)} s`;
+
 /** Asks `child` to stop and waits up to `ms`, saying what it waits for; then kills it. */
 async function stopChild(name: string, child: ChildProcess, ms: number): Promise<void> {
+  const start = Date.now();
   child.kill('SIGTERM');
-  if (await exitWithin(child, 3_000)) return say(`${name} stopped.`);
+  if (await exitWithin(child, 3_000)) return say(`${name} stopped (${since(start)}).`);
   say(`Waiting for the ${name} to stop (up to ${Math.round(ms / 1000)} s)...`);
-  if (await exitWithin(child, ms - 3_000)) return say(`${name} stopped.`);
+  if (await exitWithin(child, ms - 3_000)) return say(`${name} stopped (${since(start)}).`);
   child.kill('SIGKILL');
-  say(`${name} did not stop in time and was killed.`);
+  say(`${name} did not stop in ${since(start)} and was killed.`);
 }
 
 async function shutdown(code: number): Promise<never> {
@@ -69,10 +72,17 @@ async function shutdown(code: number): Promise<never> {
   for (const { name, process: child } of [...running.children].reverse()) {
     await stopChild(name, child, name === 'worker' ? grace.worker : grace.api);
   }
-  await running.temporal?.stop().catch((e: unknown) => say(`Temporal stop failed: ${String(e)}`));
-  if (running.temporal) say('Temporal stopped.');
-  await running.postgres?.stop().catch((e: unknown) => say(`PostgreSQL stop failed: ${String(e)}`));
-  if (running.postgres) say('PostgreSQL stopped.');
+  for (const [name, server] of [
+    ['Temporal', running.temporal],
+    ['PostgreSQL', running.postgres],
+  ] as const) {
+    if (!server) continue;
+    const start = Date.now();
+    await server.stop().then(
+      () => say(`${name} stopped (${since(start)}).`),
+      (e: unknown) => say(`${name} stop failed: ${String(e)}`),
+    );
+  }
   say('Stopped.');
   process.exit(code);
 }

@@ -1,5 +1,15 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,7 +37,7 @@ function privateCheckout(): { root: string; remove(): void } {
     encoding: 'utf8',
   })
     .split('\0')
-    .filter(Boolean);
+    .filter((file) => file && file !== 'node_modules');
   for (const file of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     try {
@@ -36,7 +46,7 @@ function privateCheckout(): { root: string; remove(): void } {
       // a tracked file deleted in the working tree
     }
   }
-  symlinkSync(join(repository, 'node_modules'), join(root, 'node_modules'));
+  symlinkSync(realpathSync(join(repository, 'node_modules')), join(root, 'node_modules'));
   return { root, remove: () => rmSync(outer, { recursive: true, force: true }) };
 }
 
@@ -163,7 +173,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  checkout.remove();
+  checkout?.remove();
   if (clusterDir) rmSync(dirname(clusterDir), { recursive: true, force: true });
 });
 
@@ -204,15 +214,19 @@ it('starts from a private folder, speaks on a simulator call with audio, and sto
     callWorkflowId = `call-${runId}`;
     let run: RunDetail | undefined;
     for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
+      // A kept-alive connection the server is closing just then resets; the next poll opens another.
       const res = await fetch(`${api()}/workflow/${org.agent.id}/runs/${runId}`, {
         headers: { Authorization: `Bearer ${org.owner.token}` },
-      });
-      run = (await res.json()) as RunDetail;
-      if (run.is_completed && run.logs.transcript) break;
+      }).catch(() => undefined);
+      run = res?.ok ? ((await res.json()) as RunDetail) : run;
+      if (run?.is_completed && run.logs.transcript) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const roles = new Set(run?.logs.transcript?.map((line) => line.role));
     expect([...roles].sort()).toEqual(['assistant', 'user']);
+  } catch (error) {
+    process.stdout.write(`npm start output:\n${started.output()}\n`);
+    throw error;
   } finally {
     const stopStarted = Date.now();
     signalGroup(started.child, 'SIGINT');
