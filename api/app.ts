@@ -50,8 +50,10 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
 /** Builds the Koa app; the caller decides where it listens. */
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>();
-  // Only behind a proxy we run: otherwise any client could pick its own address in X-Forwarded-For.
-  app.proxy = deps.config.TRUST_PROXY;
+  // Only behind proxies we run, and only the entries they added: anything further left in
+  // X-Forwarded-For was written by the client.
+  app.proxy = deps.config.TRUST_PROXY > 0;
+  app.maxIpsCount = deps.config.TRUST_PROXY;
   const auth = createAuthServices(deps);
   const routes = createRoutes(deps, auth);
   const openapi = buildOpenApiDocument(routes, deps.config.PUBLIC_BASE_URL);

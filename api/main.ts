@@ -21,6 +21,8 @@ async function main(): Promise<void> {
     url: cfg.DATABASE_URL,
     poolSize: cfg.DATABASE_POOL_SIZE,
     applicationName: 'switchboard-api',
+    statementTimeoutMs: cfg.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000,
+    idleInTransactionTimeoutMs: cfg.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS * 1000,
   });
   await dataSource.initialize();
   if (await ensureAdminUser(dataSource, cfg)) logger.info({ email: cfg.ADMIN_EMAIL }, 'admin user created');
@@ -62,8 +64,6 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'api stopping');
-    // Listened for first: with no connection open, the server closes at once.
-    const closed = once(server, 'close');
     server.close();
     server.closeIdleConnections();
     await media.close();
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     await Promise.race([Promise.all(conversations), new Promise((resolve) => setTimeout(resolve, 10_000))]);
     // A client holding a keep-alive connection open must not hold up the stop.
     const closeAll = setTimeout(() => server.closeAllConnections(), 2_000);
-    await closed;
+    await once(server, 'close');
     clearTimeout(closeAll);
     await connection.close();
     await dataSource.destroy();

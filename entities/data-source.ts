@@ -10,6 +10,7 @@ import { CallIdempotencyKeys1795000000700 } from './migrations/1795000000700-Cal
 import { InboundLookups1795000001100 } from './migrations/1795000001100-InboundLookups';
 import { SpeechCredentials1795000001200 } from './migrations/1795000001200-SpeechCredentials';
 import { ContactSourceStatementChecks1795000001300 } from './migrations/1795000001300-ContactSourceStatementChecks';
+import { AuthThrottleBackoff1795000002100 } from './migrations/1795000002100-AuthThrottleBackoff';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -21,12 +22,17 @@ export const migrations = [
   InboundLookups1795000001100,
   SpeechCredentials1795000001200,
   ContactSourceStatementChecks1795000001300,
+  AuthThrottleBackoff1795000002100,
 ];
 
 export interface DataSourceOptions {
   url: string;
   poolSize?: number;
   applicationName?: string;
+  /** PostgreSQL cancels any statement running longer (`statement_timeout`); unset: never. */
+  statementTimeoutMs?: number;
+  /** PostgreSQL closes a connection idle inside a transaction this long; unset: never. */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /** The one DataSource shape shared by the API, the worker, the migration script and the tests. */
@@ -34,6 +40,8 @@ export function createDataSource({
   url,
   poolSize = 10,
   applicationName = 'switchboard',
+  statementTimeoutMs,
+  idleInTransactionTimeoutMs,
 }: DataSourceOptions): DataSource {
   return new DataSource({
     type: 'postgres',
@@ -45,6 +53,12 @@ export function createDataSource({
     migrationsRun: false,
     migrationsTransactionMode: 'each',
     applicationName,
-    extra: { max: poolSize, connectionTimeoutMillis: 5_000 },
+    extra: {
+      max: poolSize,
+      connectionTimeoutMillis: 5_000,
+      // node-postgres sets these per connection at startup.
+      ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
+      ...(idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),
+    },
   });
 }

@@ -37,8 +37,21 @@ export const configSchema = z.object({
     .int()
     .min(1024)
     .default(50 * 1024 * 1024),
-  /** `true` behind a reverse proxy: client addresses (login throttling, logs) come from X-Forwarded-For. */
-  TRUST_PROXY: envBoolean(false),
+  /** A contacts CSV arriving slower than this over any 10 seconds is refused (408): slow clients hold no resource for long. */
+  CSV_MIN_UPLOAD_BYTES_PER_SECOND: z.coerce.number().int().min(1).default(1024),
+  /** Contact-list imports writing to PostgreSQL at once, per API process; more wait their turn. */
+  CSV_MAX_CONCURRENT_IMPORTS: z.coerce.number().int().min(1).max(50).default(2),
+  /**
+   * How many reverse proxies in front of the API append to X-Forwarded-For (`true`: 1, `false`: 0).
+   * The client address (throttling, logs) is the entry the outermost of them added; entries further
+   * left are the client's own claims and are ignored.
+   */
+  TRUST_PROXY: z
+    .union([
+      z.enum(['true', 'false', 'yes', 'no']).transform((value) => (value === 'true' || value === 'yes' ? 1 : 0)),
+      z.coerce.number().int().min(0).max(10),
+    ])
+    .default(0),
   /** Reported by `/health`. */
   DEPLOYMENT_MODE: z.string().min(1).default('oss'),
   /** Reported by `/health`; accounts are local. */
@@ -52,6 +65,10 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   /** PostgreSQL connections per process. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** The API's statements are cancelled past this; none of its own come near it. */
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  /** An API connection idle inside a transaction this long is closed by PostgreSQL, releasing its locks. */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   /** Two-track WAV recordings of calls, `<run_id>.wav`; unset: `${DATA_DIR}/recordings`. */
   RECORDINGS_DIR: z.string().min(1).optional(),
   /** Set: finished recordings are uploaded to this S3 bucket as `${RECORDINGS_S3_PREFIX}<run_id>.wav`. */
@@ -125,19 +142,27 @@ export const configSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8).optional(),
   /** HS256 key for session tokens; required in production. Unset elsewhere: one is kept in DATA_DIR. */
   SESSION_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
-  /** How long a session token (`POST /auth/login`, `/auth/signup`) stays valid. */
+  /** How long a session token from `POST /auth/login` stays valid. */
   SESSION_TTL_HOURS: z.coerce
     .number()
     .int()
     .min(1)
     .max(24 * 366)
     .default(720),
-  /** Failed logins allowed per email within the window; then 429. */
+  /** Failed logins per email before each further attempt waits (5 s, doubling up to LOGIN_MAX_BACKOFF_SECONDS); 429 meanwhile. */
   LOGIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
-  /** Failed logins allowed per client address within the window; then 429. */
+  /** Failed logins per client address before each further attempt from it waits, as per email. */
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
-  /** The window failed logins are counted in. */
+  /** Longest wait after a failed login; short, since anyone can fail logins for another's email or a shared address. */
+  LOGIN_MAX_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** An email or address with no failed login for this long starts again from zero. */
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
+  /** Signups per client address before each further one waits (5 s, doubling up to SIGNUP_MAX_BACKOFF_SECONDS); 429 meanwhile. */
+  SIGNUP_MAX_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
+  /** Longest wait between signups from one address. */
+  SIGNUP_MAX_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(86400).default(3600),
+  /** An address with no signup for this long starts again from zero. */
+  SIGNUP_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10080).default(60),
 
   /**
    * OpenAI-compatible endpoint of the language model that conducts conversations and drafts agents

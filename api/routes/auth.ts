@@ -3,9 +3,10 @@ import { User } from '../../entities';
 import type { AuthServices } from '../auth/auth-services';
 import { verifyPassword } from '../auth/passwords';
 import type { ApiDeps } from '../context';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { createAccount } from '../services/accounts';
+import { SignupAccepted, SIGNUP_RECEIVED } from '../schemas/account';
 import { LoginRequest, SessionResponse, SignupRequest, UserResponse } from '../schemas/auth';
 
 const userBody = (user: User): z.output<typeof UserResponse> => ({
@@ -15,7 +16,10 @@ const userBody = (user: User): z.output<typeof UserResponse> => ({
   organization_id: user.organizationId,
 });
 
-export function createAuthRoutes({ config, dataSource }: ApiDeps, { sessions, loginThrottle }: AuthServices): Route[] {
+export function createAuthRoutes(
+  { config, dataSource }: ApiDeps,
+  { sessions, loginThrottle, signupThrottle }: AuthServices,
+): Route[] {
   const users = dataSource.getRepository(User);
   const sessionBody = async (user: User): Promise<z.output<typeof SessionResponse>> => ({
     token: await sessions.issue(user),
@@ -28,21 +32,30 @@ export function createAuthRoutes({ config, dataSource }: ApiDeps, { sessions, lo
         method: 'post',
         path: '/auth/signup',
         summary: 'Create a user and its organization',
-        description: 'Answers a session token for the new user. 403 when the instance runs with `ENABLE_SIGNUP=false`.',
+        description:
+          'Answers 202 with the same body whether or not the email was already registered, in about the same ' +
+          'time, so signup cannot be used to find accounts; then log in with `POST /auth/login`. Signups are ' +
+          'counted per client address: past `SIGNUP_MAX_PER_ADDRESS` each next one waits (429 with ' +
+          '`Retry-After`). 403 when the instance runs with `ENABLE_SIGNUP=false`.',
         tags: ['auth'],
         security: [],
         body: SignupRequest,
         responses: {
-          201: { description: 'Signed up', schema: SessionResponse },
+          202: { description: 'Signup received', schema: SignupAccepted },
           403: errorResponse('Signup is disabled'),
-          409: errorResponse('Email already registered'),
+          429: errorResponse('Too many signups from this address; `Retry-After` says when to try again'),
         },
       },
       async (ctx, { body }) => {
         if (!config.ENABLE_SIGNUP) throw new ForbiddenError('Signup is disabled');
-        const user = await createAccount(dataSource, body);
-        ctx.status = 201;
-        ctx.body = await sessionBody(user);
+        await signupThrottle.begin(ctx.ip);
+        try {
+          await createAccount(dataSource, body);
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+        }
+        ctx.status = 202;
+        ctx.body = { detail: SIGNUP_RECEIVED };
       },
     ),
     defineRoute(
@@ -51,9 +64,11 @@ export function createAuthRoutes({ config, dataSource }: ApiDeps, { sessions, lo
         path: '/auth/login',
         summary: 'Exchange email and password for a session token',
         description:
-          'Failed attempts are counted per email and per client address across all replicas; past the ' +
-          'limit (default 5 per email, 20 per address, in 15 minutes) the answer is 429 with `Retry-After`. ' +
-          'A successful login clears the email’s count.',
+          'Failed attempts are counted per email and per client address across all replicas. Past a free ' +
+          'allowance (`LOGIN_MAX_FAILURES_PER_EMAIL`, `LOGIN_MAX_FAILURES_PER_ADDRESS`) each next attempt ' +
+          'waits 5 s, doubling up to `LOGIN_MAX_BACKOFF_SECONDS` (30 s): meanwhile the answer is 429 with ' +
+          '`Retry-After`. A successful login clears the email’s count, never the address’s. Unknown emails ' +
+          'and wrong passwords answer alike.',
         tags: ['auth'],
         security: [],
         body: LoginRequest,
@@ -67,8 +82,11 @@ export function createAuthRoutes({ config, dataSource }: ApiDeps, { sessions, lo
         await loginThrottle.begin(body.email, ctx.ip);
         const user = await users.findOneBy({ email: body.email });
         const passwordMatches = await verifyPassword(body.password, user?.passwordHash);
-        if (!user || !passwordMatches) throw new UnauthorizedError('Invalid email or password');
-        await loginThrottle.succeeded(body.email, ctx.ip);
+        if (!user || !passwordMatches) {
+          await loginThrottle.failed(ctx.ip);
+          throw new UnauthorizedError('Invalid email or password');
+        }
+        await loginThrottle.succeeded(body.email);
         ctx.body = await sessionBody(user);
       },
     ),
@@ -77,6 +95,8 @@ export function createAuthRoutes({ config, dataSource }: ApiDeps, { sessions, lo
         method: 'get',
         path: '/auth/me',
         summary: 'The calling user',
+        description:
+          'The user behind the session token or API key of the request, with the organization it belongs to.',
         tags: ['auth'],
         security: ['ApiKey', 'SessionToken'],
         responses: { 200: { description: 'The user the credentials act as', schema: UserResponse } },

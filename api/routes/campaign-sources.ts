@@ -7,11 +7,14 @@ import {
   CsvMultipartBody,
 } from '../schemas/campaign-sources';
 import { csvUpload, MULTIPART_FILE_FIELD } from '../services/campaigns/sources/csv-body';
+import { createImportSlots } from '../services/campaigns/sources/import-slots';
 import { importCampaignSource } from '../services/campaigns/sources/import-source';
+import { spoolUpload } from '../services/campaigns/sources/spool';
 
 const DEFAULT_FILE_NAME = 'contacts.csv';
 
 export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps): Route[] {
+  const importSlot = createImportSlots(config.CSV_MAX_CONCURRENT_IMPORTS);
   return [
     defineRoute(
       {
@@ -24,7 +27,8 @@ export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps): Rou
           "(with '+' and the country code); an optional `timezone` column holds IANA names; every other column " +
           "becomes the contact's `initial_context`. Rows are numbered from 1 after the header; invalid or " +
           'duplicate numbers, bad timezones, ragged rows and files without data rows are refused (400) naming ' +
-          'up to 10 rows and the count, and nothing is stored. Over `CSV_MAX_BYTES`: 413.',
+          'up to 10 rows and the count, and nothing is stored. Over `CSV_MAX_BYTES`: 413. A body arriving slower ' +
+          'than `CSV_MIN_UPLOAD_BYTES_PER_SECOND` over any 10 seconds: 408.',
         tags: ['campaigns'],
         security: ['ApiKey', 'SessionToken'],
         query: CampaignSourceUploadQuery,
@@ -35,14 +39,19 @@ export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps): Rou
         responses: {
           201: { description: 'The stored contact list', schema: CampaignSourceResponse },
           400: errorResponse('The CSV was refused; the detail names the rows'),
+          408: errorResponse('The CSV arrived slower than CSV_MIN_UPLOAD_BYTES_PER_SECOND'),
           413: errorResponse('The CSV is larger than CSV_MAX_BYTES'),
           415: errorResponse('Neither text/csv nor multipart/form-data'),
         },
       },
       async (ctx, { query, auth }) => {
-        const upload = await csvUpload(ctx.req, config.CSV_MAX_BYTES);
+        const upload = await csvUpload(ctx.req, config.CSV_MAX_BYTES, config.CSV_MIN_UPLOAD_BYTES_PER_SECOND);
         const fileName = query.file_name ?? upload.fileName?.slice(0, 255) ?? DEFAULT_FILE_NAME;
-        const source = await importCampaignSource(dataSource, auth.organizationId, upload.stream, fileName);
+        // The whole file is on disk before a connection is taken: a slow client holds no database resource.
+        const spooled = await spoolUpload(upload.stream);
+        const source = await importSlot(() =>
+          importCampaignSource(dataSource, auth.organizationId, spooled.open(), fileName),
+        ).finally(() => spooled.remove());
         ctx.state.log.info(
           { event: 'campaign_source_uploaded', source_id: source.source_id, total_rows: source.total_rows },
           'contact list uploaded',

@@ -4,7 +4,7 @@ import { z } from '../zod';
 const Email = z.string().trim().toLowerCase().pipe(z.email()).openapi({ format: 'email', example: 'ada@example.com' });
 
 // bcrypt reads only the first 72 bytes; a longer password would silently lose its tail.
-const NewPassword = z
+export const NewPassword = z
   .string()
   .min(8)
   .refine((password) => Buffer.byteLength(password) <= 72, { error: 'Password must be at most 72 bytes' })

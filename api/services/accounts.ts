@@ -13,10 +13,11 @@ export interface NewAccount {
 
 /** A user and the organization it owns, created together; 409 when the email is taken. */
 export async function createAccount(dataSource: DataSource, account: NewAccount): Promise<User> {
-  const users = dataSource.getRepository(User);
-  // Checked first so a taken email is answered without spending a password hash.
-  if (await users.existsBy({ email: account.email })) throw new ConflictError('Email already registered');
+  // Hashed whether or not the email is taken, so the time taken does not tell which it is.
   const passwordHash = await hashPassword(account.password);
+  if (await dataSource.getRepository(User).existsBy({ email: account.email })) {
+    throw new ConflictError('Email already registered');
+  }
   try {
     return await dataSource.transaction(async (manager) => {
       const organization = await manager.save(manager.create(Organization, { name: account.name ?? account.email }));

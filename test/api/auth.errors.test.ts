@@ -19,14 +19,16 @@ let addressCounter = 0;
 const freshAddress = () => `198.51.100.${(addressCounter += 1)}`;
 
 describe('signup errors', () => {
-  it('answers 409 for an email already registered, in any case', async () => {
+  it('answers a registered email, in any case, as a new one and leaves its account alone', async () => {
     const app = server();
     const { email } = await signUp(app);
     const res = await request(app)
       .post('/api/v1/auth/signup')
-      .send({ email: email.toUpperCase(), password: TEST_PASSWORD });
-    expect(res.status).toBe(409);
-    expect(res.body).toEqual({ detail: 'Email already registered' });
+      .send({ email: email.toUpperCase(), password: 'another password' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ detail: 'Signup received: log in with this email and password' });
+    const login = await request(app).post('/api/v1/auth/login').send({ email, password: TEST_PASSWORD });
+    expect(login.status).toBe(200);
   });
 
   it('answers 403 when signup is disabled', async () => {

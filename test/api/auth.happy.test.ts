@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Organization, User } from '../../entities';
-import { createApiKey, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/accounts';
+import { createApiKey, signUp, TEST_PASSWORD } from '../helpers/accounts';
 import { useTestServices } from '../helpers/services';
 
 const services = useTestServices();
@@ -8,13 +8,19 @@ const services = useTestServices();
 const server = (env: Record<string, string> = {}) => services.server(env);
 
 describe('POST /api/v1/auth/signup', () => {
-  it('creates a user and its organization and answers a session token', async () => {
-    const res = await request(server())
+  it('creates a user and its organization, which then logs in', async () => {
+    const app = server();
+    const res = await request(app)
       .post('/api/v1/auth/signup')
       .send({ email: 'Ada.Lovelace@Example.COM', password: TEST_PASSWORD, name: 'Ada' });
 
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ detail: 'Signup received: log in with this email and password' });
+    const login = await request(app)
+      .post('/api/v1/auth/login')
+      .send({ email: 'ada.lovelace@example.com', password: TEST_PASSWORD });
+    expect(login.status).toBe(200);
+    expect(login.body).toEqual({
       token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       user: {
         id: expect.any(Number),
@@ -23,7 +29,7 @@ describe('POST /api/v1/auth/signup', () => {
         organization_id: expect.any(Number),
       },
     });
-    const user = await services.db.dataSource.getRepository(User).findOneByOrFail({ id: res.body.user.id });
+    const user = await services.db.dataSource.getRepository(User).findOneByOrFail({ id: login.body.user.id });
     expect(user.email).toBe('ada.lovelace@example.com');
     expect(user.passwordHash).toMatch(/^\$2[aby]\$12\$/);
     expect(user.passwordHash).not.toContain(TEST_PASSWORD);
@@ -34,11 +40,8 @@ describe('POST /api/v1/auth/signup', () => {
   });
 
   it('takes name as optional', async () => {
-    const res = await request(server())
-      .post('/api/v1/auth/signup')
-      .send({ email: uniqueEmail(), password: TEST_PASSWORD });
-    expect(res.status).toBe(201);
-    expect(res.body.user.name).toBeNull();
+    const { user } = await signUp(server());
+    expect(user.name).toBeNull();
   });
 
   it('gives every signup its own organization', async () => {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { AppError, BadRequestError } from '../../../errors';
+import { MinimumRate } from './minimum-rate';
 
 /** Room for the multipart boundaries and part headers around the file, on top of the file limit. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
@@ -26,18 +27,19 @@ export function tooLarge(maxBytes: number): AppError {
 /**
  * The CSV of a request: the body itself (`text/csv`), or the `file` part of a multipart form.
  * Never buffered: the returned stream reads the request as it is consumed. Bytes are counted as
- * they arrive, so a body without Content-Length is held to the limit too.
+ * they arrive, so a body without Content-Length is held to the limit too, and a body arriving
+ * slower than `minBytesPerSecond` fails with 408.
  */
-export function csvUpload(req: IncomingMessage, maxBytes: number): Promise<CsvUpload> {
+export function csvUpload(req: IncomingMessage, maxBytes: number, minBytesPerSecond: number): Promise<CsvUpload> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (type === 'text/csv') {
     if (declared > maxBytes) throw tooLarge(maxBytes);
-    return Promise.resolve({ stream: limited(req, maxBytes) });
+    return Promise.resolve({ stream: limited(req, maxBytes, minBytesPerSecond) });
   }
   if (type === 'multipart/form-data') {
     if (declared > maxBytes + MULTIPART_OVERHEAD_BYTES) throw tooLarge(maxBytes);
-    return multipartFile(req, maxBytes);
+    return multipartFile(req, maxBytes, minBytesPerSecond);
   }
   throw new AppError(
     415,
@@ -45,16 +47,16 @@ export function csvUpload(req: IncomingMessage, maxBytes: number): Promise<CsvUp
   );
 }
 
-/** The request through a byte counter; its errors (413, client gone) surface on the returned stream. */
-function limited(req: IncomingMessage, maxBytes: number): Readable {
+/** The request through a rate check and a byte counter; their errors (408, 413, client gone) surface on the stream. */
+function limited(req: IncomingMessage, maxBytes: number, minBytesPerSecond: number): Readable {
   const counter = new ByteLimit(maxBytes);
-  pipeline(req, counter, () => {
+  pipeline(req, new MinimumRate(minBytesPerSecond), counter, () => {
     // pipeline destroys the counter with the error, which is where the reader sees it.
   });
   return quietUntilRead(counter);
 }
 
-function multipartFile(req: IncomingMessage, maxBytes: number): Promise<CsvUpload> {
+function multipartFile(req: IncomingMessage, maxBytes: number, minBytesPerSecond: number): Promise<CsvUpload> {
   return new Promise((resolve, reject) => {
     let file: Readable | undefined;
     const fail = (error: Error) => {
@@ -85,16 +87,17 @@ function multipartFile(req: IncomingMessage, maxBytes: number): Promise<CsvUploa
     parser.on('close', () => {
       if (!file) reject(new BadRequestError(`multipart/form-data body has no '${MULTIPART_FILE_FIELD}' file field`));
     });
-    pipeline(req, new ByteLimit(maxBytes + MULTIPART_OVERHEAD_BYTES, maxBytes), parser, (error) => {
+    const limit = new ByteLimit(maxBytes + MULTIPART_OVERHEAD_BYTES, maxBytes);
+    pipeline(req, new MinimumRate(minBytesPerSecond), limit, parser, (error) => {
       if (error) fail(error instanceof AppError ? error : new BadRequestError('The upload was interrupted'));
     });
   });
 }
 
 /**
- * The stream may fail (413) before its reader is attached, which happens only after a database
- * connection is taken: the error stays in `stream.errored`, where the reader's pipeline finds it,
- * instead of crashing the process as an unheard 'error' event.
+ * The stream may fail (413, 408) before its reader is attached: the error stays in
+ * `stream.errored`, where the reader's pipeline finds it, instead of crashing the process as an
+ * unheard 'error' event.
  */
 function quietUntilRead<T extends Readable>(stream: T): T {
   stream.on('error', () => {

@@ -1,0 +1,15 @@
+import { z } from '../zod';
+import { NewPassword } from './auth';
+
+export const SIGNUP_RECEIVED = 'Signup received: log in with this email and password';
+
+export const SignupAccepted = z.object({ detail: z.literal(SIGNUP_RECEIVED) }).openapi('SignupAccepted', {
+  description: 'The same answer whether or not the email was already registered, so signup reveals no accounts.',
+});
+
+export const ChangePasswordRequest = z
+  .object({
+    current_password: z.string().min(1).max(1024),
+    new_password: NewPassword,
+  })
+  .openapi('ChangePasswordRequest');
