@@ -6,16 +6,22 @@ import { useTestServices } from '../helpers/services';
 import { startCampaignStack, type CampaignStack } from '../helpers/stack-processes';
 import { uniqueTaskQueue } from '../helpers/temporal';
 
-const README = join(__dirname, '..', '..', 'README.md');
+const root = join(__dirname, '..', '..');
+const README = join(root, 'README.md');
 const TOUR_HEADING = '## A five-minute tour';
+/** The guides whose examples build on each other, in the order a reader follows them. */
+const GUIDES = ['accounts', 'calls', 'inbound', 'campaigns'].map((name) => join(root, 'docs', 'guides', `${name}.md`));
+
+/** Every `sh` code block of a Markdown text, in order. */
+const shellBlocks = (markdown: string): string[] =>
+  [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
 
 /** The `sh` code blocks of the README's tour, in order, exactly as a reader copies them. */
 function tourBlocks(readme: string): string[] {
   const start = readme.indexOf(`\n${TOUR_HEADING}\n`);
   if (start < 0) throw new Error(`README.md has no "${TOUR_HEADING}" section`);
   const end = readme.indexOf('\n## ', start + TOUR_HEADING.length + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
+  return shellBlocks(readme.slice(start, end < 0 ? undefined : end));
 }
 
 /** Runs a script in bash; resolves with its output once it exits 0, rejects with the output otherwise. */
@@ -86,3 +92,22 @@ it("runs the README's tour as written against a started service", async () => {
   expect(calls.filter((call) => call.status === 'busy')).toHaveLength(2);
   expect(calls.filter((call) => call.status === 'no-answer')).toHaveLength(2);
 }, 200_000);
+
+it("runs the guides' examples (accounts, calls, inbound calls, campaigns) as written, one after another", async () => {
+  if (!stack) throw new Error('the stack did not start');
+  const blocks = GUIDES.flatMap((guide) => shellBlocks(readFileSync(guide, 'utf8')));
+  expect(blocks).toHaveLength(5);
+  const script = ['set -eo pipefail', ...blocks].join('\n');
+  const output = await runBash(script, workdir, { ...process.env, SWITCHBOARD_URL: stack.apiBaseUrl }, 280_000);
+  stack.assertAlive();
+
+  // Calls: placed, the same Idempotency-Key with another body refused, a busy number.
+  expect(output).toMatch(/"status":"initiated"/);
+  expect(output).toContain('{"detail":"Idempotency-Key was already used with a different request"} 422');
+  expect(output).toMatch(/"call_status":"busy","mapped_call_disposition":"busy"/);
+  // Inbound: the simulator called the bound number and the agent answered.
+  expect(output).toMatch(/"call_type":"inbound"/);
+  // The campaign: six contacts, nine calls, then a redial draft of the three worth calling again.
+  expect(output).toMatch(/"state":"completed","processed_rows":6,"failed_rows":4,"executed_count":9/);
+  expect(output).toMatch(/"state":"draft","total_rows":3/);
+}, 320_000);
