@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { useTestServices } from '../helpers/services';
 import { startCampaignStack, type CampaignStack } from '../helpers/stack-processes';
 import { uniqueTaskQueue } from '../helpers/temporal';
@@ -11,6 +11,24 @@ const README = join(root, 'README.md');
 const TOUR_HEADING = '## A five-minute tour';
 /** The guides whose examples build on each other, in the order a reader follows them. */
 const GUIDES = ['accounts', 'calls', 'inbound', 'campaigns'].map((name) => join(root, 'docs', 'guides', `${name}.md`));
+
+/**
+ * `sh` blocks of the docs that this file does not run, and why: each is exercised elsewhere or needs
+ * what a test machine lacks.
+ */
+const RUN_ELSEWHERE: Record<string, string> = {
+  'README.md': 'the tour runs here; the quick start is what test/e2e/npm-start.test.ts runs',
+  'docs/guides/running-locally.md': 'the quick start again (test/e2e/npm-start.test.ts)',
+  'docs/operations/production.md': 'docker compose, which needs a container engine',
+};
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return markdownFiles(path);
+    return name.endsWith('.md') ? [path] : [];
+  });
+}
 
 /** Every `sh` code block of a Markdown text, in order. */
 const shellBlocks = (markdown: string): string[] =>
@@ -57,6 +75,15 @@ afterAll(async () => {
 
 it('finds the four command blocks of the tour', () => {
   expect(tourBlocks(readFileSync(README, 'utf8'))).toHaveLength(4);
+});
+
+it('runs every shell example of the docs here, except those exercised elsewhere', () => {
+  const withShell = [README, ...markdownFiles(join(root, 'docs'))]
+    .filter((page) => shellBlocks(readFileSync(page, 'utf8')).length > 0)
+    .map((page) => relative(root, page))
+    .sort();
+  const covered = [...GUIDES.map((guide) => relative(root, guide)), ...Object.keys(RUN_ELSEWHERE)].sort();
+  expect(withShell).toEqual(covered);
 });
 
 it("runs the README's tour as written against a started service", async () => {
