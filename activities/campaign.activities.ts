@@ -24,6 +24,12 @@ export interface CampaignActivityDeps {
 }
 
 /** The campaign row's counters (DECISIONS "Campaigns"), as the progress query reports them. */
+/** What closing a campaign's queued retries counted: the contacts' final outcomes. */
+export interface ClosedRetries {
+  counters: CampaignCounters;
+  outcomes: Partial<Record<TerminalCallStatus, number>>;
+}
+
 export interface CampaignCounters {
   total_rows: number;
   total_queued_count: number;
@@ -109,7 +115,8 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       `SELECT a.outcome, count(*) AS count FROM campaign_attempts a
         WHERE a.campaign_id = $1 AND a.status = 'finished'
           AND NOT EXISTS (SELECT 1 FROM campaign_attempts b WHERE b.campaign_id = a.campaign_id
-                            AND b.contact_id = a.contact_id AND b.attempt_number > a.attempt_number)
+                            AND b.contact_id = a.contact_id AND b.attempt_number > a.attempt_number
+                            AND b.status <> 'cancelled')
         GROUP BY a.outcome`,
       [campaignId],
     );
@@ -394,6 +401,35 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
           processed: final.length,
           failed: final.filter((item) => item.outcome !== 'completed').length,
         });
+      });
+    },
+
+    /**
+     * Closes the retries still queued when a campaign is cancelled or fails: they are never dialed,
+     * and each contact's last finished attempt becomes its final outcome, counted as processed.
+     * Idempotent: a retried activity finds nothing queued and counts nothing twice.
+     */
+    async closeCampaignRetries({ campaignId }: { campaignId: number }): Promise<ClosedRetries> {
+      return dataSource.transaction(async (manager) => {
+        const closed = await manager.query<{ outcome: TerminalCallStatus; contacts: number }[]>(
+          `WITH closed AS (
+             UPDATE campaign_attempts SET status = 'cancelled', updated_at = now()
+              WHERE campaign_id = $1 AND status = 'queued'
+             RETURNING contact_id, attempt_number)
+           SELECT previous.outcome, count(*)::int AS contacts
+             FROM closed
+             JOIN campaign_attempts previous
+               ON previous.campaign_id = $1 AND previous.contact_id = closed.contact_id
+              AND previous.attempt_number = closed.attempt_number - 1
+            GROUP BY previous.outcome`,
+          [campaignId],
+        );
+        const outcomes: Partial<Record<TerminalCallStatus, number>> = {};
+        for (const { outcome, contacts } of closed) outcomes[outcome] = contacts;
+        const processed = closed.reduce((sum, { contacts }) => sum + contacts, 0);
+        const failed = closed.reduce((sum, row) => sum + (row.outcome === 'completed' ? 0 : row.contacts), 0);
+        const counters = await addCounters(manager, campaignId, { processed, failed });
+        return { counters, outcomes };
       });
     },
 

@@ -1,7 +1,8 @@
 import { Column, Entity } from 'typeorm';
 import { TimestampedEntity } from './base';
 
-export type AttemptStatus = 'queued' | 'dialing' | 'finished';
+/** `cancelled`: a retry never dialed because its campaign was cancelled or failed. */
+export type AttemptStatus = 'queued' | 'dialing' | 'finished' | 'cancelled';
 
 /** One dial of one contact by one campaign; (campaign, contact, attempt) is unique. */
 @Entity('campaign_attempts')

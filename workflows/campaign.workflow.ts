@@ -25,6 +25,7 @@ import type { createCampaignReportActivities } from '../activities/campaign-repo
 import { breakerTrip, isBreakerFailure, type BreakerEntry } from './campaign/breaker';
 import { shouldRetry } from './campaign/retry';
 import { nextOpening } from './campaign/schedule';
+import { settingsChangeProblem } from './campaign/settings-change';
 import { callWorkflow } from './call.workflow';
 import {
   campaignCallFinishedSignal,
@@ -59,6 +60,7 @@ const {
   logCampaignEvent,
   saveCampaignSettings,
   campaignRunOutcome,
+  closeCampaignRetries,
 } = proxyActivities<CampaignActivities>({
   // Short: a worker killed mid-activity holds the campaign up for this long before the retry.
   startToCloseTimeout: '20 seconds',
@@ -260,14 +262,12 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
       return state;
     },
     {
+      // The REST schema's rules: an invalid change never enters the history, whoever sends it.
       validator: (change: Partial<CampaignSettings>) => {
         requireState('paused')();
-        if (change.max_concurrency !== undefined && !(change.max_concurrency >= 1)) {
-          throw ApplicationFailure.create({
-            type: 'InvalidCampaignSettings',
-            message: 'max_concurrency must be at least 1',
-            nonRetryable: true,
-          });
+        const problem = settingsChangeProblem(change);
+        if (problem !== null) {
+          throw ApplicationFailure.create({ type: 'InvalidCampaignSettings', message: problem, nonRetryable: true });
         }
       },
     },
@@ -291,8 +291,10 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
     if (batch.length === 0) return;
     const now = Date.now();
     const { retry_config: retryConfig } = current();
+    // A cancelled or failed campaign dials nothing more: what its last calls reported is final.
+    const closed = TERMINAL.includes(state);
     const records: AttemptOutcome[] = batch.map((result) => {
-      const retry = shouldRetry(result.outcome, result.attempt, retryConfig);
+      const retry = !closed && shouldRetry(result.outcome, result.attempt, retryConfig);
       return {
         contactId: result.contactId,
         attempt: result.attempt,
@@ -591,4 +593,13 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
   }
   await settle();
   while (reported.length > 0) await recordReported();
+  // Retries still waiting are never dialed: their contacts keep their last outcome, as final.
+  if (waiting.length > 0) {
+    const closed = await closeCampaignRetries({ campaignId });
+    counters = closed.counters;
+    for (const [status, count] of Object.entries(closed.outcomes) as [TerminalCallStatus, number][]) {
+      outcomes[status] = (outcomes[status] ?? 0) + count;
+    }
+  }
+  waiting = [];
 }

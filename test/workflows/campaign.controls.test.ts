@@ -141,6 +141,22 @@ describe('campaign controls', () => {
       await sleep(3000);
       expect(await dialsTo(prefix)).toBe(dialedWhilePausing);
 
+      // Sent straight to the workflow (as the Temporal CLI can), an invalid change is refused by the
+      // same rules as the REST schema, before it enters the history.
+      for (const [change, field] of [
+        [{ max_concurrency: 500 }, 'max_concurrency'],
+        [{ retry_config: 'nonsense' }, 'retry_config'],
+        [{ retry_config: { ...campaignSettings().retry_config, max_retries: -1 } }, 'retry_config.max_retries'],
+        [{ schedule_config: { enabled: true, timezone: 'Mars/Olympus', slots: [] } }, 'schedule_config'],
+        [{ unknown_setting: 1 }, 'change'],
+      ] as const) {
+        const refused = await rejection(handle.executeUpdate(configureCampaignUpdate, { args: [change as never] }));
+        expect(refused.type).toBe('InvalidCampaignSettings');
+        expect(refused.message).toContain(field);
+      }
+      const { events } = await handle.fetchHistory();
+      expect(events?.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1);
+
       expect(await handle.executeUpdate(configureCampaignUpdate, { args: [{ max_concurrency: 4 }] })).toBe('paused');
       expect((await campaignRow(services.db.dataSource, campaignId)).max_concurrency).toBe(4);
 
@@ -211,6 +227,54 @@ describe('campaign controls', () => {
     expect(attempts.every((attempt) => attempt.outcome === 'completed')).toBe(true);
     expect(row.executed_count).toBe(attempts.length);
     expect(row.processed_rows).toBe(attempts.length);
+  });
+
+  it('cancels with retries pending: nothing stays pending, and every counter agrees with the attempts', async () => {
+    // Every number is busy (the simulator's 0486 ending): each contact gets a retry, due in an hour.
+    const { campaignId } = await insertCampaign(
+      services.db.dataSource,
+      org,
+      Array.from({ length: 8 }, (_, index) => ({ phoneNumber: `+1415${600 + index}0486` })),
+      campaignSettings({
+        max_concurrency: 2,
+        retry_config: { ...campaignSettings().retry_config, retry_delay_seconds: 3600 },
+      }),
+    );
+    const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
+    const finished = async () =>
+      (await campaignAttempts(services.db.dataSource, campaignId)).filter((a) => a.status === 'finished').length;
+    await withWorker(async () => {
+      await waitFor('four busy attempts', async () => (await finished()) >= 4, CAMPAIGN_WAIT);
+      expect(await handle.executeUpdate(cancelCampaignUpdate)).toBe('cancelled');
+      await handle.result();
+
+      const attempts = await campaignAttempts(services.db.dataSource, campaignId);
+      const done = attempts.filter((attempt) => attempt.status === 'finished');
+      const contacts = new Set(done.map((attempt) => attempt.contact_id)).size;
+      expect(attempts.filter((attempt) => attempt.status === 'queued' || attempt.status === 'dialing')).toEqual([]);
+      expect(attempts.filter((attempt) => attempt.status === 'cancelled').length).toBeGreaterThan(0);
+      expect(done.every((attempt) => attempt.outcome === 'busy')).toBe(true);
+
+      const row = await campaignRow(services.db.dataSource, campaignId);
+      expect(row).toMatchObject({ state: 'cancelled', processed_rows: contacts, failed_rows: contacts });
+      expect(row.executed_count).toBe(done.length);
+
+      // The closed workflow's own figures and the API's agree with the attempts.
+      const query = await handle.query(campaignProgressQuery);
+      expect(query).toMatchObject({ state: 'cancelled', in_flight: 0, pending_retries: 0, processed_rows: contacts });
+      expect(query.outcomes).toEqual({ busy: contacts });
+      const res = await fetch(`${bed.baseUrl}/api/v1/campaign/${campaignId}/progress`, {
+        headers: { Authorization: `Bearer ${org.owner.token}` },
+      });
+      expect(await res.json()).toMatchObject({
+        state: 'cancelled',
+        processed_rows: contacts,
+        failed_rows: contacts,
+        in_flight: 0,
+        pending_retries: 0,
+        outcomes: { busy: contacts },
+      });
+    });
   });
 
   it('counts a call whose workflow was terminated as an error, and completes', async () => {
