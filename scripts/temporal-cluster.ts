@@ -1,0 +1,160 @@
+import { spawn } from 'node:child_process';
+import { delimiter, dirname, join } from 'node:path';
+import { freePort } from './free-port';
+import type { TemporalServerBinaries } from './temporal-server';
+
+/**
+ * The pieces of a self-hosted Temporal server on PostgreSQL, run from the files compose also uses:
+ * deploy/temporal/setup-schema.sh (databases and schemas), deploy/temporal/config.yaml (the
+ * server) and deploy/temporal/create-namespace.sh (namespace and search attributes).
+ */
+export const TEMPORAL_DEPLOY_DIR = join(__dirname, '..', 'deploy', 'temporal');
+export const TEMPORAL_CONFIG_FILE = join(TEMPORAL_DEPLOY_DIR, 'config.yaml');
+export const DYNAMIC_CONFIG_FILE = join(TEMPORAL_DEPLOY_DIR, 'dynamicconfig', 'development-sql.yaml');
+
+export interface PostgresAddress {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+/** Where Temporal's databases go: the server and user of a PostgreSQL URL (the user needs CREATEDB). */
+export function postgresAddress(url: string): PostgresAddress {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 5432),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+  };
+}
+
+/** Every port the four services listen on; all on 127.0.0.1. */
+export interface TemporalPorts {
+  frontend: number;
+  frontendHttp: number;
+  frontendMembership: number;
+  history: number;
+  historyMembership: number;
+  matching: number;
+  matchingMembership: number;
+  worker: number;
+  workerMembership: number;
+}
+
+/** Upstream's ports, the frontend's moved to `frontend`. */
+export const defaultTemporalPorts = (frontend = 7233): TemporalPorts => ({
+  frontend,
+  frontendHttp: 7243,
+  frontendMembership: 6933,
+  history: 7234,
+  historyMembership: 6934,
+  matching: 7235,
+  matchingMembership: 6935,
+  worker: 7239,
+  workerMembership: 6939,
+});
+
+/** Ports free right now, so that several servers (tests) can run on one machine. */
+export async function freeTemporalPorts(): Promise<TemporalPorts> {
+  const ports = defaultTemporalPorts();
+  for (const key of Object.keys(ports) as (keyof TemporalPorts)[]) ports[key] = await freePort();
+  return ports;
+}
+
+/** Runs a POSIX shell script, each output line to `log`; rejects with the last lines on failure. */
+function runScript(script: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        tail = (tail + chunk).slice(-4000);
+        for (const line of chunk.split('\n')) if (line.trim()) log(line.trimEnd());
+      });
+    }
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${script} failed (exit ${code}):\n${tail}`)),
+    );
+  });
+}
+
+/** The `temporal` and `temporal_visibility` databases and schemas, by compose's schema script. */
+export function setupTemporalSchemas(
+  binaries: TemporalServerBinaries,
+  postgres: PostgresAddress,
+  log: (line: string) => void,
+): Promise<void> {
+  return runScript(
+    join(TEMPORAL_DEPLOY_DIR, 'setup-schema.sh'),
+    {
+      PATH: process.env.PATH,
+      SQL_TOOL: binaries.sqlTool,
+      SCHEMA_DIR: binaries.schemaDir,
+      POSTGRES_SEEDS: postgres.host,
+      DB_PORT: String(postgres.port),
+      POSTGRES_USER: postgres.user,
+      SQL_PASSWORD: postgres.password,
+    },
+    log,
+  );
+}
+
+/** Command line and environment of the server on the committed config. */
+export function temporalServerCommand(
+  binaries: TemporalServerBinaries,
+  postgres: PostgresAddress,
+  ports: TemporalPorts,
+  logLevel = 'warn',
+): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  return {
+    command: binaries.server,
+    args: ['--config-file', TEMPORAL_CONFIG_FILE, '--allow-no-auth', 'start'],
+    env: {
+      PATH: process.env.PATH,
+      LOG_LEVEL: logLevel,
+      POSTGRES_SEEDS: postgres.host,
+      DB_PORT: String(postgres.port),
+      POSTGRES_USER: postgres.user,
+      POSTGRES_PWD: postgres.password,
+      DYNAMIC_CONFIG_FILE_PATH: DYNAMIC_CONFIG_FILE,
+      BIND_ON_IP: '127.0.0.1',
+      FRONTEND_GRPC_PORT: String(ports.frontend),
+      FRONTEND_HTTP_PORT: String(ports.frontendHttp),
+      FRONTEND_MEMBERSHIP_PORT: String(ports.frontendMembership),
+      HISTORY_GRPC_PORT: String(ports.history),
+      HISTORY_MEMBERSHIP_PORT: String(ports.historyMembership),
+      MATCHING_GRPC_PORT: String(ports.matching),
+      MATCHING_MEMBERSHIP_PORT: String(ports.matchingMembership),
+      WORKER_GRPC_PORT: String(ports.worker),
+      WORKER_MEMBERSHIP_PORT: String(ports.workerMembership),
+    },
+  };
+}
+
+/**
+ * The namespace and our search attributes, by compose's own job script, with the `temporal` CLI
+ * at `cliPath` on its PATH.
+ */
+export function registerNamespace(
+  cliPath: string,
+  address: string,
+  namespace: string,
+  log: (line: string) => void,
+  settleSeconds = 15,
+): Promise<void> {
+  return runScript(
+    join(TEMPORAL_DEPLOY_DIR, 'create-namespace.sh'),
+    {
+      PATH: [dirname(cliPath), process.env.PATH].join(delimiter),
+      HOME: process.env.HOME,
+      TEMPORAL_ADDRESS: address,
+      DEFAULT_NAMESPACE: namespace,
+      SETTLE_SECONDS: String(settleSeconds),
+    },
+    log,
+  );
+}
