@@ -46,6 +46,8 @@ async function startWorker(taskQueue: string): Promise<ChildProcess> {
       SECRETS_KEY: TEST_SECRETS_KEY,
       PUBLIC_BASE_URL: baseUrl,
       WORKER_METRICS_PORT: String(await freePort()),
+      // The run's bundle, as production workers load theirs: a restart does not wait for webpack.
+      WORKFLOW_BUNDLE_PATH: testEnv('workflowBundle'),
       DATA_DIR: mkdtempSync(join(tmpdir(), 'switchboard-worker-')),
     },
     stdio: 'ignore',

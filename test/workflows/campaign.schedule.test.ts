@@ -1,3 +1,5 @@
+import { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DateTime } from 'luxon';
 import { campaignProgressQuery, cancelCampaignUpdate, type ScheduleConfig } from '../../workflows/definitions';
 import {
@@ -13,8 +15,9 @@ import {
   type CampaignTestBed,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
-import { useTestServices } from '../helpers/services';
+import { useTestServices, type TestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { createTimeSkippingEnvironment } from '../helpers/time-skipping';
 import { waitFor } from '../helpers/wait-for';
 
 const services = useTestServices();
@@ -107,25 +110,69 @@ describe('campaign schedule windows', () => {
     const attempts = await campaignAttempts(services.db.dataSource, campaignId);
     expect(attempts.map((attempt) => [attempt.phone_number, attempt.outcome])).toEqual([['+14156110001', 'completed']]);
   }, 120_000);
+});
 
-  it('sleeps on a durable timer until a window opens, then dials', async () => {
-    // A window opening at a minute boundary 30–90 s ahead (UTC), a few minutes long: at least 30 s
-    // so a slow worker start cannot find it already open.
-    const opens = DateTime.utc().plus({ seconds: 30 }).startOf('minute').plus({ minutes: 1 });
+describe('campaign schedule windows, on a time-skipping server', () => {
+  let env: TestWorkflowEnvironment;
+  let skipping: TestServices;
+  let skippingBed: CampaignTestBed;
+  let skippingOrg: CallingOrganization;
+  const skippingQueue = uniqueTaskQueue('campaign-schedule-skipping');
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnvironment();
+    // A plain client never unlocks time skipping: the clock jumps only when the test skips it, and
+    // runs at the wall clock's pace otherwise (the simulator's calls take real time).
+    const client = new Client({ connection: env.connection });
+    const temporal = { client, nativeConnection: env.nativeConnection, close: () => Promise.resolve() };
+    skipping = { db: services.db, temporal, server: services.server.bind(services) };
+    skippingBed = await campaignTestBed(skipping, skippingQueue);
+    skippingOrg = await skippingBed.organization({ ring_seconds: 0, talk_seconds: 0 });
+  }, 180_000);
+  afterAll(async () => {
+    await skippingBed?.close();
+    await env?.teardown();
+  });
+
+  it('sleeps on a durable timer until a window opens hours later, dialing nothing before it, then dials', async () => {
+    const opens = DateTime.utc().plus({ hours: 2 }).startOf('hour');
     const schedule: ScheduleConfig = {
       enabled: true,
       timezone: 'UTC',
-      slots: [{ day_of_week: opens.weekday - 1, start_time: hhmm(opens), end_time: hhmm(opens.plus({ minutes: 5 })) }],
+      slots: [
+        {
+          day_of_week: opens.weekday - 1,
+          start_time: hhmm(opens),
+          end_time: opens.hour === 23 ? '23:59' : hhmm(opens.plus({ hours: 1 })),
+        },
+      ],
     };
     const contacts = [{ phoneNumber: '+14156120001' }, { phoneNumber: '+14156120002' }];
     const { campaignId } = await insertCampaign(
       services.db.dataSource,
-      org,
+      skippingOrg,
       contacts,
       campaignSettings({ schedule_config: schedule }),
     );
-    const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
-    await withWorker(() => handle.result());
+    const handle = await startCampaignWorkflow(skipping.temporal.client, skippingQueue, skippingOrg, campaignId);
+    let skippedAt = new Date();
+    const worker = await campaignWorker(skipping, skippingQueue, skippingBed.baseUrl);
+    await worker.runUntil(async () => {
+      const waiting = await waitFor(
+        'the waiting log',
+        async () => {
+          const logs = await campaignLogs(services.db.dataSource, campaignId);
+          return logs.find((log) => log.event === 'waiting_for_schedule_window');
+        },
+        CAMPAIGN_WAIT,
+      );
+      expect(new Date(String(waiting.details.next_open_at)).getTime()).toBe(opens.toMillis());
+      for (const contact of contacts) expect(await dialsTo(contact.phoneNumber)).toHaveLength(0);
+      skippedAt = new Date();
+      await env.sleep(opens.toMillis() - (await env.currentTimeMs()) + 1_000);
+      expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(opens.toMillis());
+      await handle.result();
+    });
 
     const logs = await campaignLogs(services.db.dataSource, campaignId);
     expect(logs.map((log) => log.event)).toEqual([
@@ -133,11 +180,10 @@ describe('campaign schedule windows', () => {
       'waiting_for_schedule_window',
       'campaign_completed',
     ]);
-    expect(new Date(String(logs[1]?.details.next_open_at)).getTime()).toBe(opens.toMillis());
     for (const contact of contacts) {
       const dials = await dialsTo(contact.phoneNumber);
       expect(dials).toHaveLength(1);
-      expect(dials[0]?.getTime()).toBeGreaterThanOrEqual(opens.toMillis());
+      expect(dials[0]?.getTime()).toBeGreaterThanOrEqual(skippedAt.getTime());
     }
-  }, 150_000);
+  }, 180_000);
 });
