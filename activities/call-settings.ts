@@ -9,6 +9,8 @@ export interface CallSettings {
   publicBaseUrl: string;
   /** Sends provider API requests to a mock server (`TELEPHONY_API_BASE_URL`). */
   telephonyApiBaseUrl?: string;
+  /** `ALLOW_PRIVATE_ARI_ENDPOINTS`. */
+  allowPrivateAriEndpoints?: boolean;
   /** Unset: the conversation engine's offline policy. */
   llm?: LlmSettings;
   pricePerMinuteUsd: number;
@@ -20,6 +22,7 @@ export function callSettingsFrom(config: Config): CallSettings {
   return {
     publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ''),
     telephonyApiBaseUrl: config.TELEPHONY_API_BASE_URL,
+    allowPrivateAriEndpoints: config.ALLOW_PRIVATE_ARI_ENDPOINTS,
     llm: llmConfigured
       ? { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL }
       : undefined,

@@ -7,6 +7,7 @@ import { conversationSourceOf } from '../api/services/calls/conversation-source'
 import { chargeUsd } from '../api/services/runs/run-queries';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
+import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
 import { callDisposition, type CallStatusUpdate, type TerminalCallStatus } from '../workflows/definitions';
@@ -58,7 +59,11 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
 
   const adapterOf = (run: CallRecord): TelephonyProvider => {
     if (!run.configuration) throw new CallSetupError(`Run ${run.id} has no telephony configuration`);
-    return providerFor(run.configuration, secrets, { apiBaseUrl: settings.telephonyApiBaseUrl, dataSource });
+    return providerFor(run.configuration, secrets, {
+      apiBaseUrl: settings.telephonyApiBaseUrl,
+      dataSource,
+      endpointPolicy: ariEndpointPolicy(settings.allowPrivateAriEndpoints ?? false),
+    });
   };
 
   /** How long the simulated callee talks: the simulator's `talk_seconds`, else the whole allowed duration. */

@@ -133,6 +133,8 @@ export const configSchema = z.object({
   WEBHOOK_SIGNING_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
   /** `true`: post-call webhooks may reach private, loopback and link-local addresses (tests, trusted networks). */
   ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
+  /** `true`: ARI endpoints (`ari_endpoint`) may be private, loopback or link-local addresses (a PBX on the LAN). */
+  ALLOW_PRIVATE_ARI_ENDPOINTS: envBoolean(false),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),

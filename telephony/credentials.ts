@@ -81,3 +81,22 @@ export function mergeUpdate(
   }
   return merged;
 }
+
+/**
+ * The secrets an update would keep (not sent, or sent back masked) while it changes a field naming
+ * where they are sent: such an update would hand the stored secret to a new address.
+ */
+export function secretsFollowingNewAddress(
+  definition: WithFields & { addressFields?: string[] },
+  current: Record<string, unknown>,
+  update: Record<string, unknown>,
+): { changedField: string; keptSecrets: string[] } | null {
+  const changedField = definition.addressFields?.find((name) => name in update && update[name] !== current[name]);
+  if (changedField === undefined) return null;
+  const keptSecrets = [...sensitiveNames(definition)].filter((name) => {
+    const stored = current[name];
+    if (typeof stored !== 'string' || stored === '') return false;
+    return !(name in update) || update[name] === maskSecret(stored);
+  });
+  return keptSecrets.length > 0 ? { changedField, keptSecrets } : null;
+}

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { AddressRefusedError } from '../platform/address-guard';
 import { ProviderError, type ProviderContext } from './provider';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -53,6 +54,8 @@ export async function callProvider(
     });
   } catch (error) {
     // Checked by name: the DOMException fetch throws may come from another realm than `Error`.
+    // A tenant's endpoint at a refused address stays refused: not worth retrying.
+    if (error instanceof AddressRefusedError) throw new ProviderError(`${providerLabel}: ${error.message}`);
     const name = (error as { name?: unknown } | null)?.name;
     if (name === 'TimeoutError' || name === 'AbortError') {
       throw new ProviderError(`${providerLabel} did not answer within ${timeoutMs} ms`, undefined, true);

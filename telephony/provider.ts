@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { AddressPolicy } from '../platform/address-guard';
 import type { z } from 'zod';
 import type { Secrets } from './secrets';
 
@@ -157,6 +158,11 @@ export interface ProviderContext {
   dataSource?: DataSource;
   /** For providers that sign their own webhooks (the simulator derives its key from SECRETS_KEY). */
   secrets?: Secrets;
+  /**
+   * Which addresses a tenant-given endpoint (ARI) may reach; private ones are refused when unset.
+   * Not applied to `apiBaseUrl`, which the operator sets.
+   */
+  endpointPolicy?: AddressPolicy;
 }
 
 export interface ProviderDefinition<Config extends Record<string, unknown> = Record<string, unknown>> {
@@ -174,6 +180,11 @@ export interface ProviderDefinition<Config extends Record<string, unknown> = Rec
    * values, which override whatever a request sent.
    */
   serverManaged?(stored: Record<string, unknown> | null): Partial<Config>;
+  /**
+   * Fields naming where the stored secrets are sent (ARI's `ari_endpoint`): an update that changes
+   * one must carry every secret again, so a stored password never follows a new address.
+   */
+  addressFields?: string[];
 }
 
 /** The configuration-free half of inbound calls: used before the called number picks a configuration. */

@@ -8,6 +8,7 @@ import type { ProviderContext, StatusEvent } from '../telephony/provider';
 import { openAriEventStream, type AriEventStream } from '../telephony/providers/ari';
 import { AriClient } from '../telephony/providers/ari/client';
 import { ariConfigSchema, type AriConfig } from '../telephony/providers/ari/config';
+import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { AriMediaBridge, runIdOfMediaChannel } from '../telephony/providers/ari/media-bridge';
 import type { Secrets } from '../telephony/secrets';
 import { mediaTokenKey, signMediaToken } from '../voice/media-token';
@@ -28,6 +29,8 @@ export interface AriListenerDeps {
   logger: Logger;
   /** `TELEPHONY_API_BASE_URL`: a mock Asterisk instead of each configuration's `ari_endpoint`. */
   apiBaseUrl?: string;
+  /** `ALLOW_PRIVATE_ARI_ENDPOINTS`: endpoints may be private addresses. */
+  allowPrivateEndpoints?: boolean;
   /** How often the ARI configurations are read again in full, whatever changed; default 30 s. */
   rescanMs?: number;
   /** How often a one-row query checks whether ARI configurations changed (then they are read again); default 2 s. */
@@ -170,6 +173,7 @@ class AriConnection {
   /** Channels already tied to a run (by StasisStart args or the run's provider_call_id). */
   private readonly runOfChannel = new Map<string, number>();
   private readonly log: Logger;
+  private readonly context: ProviderContext;
   private readonly media: AriMediaBridge;
   private readonly mediaKey: Buffer;
 
@@ -181,7 +185,11 @@ class AriConnection {
   ) {
     this.delayMs = deps.reconnectMs ?? 1000;
     this.log = deps.logger.child({ configurationId: row.id, app: config.stasis_app_name });
-    this.media = new AriMediaBridge(new AriClient(config, { apiBaseUrl: deps.apiBaseUrl }), config);
+    this.context = {
+      apiBaseUrl: deps.apiBaseUrl,
+      endpointPolicy: ariEndpointPolicy(deps.allowPrivateEndpoints ?? false),
+    };
+    this.media = new AriMediaBridge(new AriClient(config, this.context), config);
     this.mediaKey = mediaTokenKey(deps.secrets);
   }
 
@@ -191,7 +199,7 @@ class AriConnection {
 
   open(): void {
     if (this.closed) return;
-    const context: ProviderContext = { apiBaseUrl: this.deps.apiBaseUrl };
+    const context = this.context;
     openAriEventStream(
       this.config,
       {

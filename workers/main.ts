@@ -11,6 +11,7 @@ import { config } from '../platform/config';
 import { lowerCpuPriority } from '../platform/cpu-priority';
 import { createLogger } from '../platform/logger';
 import { connectTemporalClient } from '../platform/temporal';
+import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { providerFor } from '../telephony/registry';
 import { loadSecrets } from '../telephony/secrets';
 import { AriListener } from './ari-listener';
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
       secrets,
       logger: logger.child({ component: 'ari-listener' }),
       apiBaseUrl: cfg.TELEPHONY_API_BASE_URL,
+      allowPrivateEndpoints: cfg.ALLOW_PRIVATE_ARI_ENDPOINTS,
       onInboundCall: async ({ configuration, event }) => {
         const outcome = await acceptAriStasisStart(
           {
@@ -104,7 +106,12 @@ async function main(): Promise<void> {
             taskQueue: cfg.TEMPORAL_TASK_QUEUE,
             publicBaseUrl: cfg.PUBLIC_BASE_URL,
             secrets,
-            adapterFor: (row) => providerFor(row, secrets, { apiBaseUrl: cfg.TELEPHONY_API_BASE_URL, dataSource }),
+            adapterFor: (row) =>
+              providerFor(row, secrets, {
+                apiBaseUrl: cfg.TELEPHONY_API_BASE_URL,
+                dataSource,
+                endpointPolicy: ariEndpointPolicy(cfg.ALLOW_PRIVATE_ARI_ENDPOINTS),
+              }),
           },
           configuration,
           JSON.stringify(event),

@@ -1,5 +1,5 @@
 import { Campaign, TelephonyConfiguration } from '../../entities';
-import { mergeUpdate, openCredentials, sealCredentials } from '../../telephony/credentials';
+import { mergeUpdate, openCredentials, sealCredentials, secretsFollowingNewAddress } from '../../telephony/credentials';
 import type { ApiDeps } from '../context';
 import { isUniqueViolation } from '../db-errors';
 import { BadRequestError, ConflictError, ValidationError } from '../errors';
@@ -149,6 +149,8 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         summary: 'Update a telephony configuration',
         description:
           'Partial: only changed fields are needed. A masked secret sent back unchanged keeps the stored one. ' +
+          "An update that changes where the secrets are sent (ARI's `ari_endpoint`) must send every secret again, " +
+          'otherwise 422 (`type: secret_required`). ' +
           'The provider cannot change (400).',
         tags,
         security,
@@ -170,6 +172,16 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
           }
           const definition = telephony.definitionOf(row);
           const current = openCredentials(row.credentials, telephony.secrets);
+          const following = secretsFollowingNewAddress(definition, current, update);
+          if (following) {
+            throw new ValidationError(
+              following.keptSecrets.map((name) => ({
+                loc: ['body', 'config', name],
+                msg: `${following.changedField} changes, so ${name} must be sent again: a stored secret is never sent to a new address`,
+                type: 'secret_required',
+              })),
+            );
+          }
           const parsed = definition.configSchema.safeParse({
             ...mergeUpdate(definition, current, update),
             ...definition.serverManaged?.(current),

@@ -89,7 +89,12 @@ describe('the worker ARI listener', () => {
         workerIdentity: 'ari-listener-test',
         calls: {
           secrets,
-          settings: { publicBaseUrl: 'http://127.0.0.1:1', pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
+          settings: {
+            publicBaseUrl: 'http://127.0.0.1:1',
+            pricePerMinuteUsd: 0,
+            pricePer1kTokensUsd: 0,
+            allowPrivateAriEndpoints: true,
+          },
           converse,
           temporal: services.temporal.client,
         },
@@ -101,6 +106,8 @@ describe('the worker ARI listener', () => {
       temporal: services.temporal.client,
       secrets,
       logger: createLogger('silent', 'ari-listener-test'),
+      // The fake Asterisk listens on loopback.
+      allowPrivateEndpoints: true,
       // Long: the change probe, not the periodic rescan, must pick up created and deleted configurations.
       rescanMs: 60_000,
       changeProbeMs: 100,

@@ -45,6 +45,8 @@ async function startListener(): Promise<AriListener> {
     temporal: services.temporal.client,
     secrets,
     logger: pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) }),
+    // The fake Asterisk listens on loopback.
+    allowPrivateEndpoints: true,
     rescanMs: 60_000,
     changeProbeMs: 100,
     reconnectMs: 50,

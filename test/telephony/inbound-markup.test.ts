@@ -3,6 +3,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { answerUrls } from '../../telephony/inbound';
 import type { AnswerTarget, ProviderReply, TelephonyProvider, WebhookRequest } from '../../telephony/provider';
 import { ariProvider } from '../../telephony/providers/ari';
+import { ariEndpointPolicy } from '../../telephony/providers/ari/endpoint';
 import { cloudonixProvider } from '../../telephony/providers/cloudonix';
 import { plivoProvider } from '../../telephony/providers/plivo';
 import { simulatorAnswering, simulatorInbound } from '../../telephony/providers/simulator/inbound';
@@ -227,7 +228,8 @@ describe('call-control providers', () => {
         dial_string_template: 'PJSIP/{number}',
         stasis_app_name: 'switchboard_abc',
       },
-      {},
+      // The fake provider listens on loopback.
+      { endpointPolicy: ariEndpointPolicy(true) },
     );
   });
   afterAll(() => server.close());

@@ -8,6 +8,7 @@ import {
   providerFor,
   type ConfigurationRow,
 } from '../../../telephony/registry';
+import { ariEndpointPolicy } from '../../../telephony/providers/ari/endpoint';
 import { loadSecrets, type Secrets } from '../../../telephony/secrets';
 import type { ApiDeps } from '../../context';
 import type { TelephonyConfiguration as ConfigurationResponse } from '../../schemas/telephony';
@@ -25,7 +26,11 @@ export interface TelephonyServices {
 
 export function createTelephonyServices({ config, dataSource }: ApiDeps): TelephonyServices {
   const secrets = loadSecrets(config);
-  const context = { apiBaseUrl: config.TELEPHONY_API_BASE_URL, dataSource };
+  const context = {
+    apiBaseUrl: config.TELEPHONY_API_BASE_URL,
+    dataSource,
+    endpointPolicy: ariEndpointPolicy(config.ALLOW_PRIVATE_ARI_ENDPOINTS),
+  };
   const definitionOf = (row: Pick<TelephonyConfiguration, 'provider'>) => {
     const definition = providerDefinition(row.provider);
     if (!definition) throw new Error(`Stored configuration has an unknown provider: ${row.provider}`);

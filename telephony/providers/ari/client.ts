@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { basicAuth, callProvider, type ProviderRequest } from '../../http';
 import { ProviderError, type OriginateRequest, type ProviderContext, type StatusEvent } from '../../provider';
 import { DEFAULT_DIAL_STRING_TEMPLATE, type AriConfig } from './config';
+import { ariOrigin, guardedAriContext } from './endpoint';
 import { CHANNEL_STATE_STATUS } from './status';
 
 /** Asterisk's default ring timeout for an originate, made explicit. */
@@ -13,13 +14,14 @@ const channelResponseSchema = z.object({ id: z.string(), state: z.string() });
 /** The Asterisk REST Interface over plain fetch (Basic user:password); parameters travel in the query string. */
 export class AriClient {
   private readonly origin: string;
+  private readonly context: ProviderContext;
 
   constructor(
     private readonly config: AriConfig,
-    private readonly context: ProviderContext,
+    context: ProviderContext,
   ) {
-    // Users paste either the HTTP server origin or the ARI base; the paths below add `/ari` themselves.
-    this.origin = config.ari_endpoint.replace(/\/+$/, '').replace(/\/ari$/, '');
+    this.origin = ariOrigin(config, context);
+    this.context = guardedAriContext(context);
   }
 
   /**

@@ -1,7 +1,9 @@
 import WebSocket from 'ws';
+import { AddressRefusedError } from '../../../platform/address-guard';
 import { basicAuth } from '../../http';
 import { ProviderError, type ProviderContext, type StatusEvent } from '../../provider';
 import type { AriConfig } from './config';
+import { ARI_MAX_EVENT_BYTES, ariOrigin, ariSocketLookup } from './endpoint';
 import { AriCallTracker, parseAriEvent } from './status';
 
 export interface AriEventHandlers {
@@ -19,19 +21,29 @@ export interface AriEventStream {
  * subscribes to the configuration's Stasis app and turns each status-bearing event into a StatusEvent; other
  * events (StasisEnd, hang-up requests, bridges) are skipped. Resolves once Asterisk accepts the connection.
  */
-export function openAriEventStream(
+export async function openAriEventStream(
   config: AriConfig,
   handlers: AriEventHandlers,
   context: ProviderContext = {},
 ): Promise<AriEventStream> {
-  if (!config.stasis_app_name) return Promise.reject(new ProviderError('ARI stasis_app_name is not set'));
-  const origin = (context.apiBaseUrl ?? config.ari_endpoint).replace(/\/+$/, '').replace(/\/ari$/, '');
-  const url = new URL(`${origin.replace(/^http/, 'ws')}/ari/events`);
+  if (!config.stasis_app_name) throw new ProviderError('ARI stasis_app_name is not set');
+  const url = new URL(`${ariOrigin(config, context).replace(/^http/, 'ws')}/ari/events`);
   url.searchParams.set('app', config.stasis_app_name);
   url.searchParams.set('subscribeAll', 'false');
+  let lookup;
+  try {
+    lookup = await ariSocketLookup(url, context);
+  } catch (error) {
+    if (error instanceof AddressRefusedError) throw new ProviderError(`ARI endpoint refused: ${error.message}`);
+    throw error;
+  }
   const socket = new WebSocket(url, {
     headers: { authorization: basicAuth(config.app_name, config.app_password) },
     handshakeTimeout: context.timeoutMs ?? 10_000,
+    // A tenant's server must not make the worker buffer huge frames; redirects were never checked.
+    maxPayload: ARI_MAX_EVENT_BYTES,
+    followRedirects: false,
+    ...(lookup ? { lookup } : {}),
   });
   const tracker = new AriCallTracker();
 

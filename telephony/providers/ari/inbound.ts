@@ -3,6 +3,7 @@ import { basicAuth, callProvider } from '../../http';
 import { ACKNOWLEDGED } from '../../inbound';
 import { ProviderError, type InboundWebhooks, type ProviderContext, type TelephonyProvider } from '../../provider';
 import type { AriConfig } from './config';
+import { ariOrigin, guardedAriContext } from './endpoint';
 
 const stasisStartSchema = z.object({
   type: z.literal('StasisStart'),
@@ -52,10 +53,10 @@ export const ariInbound: InboundWebhooks = {
  */
 export function ariAnswering(
   config: AriConfig,
-  context: ProviderContext,
+  providerContext: ProviderContext,
 ): Pick<TelephonyProvider, 'answerCall' | 'rejectCall'> {
-  // Users paste the HTTP origin or the ARI base; the paths add `/ari` themselves (as AriClient does).
-  const origin = config.ari_endpoint.replace(/\/+$/, '').replace(/\/ari$/, '');
+  const origin = ariOrigin(config, providerContext);
+  const context = guardedAriContext(providerContext);
   const headers = { authorization: basicAuth(config.app_name, config.app_password) };
   return {
     async answerCall(target) {

@@ -18,6 +18,7 @@ export const ariProvider: ProviderDefinition<AriConfig> = {
   create: createAriAdapter,
   inbound: ariInbound,
   // Minted once on create and carried through updates: Asterisk's dialplan names this app.
+  addressFields: ['ari_endpoint'],
   serverManaged: (stored) => ({
     stasis_app_name: typeof stored?.stasis_app_name === 'string' ? stored.stasis_app_name : mintStasisAppName(),
   }),
