@@ -19,6 +19,13 @@ export interface PostgresAddress {
   password: string;
 }
 
+/** Temporal's two databases; other names let several servers share one PostgreSQL (tests). */
+export interface TemporalDatabases {
+  main: string;
+  visibility: string;
+}
+export const DEFAULT_TEMPORAL_DATABASES: TemporalDatabases = { main: 'temporal', visibility: 'temporal_visibility' };
+
 /** Where Temporal's databases go: the server and user of a PostgreSQL URL (the user needs CREATEDB). */
 export function postgresAddress(url: string): PostgresAddress {
   const parsed = new URL(url);
@@ -87,6 +94,7 @@ export function setupTemporalSchemas(
   binaries: TemporalServerBinaries,
   postgres: PostgresAddress,
   log: (line: string) => void,
+  databases = DEFAULT_TEMPORAL_DATABASES,
 ): Promise<void> {
   return runScript(
     join(TEMPORAL_DEPLOY_DIR, 'setup-schema.sh'),
@@ -98,6 +106,8 @@ export function setupTemporalSchemas(
       DB_PORT: String(postgres.port),
       POSTGRES_USER: postgres.user,
       SQL_PASSWORD: postgres.password,
+      DBNAME: databases.main,
+      VISIBILITY_DBNAME: databases.visibility,
     },
     log,
   );
@@ -108,14 +118,17 @@ export function temporalServerCommand(
   binaries: TemporalServerBinaries,
   postgres: PostgresAddress,
   ports: TemporalPorts,
-  logLevel = 'warn',
+  options: { logLevel?: string; databases?: TemporalDatabases } = {},
 ): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const databases = options.databases ?? DEFAULT_TEMPORAL_DATABASES;
   return {
     command: binaries.server,
     args: ['--config-file', TEMPORAL_CONFIG_FILE, '--allow-no-auth', 'start'],
     env: {
       PATH: process.env.PATH,
-      LOG_LEVEL: logLevel,
+      LOG_LEVEL: options.logLevel ?? 'warn',
+      DBNAME: databases.main,
+      VISIBILITY_DBNAME: databases.visibility,
       POSTGRES_SEEDS: postgres.host,
       DB_PORT: String(postgres.port),
       POSTGRES_USER: postgres.user,

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { freePort } from '../../scripts/free-port';
+import { provisionTemporalCli } from '../../scripts/temporal-cli';
+import {
+  freeTemporalPorts,
+  postgresAddress,
+  registerNamespace,
+  setupTemporalSchemas,
+  temporalServerCommand,
+} from '../../scripts/temporal-cluster';
+import { waitForTemporal } from '../../scripts/temporal-dev-server';
+import { provisionTemporalServer } from '../../scripts/temporal-server';
+import { ManagedProcess } from './managed-process';
+import { testEnv } from './test-env';
+
+const root = join(__dirname, '..', '..');
+const HOST = '127.0.0.1';
+
+/**
+ * The production topology as `npm run start:cluster` runs it, each part a process a test can kill
+ * and start again: the official Temporal server on the run's PostgreSQL (databases of its own,
+ * created by compose's schema script, the namespace by compose's namespace script), and workers and
+ * API processes in NODE_ENV=production, each API on its own port.
+ */
+export interface ClusterStack {
+  temporal: ManagedProcess;
+  workers: ManagedProcess[];
+  apis: ManagedProcess[];
+  apiBaseUrls: string[];
+  temporalAddress: string;
+  /** A client of the cluster's Temporal; it reconnects after a restart. */
+  client: Client;
+  assertAlive(): void;
+  close(): Promise<void>;
+}
+
+export async function startClusterStack(
+  databaseUrl: string,
+  taskQueue: string,
+  counts = { workers: 2, apis: 2 },
+): Promise<ClusterStack> {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-cluster-'));
+  chmodSync(dir, 0o755);
+  const log = (line: string) => process.stdout.write(`[cluster] ${line}\n`);
+  const [binaries, cli] = await Promise.all([provisionTemporalServer(log), provisionTemporalCli(log)]);
+  if (cli.type !== 'existing-path') throw new Error('No local Temporal CLI: run npm run temporal:cli');
+
+  const postgres = postgresAddress(testEnv('postgresAdminUrl'));
+  const suffix = randomBytes(4).toString('hex');
+  const databases = { main: `temporal_${suffix}`, visibility: `temporal_visibility_${suffix}` };
+  await setupTemporalSchemas(binaries, postgres, () => undefined, databases);
+  const ports = await freeTemporalPorts();
+  const temporalAddress = `${HOST}:${ports.frontend}`;
+  const server = temporalServerCommand(binaries, postgres, ports, { databases });
+  const temporal = new ManagedProcess({
+    name: 'temporal-server',
+    ...server,
+    ready: () => waitForTemporal(temporalAddress, 120_000),
+  });
+  await temporal.start();
+  await registerNamespace(cli.path, temporalAddress, 'default', () => undefined);
+
+  const apiPorts = await Promise.all(Array.from({ length: counts.apis }, () => freePort()));
+  const apiBaseUrls = apiPorts.map((port) => `http://${HOST}:${port}`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    SESSION_SECRET: randomBytes(48).toString('base64url'),
+    SECRETS_KEY: randomBytes(32).toString('hex'),
+    // Providers reach one public address; here the first API process.
+    PUBLIC_BASE_URL: apiBaseUrls[0],
+    TELEPHONY_SIMULATOR: 'true',
+    ALLOW_PRIVATE_WEBHOOKS: 'true',
+    WORKER_NICE: '0',
+    WORKFLOW_BUNDLE_PATH: testEnv('workflowBundle'),
+    DATA_DIR: dir,
+  };
+  const node = (entry: string, extra: NodeJS.ProcessEnv) => ({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(root, entry)],
+    env: { ...env, ...extra },
+    cwd: root,
+  });
+  const workers = await Promise.all(
+    Array.from(
+      { length: counts.workers },
+      async (_, i) =>
+        new ManagedProcess({
+          name: `worker ${i + 1}`,
+          ...node('workers/main.ts', { WORKER_METRICS_PORT: String(await freePort()) }),
+        }),
+    ),
+  );
+  const apis = apiPorts.map(
+    (port, i) =>
+      new ManagedProcess({
+        name: `api ${i + 1}`,
+        ...node('api/main.ts', { PORT: String(port) }),
+        ready: () => apiHealthy(apiBaseUrls[i] ?? ''),
+      }),
+  );
+  await Promise.all(apis.map((api) => api.start()));
+  const connection = await Connection.connect({ address: temporalAddress });
+  const processes = [temporal, ...workers, ...apis];
+  return {
+    temporal,
+    workers,
+    apis,
+    apiBaseUrls,
+    temporalAddress,
+    client: new Client({ connection, namespace: 'default' }),
+    assertAlive: () => processes.forEach((process) => process.assertAlive()),
+    async close() {
+      for (const process of [...apis, ...workers, temporal]) await process.kill();
+      await connection.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function apiHealthy(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`${baseUrl}/api/v1/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the API at ${baseUrl} did not answer within ${timeoutMs} ms`);
+}
