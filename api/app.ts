@@ -2,6 +2,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { createAuthServices, type AuthServices } from './auth/auth-services';
+import { requiredScope } from './auth/scopes';
 import type { ApiDeps, AppState } from './context';
 import { createDocsRouter, docsAssets } from './docs';
 import { ValidationError } from './errors';
@@ -61,7 +62,8 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const api = new Router<AppState>({ prefix: API_PREFIX });
   for (const { spec, koaPath, handler } of routes) {
     // A route's declared credentials are what is enforced: it cannot be documented one way and run another.
-    const guard = spec.security.length > 0 ? [authenticate(auth.credentials, spec.security)] : [];
+    const guard =
+      spec.security.length > 0 ? [authenticate(auth.credentials, spec.security, requiredScope(spec))] : [];
     api[spec.method](koaPath, ...guard, handler);
   }
   api.get('/openapi.json', (ctx) => {

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
+import type { ApiKeyScope } from './auth/scopes';
 import type { Metrics } from './metrics';
 
 /** Everything the API needs, built by its entry point (or a test) and passed in. */
@@ -17,6 +18,8 @@ export interface ApiDeps {
 export interface AuthContext {
   userId: number;
   organizationId: number;
+  /** What the credential may do: an API key's scope, `admin` for a session token. */
+  scope: ApiKeyScope;
 }
 
 /** Per-request state set by middleware. */

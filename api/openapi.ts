@@ -11,13 +11,19 @@ export function buildOpenApiDocument(routes: Route[], publicBaseUrl: string): ob
     type: 'apiKey',
     in: 'header',
     name: 'X-API-Key',
-    description: 'An organization API key (`sbk_...`). Wins when a bearer token is sent too.',
+    description:
+      'An organization API key (`sbk_...`). Wins when a bearer token is sent too. Each key has a scope: ' +
+      '`read` (every GET), `calls` (also placing calls and creating and running campaigns) or `admin` ' +
+      '(everything, including agents, telephony and keys). The scope an operation needs is listed in its ' +
+      '`security` entry; a key without it answers 403.',
   });
   registry.registerComponent('securitySchemes', 'SessionToken', {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'A session token from `POST /api/v1/auth/login` or `/auth/signup`.',
+    description:
+      'A session token from `POST /api/v1/auth/login`: full access, until it expires or its user logs out ' +
+      '(`POST /auth/logout`) or changes the password (`POST /auth/password`), which revoke every token of the user.',
   });
   for (const route of routes) registry.registerPath(route.openapi);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -1,6 +1,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
+import { requiredScope } from './auth/scopes';
 import { ErrorBody, ValidationErrorBody } from './schemas/common';
 import { parseRequest } from './validation';
 import type { AppState, AuthContext } from './context';
@@ -105,7 +106,8 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
-    security: spec.security.map((scheme) => ({ [scheme]: [] })),
+    // An API key's entry names the scope it needs (OpenAPI 3.1 allows roles for any scheme).
+    security: spec.security.map((scheme) => ({ [scheme]: scheme === 'ApiKey' ? [requiredScope(spec)] : [] })),
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),

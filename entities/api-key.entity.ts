@@ -20,6 +20,10 @@ export class ApiKey extends CreatedEntity {
   @Column({ type: 'text' })
   keyHash: string;
 
+  /** `read`, `calls` or `admin` (api/auth/scopes.ts). */
+  @Column({ type: 'text', default: 'admin' })
+  scope: 'read' | 'calls' | 'admin';
+
   @Column({ type: 'boolean', default: true })
   isActive: boolean;
 

@@ -11,7 +11,7 @@ import { InboundLookups1795000001100 } from './migrations/1795000001100-InboundL
 import { SpeechCredentials1795000001200 } from './migrations/1795000001200-SpeechCredentials';
 import { ContactSourceStatementChecks1795000001300 } from './migrations/1795000001300-ContactSourceStatementChecks';
 import { AuthThrottleBackoff1795000002100 } from './migrations/1795000002100-AuthThrottleBackoff';
-import { CampaignAttemptsCancelled1795000003000 } from './migrations/1795000003000-CampaignAttemptsCancelled';
+import { SessionRevocationAndKeyScopes1795000002200 } from './migrations/1795000002200-SessionRevocationAndKeyScopes';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -24,7 +24,7 @@ export const migrations = [
   SpeechCredentials1795000001200,
   ContactSourceStatementChecks1795000001300,
   AuthThrottleBackoff1795000002100,
-  CampaignAttemptsCancelled1795000003000,
+  SessionRevocationAndKeyScopes1795000002200,
 ];
 
 export interface DataSourceOptions {

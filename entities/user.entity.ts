@@ -15,4 +15,8 @@ export class User extends TimestampedEntity {
 
   @Column({ type: 'text' })
   passwordHash: string;
+
+  /** Written into each session token; raised to revoke every token issued before. */
+  @Column({ type: 'integer', default: 0 })
+  sessionGeneration: number;
 }

@@ -2,19 +2,25 @@ import { errors, jwtVerify, SignJWT } from 'jose';
 
 const ALGORITHM = 'HS256';
 
-export interface SessionTokens {
-  /** A signed token naming the user, valid for the configured lifetime. */
-  issue(user: { id: number; email: string }): Promise<string>;
-  /** The user id a valid, unexpired token names; `undefined` for anything else. */
-  verify(token: string): Promise<number | undefined>;
+export interface SessionClaims {
+  userId: number;
+  /** The user's session generation when the token was issued; tokens of older ones are revoked. */
+  generation: number;
 }
 
-/** Session tokens are HS256 JWTs: `sub` (the user id), `email`, `iat` and `exp`. */
+export interface SessionTokens {
+  /** A signed token naming the user and its session generation, valid for the configured lifetime. */
+  issue(user: { id: number; email: string; sessionGeneration: number }): Promise<string>;
+  /** What a valid, unexpired token says; `undefined` for anything else. */
+  verify(token: string): Promise<SessionClaims | undefined>;
+}
+
+/** Session tokens are HS256 JWTs: `sub` (the user id), `gen`, `email`, `iat` and `exp`. */
 export function createSessionTokens(secret: string, ttlHours: number): SessionTokens {
   const key = new TextEncoder().encode(secret);
   return {
     issue: (user) =>
-      new SignJWT({ email: user.email })
+      new SignJWT({ email: user.email, gen: user.sessionGeneration })
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setSubject(String(user.id))
         .setIssuedAt()
@@ -25,7 +31,9 @@ export function createSessionTokens(secret: string, ttlHours: number): SessionTo
         // Only HS256 is accepted: a token cannot pick its own algorithm (`none`, or a public key as HMAC).
         const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], requiredClaims: ['sub', 'exp'] });
         const userId = Number(payload.sub);
-        return Number.isSafeInteger(userId) && userId > 0 ? userId : undefined;
+        const generation = payload.gen ?? 0;
+        if (!Number.isSafeInteger(userId) || userId <= 0 || !Number.isSafeInteger(generation)) return undefined;
+        return { userId, generation: generation as number };
       } catch (error) {
         if (error instanceof errors.JOSEError) return undefined;
         throw error;

@@ -1,7 +1,8 @@
 import type { Middleware } from 'koa';
 import type { CredentialVerifier } from '../auth/credentials';
 import type { AppState } from '../context';
-import { UnauthorizedError } from '../errors';
+import { scopeAllows, type ApiKeyScope } from '../auth/scopes';
+import { ForbiddenError, UnauthorizedError } from '../errors';
 import type { SecurityScheme } from '../route';
 
 const BEARER = /^Bearer +(\S+)$/i;
@@ -17,9 +18,14 @@ const missingCredentials = (accepted: readonly SecurityScheme[]): string => {
 /**
  * Runs before every route that declares credentials and puts the caller on `ctx.state.auth`.
  * An `X-API-Key` wins over `Authorization` when both are sent, and a bad key is not retried as a
- * token: the request is judged on the credential that takes precedence.
+ * token: the request is judged on the credential that takes precedence. A credential whose scope
+ * does not cover the route's answers 403.
  */
-export function authenticate(verifier: CredentialVerifier, accepted: readonly SecurityScheme[]): Middleware<AppState> {
+export function authenticate(
+  verifier: CredentialVerifier,
+  accepted: readonly SecurityScheme[],
+  scope: ApiKeyScope,
+): Middleware<AppState> {
   return async (ctx, next) => {
     const apiKey = ctx.get('X-API-Key').trim();
     const authorization = ctx.get('Authorization').trim();
@@ -31,6 +37,9 @@ export function authenticate(verifier: CredentialVerifier, accepted: readonly Se
       ctx.state.auth = await verifier.bySessionToken(token);
     } else {
       throw new UnauthorizedError(missingCredentials(accepted));
+    }
+    if (!scopeAllows(ctx.state.auth.scope, scope)) {
+      throw new ForbiddenError(`This API key's scope is ${ctx.state.auth.scope}; this route needs ${scope}`);
     }
     await next();
   };

@@ -1,24 +1,25 @@
-import type { z } from 'zod';
-import { IsNull } from 'typeorm';
-import { ApiKey } from '../../entities';
-import { generateApiKey } from '../auth/api-key-format';
-import type { ApiDeps } from '../context';
-import { defineRoute, errorResponse, type Route } from '../route';
+import type { z } from "zod";
+import { IsNull } from "typeorm";
+import { ApiKey } from "../../entities";
+import { generateApiKey } from "../auth/api-key-format";
+import type { ApiDeps } from "../context";
+import { defineRoute, errorResponse, type Route } from "../route";
 import {
   ApiKeyIdParams,
   ApiKeyListItem,
   CreateApiKeyRequest,
   CreatedApiKey,
   ListApiKeysQuery,
-} from '../schemas/api-keys';
-import { SuccessResponse } from '../schemas/common';
-import { findOwned } from '../tenancy';
+} from "../schemas/api-keys";
+import { SuccessResponse } from "../schemas/common";
+import { findOwned } from "../tenancy";
 
-const NOT_FOUND = 'API key not found';
+const NOT_FOUND = "API key not found";
 
 const listItem = (key: ApiKey): z.output<typeof ApiKeyListItem> => ({
   id: key.id,
   name: key.name,
+  scope: key.scope,
   key_prefix: key.keyPrefix,
   is_active: key.isActive,
   created_at: key.createdAt.toISOString(),
@@ -32,14 +33,16 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
   return [
     defineRoute(
       {
-        method: 'post',
-        path: '/user/api-keys',
-        summary: 'Create an API key for the organization',
-        description: 'The full key is in this response only; afterwards just its first 8 characters are shown.',
-        tags: ['api-keys'],
-        security: ['ApiKey', 'SessionToken'],
+        method: "post",
+        path: "/user/api-keys",
+        summary: "Create an API key for the organization",
+        description:
+          "The full key is in this response only; afterwards just its first 8 characters are shown. `scope` " +
+          "limits what the key may do (`read`, `calls` or `admin`, the default); creating keys needs `admin`.",
+        tags: ["api-keys"],
+        security: ["ApiKey", "SessionToken"],
         body: CreateApiKeyRequest,
-        responses: { 201: { description: 'Created', schema: CreatedApiKey } },
+        responses: { 201: { description: "Created", schema: CreatedApiKey } },
       },
       async (ctx, { body, auth }) => {
         const { key, prefix, hash } = generateApiKey();
@@ -48,6 +51,7 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
             organizationId: auth.organizationId,
             userId: auth.userId,
             name: body.name,
+            scope: body.scope,
             keyPrefix: prefix,
             keyHash: hash,
           }),
@@ -55,6 +59,7 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
         const created: z.output<typeof CreatedApiKey> = {
           id: saved.id,
           name: saved.name,
+          scope: saved.scope,
           key_prefix: saved.keyPrefix,
           api_key: key,
           created_at: saved.createdAt.toISOString(),
@@ -65,60 +70,53 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
     ),
     defineRoute(
       {
-        method: 'get',
-        path: '/user/api-keys',
+        method: "get",
+        path: "/user/api-keys",
         summary: "The organization's API keys, newest first",
-        tags: ['api-keys'],
-        security: ['ApiKey', 'SessionToken'],
+        tags: ["api-keys"],
+        security: ["ApiKey", "SessionToken"],
         query: ListApiKeysQuery,
-        responses: { 200: { description: 'API keys (never the full key)', schema: ApiKeyListItem.array() } },
+        responses: {
+          200: {
+            description: "API keys (never the full key)",
+            schema: ApiKeyListItem.array(),
+          },
+        },
       },
       async (ctx, { query, auth }) => {
         const keys = await apiKeys.find({
-          where: { organizationId: auth.organizationId, ...(query.include_archived ? {} : { archivedAt: IsNull() }) },
-          order: { createdAt: 'DESC', id: 'DESC' },
+          where: {
+            organizationId: auth.organizationId,
+            ...(query.include_archived ? {} : { archivedAt: IsNull() }),
+          },
+          order: { createdAt: "DESC", id: "DESC" },
         });
         ctx.body = keys.map(listItem);
       },
     ),
     defineRoute(
       {
-        method: 'delete',
-        path: '/user/api-keys/{id}',
-        summary: 'Archive an API key',
+        method: "delete",
+        path: "/user/api-keys/{id}",
+        summary: "Archive an API key",
         description:
-          'The key stops working at once; it stays listed with `include_archived=true` and can be reactivated.',
-        tags: ['api-keys'],
-        security: ['ApiKey', 'SessionToken'],
+          "The key stops working at once and for good: archiving is final (a leaked key cannot be brought back " +
+          "by whoever holds another key). It stays listed with `include_archived=true`.",
+        tags: ["api-keys"],
+        security: ["ApiKey", "SessionToken"],
         params: ApiKeyIdParams,
         responses: {
-          200: { description: 'Archived', schema: SuccessResponse },
+          200: { description: "Archived", schema: SuccessResponse },
           404: errorResponse(NOT_FOUND),
         },
       },
       async (ctx, { params, auth }) => {
         const key = await findOwned(apiKeys, params.id, auth, NOT_FOUND);
-        await apiKeys.update({ id: key.id }, { isActive: false, archivedAt: key.archivedAt ?? new Date() });
-        ctx.body = { success: true, message: 'API key archived successfully' };
-      },
-    ),
-    defineRoute(
-      {
-        method: 'put',
-        path: '/user/api-keys/{id}/reactivate',
-        summary: 'Reactivate an archived API key',
-        tags: ['api-keys'],
-        security: ['ApiKey', 'SessionToken'],
-        params: ApiKeyIdParams,
-        responses: {
-          200: { description: 'Reactivated', schema: SuccessResponse },
-          404: errorResponse(NOT_FOUND),
-        },
-      },
-      async (ctx, { params, auth }) => {
-        const key = await findOwned(apiKeys, params.id, auth, NOT_FOUND);
-        await apiKeys.update({ id: key.id }, { isActive: true, archivedAt: null });
-        ctx.body = { success: true, message: 'API key reactivated successfully' };
+        await apiKeys.update(
+          { id: key.id },
+          { isActive: false, archivedAt: key.archivedAt ?? new Date() },
+        );
+        ctx.body = { success: true, message: "API key archived successfully" };
       },
     ),
   ];

@@ -2,6 +2,7 @@ import bcrypt from 'bcryptjs';
 import request from 'supertest';
 import { createAuthServices } from '../../api/auth/auth-services';
 import { createRoutes } from '../../api/app';
+import { requiredScope } from '../../api/auth/scopes';
 import { buildTestApp } from '../helpers/app';
 import { createApiKey, signUp, TEST_PASSWORD, uniqueEmail } from '../helpers/accounts';
 import { useTestServices } from '../helpers/services';
@@ -43,6 +44,8 @@ describe('credential precedence', () => {
 
 /** The call API takes `X-API-Key` only (DECISIONS, "Calls and runs"); every other route takes both. */
 const API_KEY_ONLY = /^\/public\/agent\//;
+/** What only the user may do: revoke their sessions, change their password. */
+const SESSION_ONLY = /^\/auth\/(logout|password)$/;
 
 describe('every route that declares credentials', () => {
   // Built inside the tests: route factories need the initialized database.
@@ -55,6 +58,8 @@ describe('every route that declares credentials', () => {
         method: spec.method,
         openapiPath: spec.path,
         apiKeyOnly: API_KEY_ONLY.test(spec.path),
+        sessionOnly: SESSION_ONLY.test(spec.path),
+        scope: requiredScope(spec),
         // An id no row has: past authentication the route answers 404, never 401, and changes nothing.
         url: `/api/v1${spec.path.replace(/\{\w+\}/g, '2147483647')}`,
       }));
@@ -72,25 +77,29 @@ describe('every route that declares credentials', () => {
     const app = server();
     const { token } = await signUp(app);
     const { api_key } = await createApiKey(app, token);
-    for (const { name, method, url, apiKeyOnly } of authenticatedRoutes()) {
+    // Logging out would revoke the token the loop uses: it has its own tests.
+    const routes = authenticatedRoutes().filter(({ openapiPath }) => openapiPath !== '/auth/logout');
+    for (const { name, method, url, apiKeyOnly, sessionOnly } of routes) {
       const body = method === 'post' || method === 'put' ? { name: 'k' } : undefined;
       const withToken = await request(app)[method](url).auth(token, { type: 'bearer' }).send(body);
       const withKey = await request(app)[method](url).set('X-API-Key', api_key).send(body);
-      expect({ name, status: withKey.status }).not.toEqual({ name, status: 401 });
+      expect({ name, keyRefused: withKey.status === 401 }).toEqual({ name, keyRefused: sessionOnly });
       expect({ name, tokenRefused: withToken.status === 401 }).toEqual({ name, tokenRefused: apiKeyOnly });
     }
   });
 
-  it('is documented with both schemes, and public routes with none', async () => {
+  it('is documented with its schemes and the scope an API key needs, and public routes with none', async () => {
     const doc = (await request(server()).get('/api/v1/openapi.json')).body as {
       paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>>;
     };
-    for (const { name, method, openapiPath, apiKeyOnly } of authenticatedRoutes()) {
+    for (const { name, method, openapiPath, apiKeyOnly, sessionOnly, scope } of authenticatedRoutes()) {
       const operation = doc.paths[openapiPath]?.[method];
-      expect({ name, security: operation?.security }).toEqual({
-        name,
-        security: apiKeyOnly ? [{ ApiKey: [] }] : [{ ApiKey: [] }, { SessionToken: [] }],
-      });
+      const expected = apiKeyOnly
+        ? [{ ApiKey: [scope] }]
+        : sessionOnly
+          ? [{ SessionToken: [] }]
+          : [{ ApiKey: [scope] }, { SessionToken: [] }];
+      expect({ name, security: operation?.security }).toEqual({ name, security: expected });
       expect(operation?.responses).toHaveProperty('401');
     }
     expect(doc.paths['/auth/login']?.post?.security).toEqual([]);

@@ -37,7 +37,6 @@ export interface OrgScopedRoute {
 /** Every route that takes a resource id: organization B must get 404 on each of A's ids. */
 export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'delete', path: (ids) => `/api/v1/user/api-keys/${ids.apiKeyId}` },
-  { method: 'put', path: (ids) => `/api/v1/user/api-keys/${ids.apiKeyId}/reactivate` },
   { method: 'get', path: (ids) => `/api/v1/workflow/fetch/${ids.workflowId}` },
   { method: 'put', path: (ids) => `/api/v1/workflow/${ids.workflowId}`, body: { name: 'renamed by A' } },
   { method: 'put', path: (ids) => `/api/v1/workflow/${ids.workflowId}/status`, body: { status: 'active' } },

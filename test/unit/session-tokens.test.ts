@@ -7,20 +7,20 @@ const key = new TextEncoder().encode(SECRET);
 describe('session tokens', () => {
   const tokens = createSessionTokens(SECRET, 720);
 
-  it('round-trips the user id, with a 720 h lifetime by default', async () => {
-    const token = await tokens.issue({ id: 42, email: 'ada@example.com' });
-    expect(await tokens.verify(token)).toBe(42);
+  it('round-trips the user id and session generation, with a 720 h lifetime by default', async () => {
+    const token = await tokens.issue({ id: 42, email: 'ada@example.com', sessionGeneration: 3 });
+    expect(await tokens.verify(token)).toEqual({ userId: 42, generation: 3 });
     const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<
       string,
       unknown
     >;
-    expect(claims).toMatchObject({ sub: '42', email: 'ada@example.com' });
+    expect(claims).toMatchObject({ sub: '42', email: 'ada@example.com', gen: 3 });
     expect(Number(claims.exp) - Number(claims.iat)).toBe(720 * 3600);
   });
 
   it('rejects a token signed with another secret', async () => {
     const other = createSessionTokens('another-secret-that-is-32-chars-long!', 720);
-    expect(await tokens.verify(await other.issue({ id: 42, email: 'a@b.c' }))).toBeUndefined();
+    expect(await tokens.verify(await other.issue({ id: 42, email: 'a@b.c', sessionGeneration: 0 }))).toBeUndefined();
   });
 
   it('rejects an expired token', async () => {

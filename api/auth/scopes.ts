@@ -1,0 +1,18 @@
+/** What an API key may do; each scope includes the ones before it. Session tokens act as `admin`. */
+export const API_KEY_SCOPES = ['read', 'calls', 'admin'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** Routes that place calls or run campaigns: what a `calls` key is for. */
+const CALL_PATHS = [/^\/public\/agent\//, /^\/campaign(\/|$)/];
+
+/**
+ * The scope a route needs: reading needs `read`; placing calls and running campaigns needs
+ * `calls`; everything else (agents, telephony, keys, credentials) needs `admin`.
+ */
+export function requiredScope(spec: { method: string; path: string }): ApiKeyScope {
+  if (spec.method === 'get') return 'read';
+  return CALL_PATHS.some((pattern) => pattern.test(spec.path)) ? 'calls' : 'admin';
+}
+
+export const scopeAllows = (held: ApiKeyScope, needed: ApiKeyScope): boolean =>
+  API_KEY_SCOPES.indexOf(held) >= API_KEY_SCOPES.indexOf(needed);
