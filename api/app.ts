@@ -62,8 +62,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const api = new Router<AppState>({ prefix: API_PREFIX });
   for (const { spec, koaPath, handler } of routes) {
     // A route's declared credentials are what is enforced: it cannot be documented one way and run another.
-    const guard =
-      spec.security.length > 0 ? [authenticate(auth.credentials, spec.security, requiredScope(spec))] : [];
+    const guard = spec.security.length > 0 ? [authenticate(auth.credentials, spec.security, requiredScope(spec))] : [];
     api[spec.method](koaPath, ...guard, handler);
   }
   api.get('/openapi.json', (ctx) => {

@@ -1,20 +1,20 @@
-import type { z } from "zod";
-import { IsNull } from "typeorm";
-import { ApiKey } from "../../entities";
-import { generateApiKey } from "../auth/api-key-format";
-import type { ApiDeps } from "../context";
-import { defineRoute, errorResponse, type Route } from "../route";
+import type { z } from 'zod';
+import { IsNull } from 'typeorm';
+import { ApiKey } from '../../entities';
+import { generateApiKey } from '../auth/api-key-format';
+import type { ApiDeps } from '../context';
+import { defineRoute, errorResponse, type Route } from '../route';
 import {
   ApiKeyIdParams,
   ApiKeyListItem,
   CreateApiKeyRequest,
   CreatedApiKey,
   ListApiKeysQuery,
-} from "../schemas/api-keys";
-import { SuccessResponse } from "../schemas/common";
-import { findOwned } from "../tenancy";
+} from '../schemas/api-keys';
+import { SuccessResponse } from '../schemas/common';
+import { findOwned } from '../tenancy';
 
-const NOT_FOUND = "API key not found";
+const NOT_FOUND = 'API key not found';
 
 const listItem = (key: ApiKey): z.output<typeof ApiKeyListItem> => ({
   id: key.id,
@@ -33,16 +33,16 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
   return [
     defineRoute(
       {
-        method: "post",
-        path: "/user/api-keys",
-        summary: "Create an API key for the organization",
+        method: 'post',
+        path: '/user/api-keys',
+        summary: 'Create an API key for the organization',
         description:
-          "The full key is in this response only; afterwards just its first 8 characters are shown. `scope` " +
-          "limits what the key may do (`read`, `calls` or `admin`, the default); creating keys needs `admin`.",
-        tags: ["api-keys"],
-        security: ["ApiKey", "SessionToken"],
+          'The full key is in this response only; afterwards just its first 8 characters are shown. `scope` ' +
+          'limits what the key may do (`read`, `calls` or `admin`, the default); creating keys needs `admin`.',
+        tags: ['api-keys'],
+        security: ['ApiKey', 'SessionToken'],
         body: CreateApiKeyRequest,
-        responses: { 201: { description: "Created", schema: CreatedApiKey } },
+        responses: { 201: { description: 'Created', schema: CreatedApiKey } },
       },
       async (ctx, { body, auth }) => {
         const { key, prefix, hash } = generateApiKey();
@@ -70,15 +70,15 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
     ),
     defineRoute(
       {
-        method: "get",
-        path: "/user/api-keys",
+        method: 'get',
+        path: '/user/api-keys',
         summary: "The organization's API keys, newest first",
-        tags: ["api-keys"],
-        security: ["ApiKey", "SessionToken"],
+        tags: ['api-keys'],
+        security: ['ApiKey', 'SessionToken'],
         query: ListApiKeysQuery,
         responses: {
           200: {
-            description: "API keys (never the full key)",
+            description: 'API keys (never the full key)',
             schema: ApiKeyListItem.array(),
           },
         },
@@ -89,34 +89,31 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
             organizationId: auth.organizationId,
             ...(query.include_archived ? {} : { archivedAt: IsNull() }),
           },
-          order: { createdAt: "DESC", id: "DESC" },
+          order: { createdAt: 'DESC', id: 'DESC' },
         });
         ctx.body = keys.map(listItem);
       },
     ),
     defineRoute(
       {
-        method: "delete",
-        path: "/user/api-keys/{id}",
-        summary: "Archive an API key",
+        method: 'delete',
+        path: '/user/api-keys/{id}',
+        summary: 'Archive an API key',
         description:
-          "The key stops working at once and for good: archiving is final (a leaked key cannot be brought back " +
-          "by whoever holds another key). It stays listed with `include_archived=true`.",
-        tags: ["api-keys"],
-        security: ["ApiKey", "SessionToken"],
+          'The key stops working at once and for good: archiving is final (a leaked key cannot be brought back ' +
+          'by whoever holds another key). It stays listed with `include_archived=true`.',
+        tags: ['api-keys'],
+        security: ['ApiKey', 'SessionToken'],
         params: ApiKeyIdParams,
         responses: {
-          200: { description: "Archived", schema: SuccessResponse },
+          200: { description: 'Archived', schema: SuccessResponse },
           404: errorResponse(NOT_FOUND),
         },
       },
       async (ctx, { params, auth }) => {
         const key = await findOwned(apiKeys, params.id, auth, NOT_FOUND);
-        await apiKeys.update(
-          { id: key.id },
-          { isActive: false, archivedAt: key.archivedAt ?? new Date() },
-        );
-        ctx.body = { success: true, message: "API key archived successfully" };
+        await apiKeys.update({ id: key.id }, { isActive: false, archivedAt: key.archivedAt ?? new Date() });
+        ctx.body = { success: true, message: 'API key archived successfully' };
       },
     ),
   ];

@@ -1,28 +1,14 @@
-import type { z } from "zod";
-import { User } from "../../entities";
-import type { AuthServices } from "../auth/auth-services";
-import { hashPassword, verifyPassword } from "../auth/passwords";
-import type { ApiDeps } from "../context";
-import {
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  UnauthorizedError,
-} from "../errors";
-import { defineRoute, errorResponse, type Route } from "../route";
-import { createAccount } from "../services/accounts";
-import {
-  ChangePasswordRequest,
-  SignupAccepted,
-  SIGNUP_RECEIVED,
-} from "../schemas/account";
-import {
-  LoginRequest,
-  SessionResponse,
-  SignupRequest,
-  UserResponse,
-} from "../schemas/auth";
-import { SuccessResponse } from "../schemas/common";
+import type { z } from 'zod';
+import { User } from '../../entities';
+import type { AuthServices } from '../auth/auth-services';
+import { hashPassword, verifyPassword } from '../auth/passwords';
+import type { ApiDeps } from '../context';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
+import { defineRoute, errorResponse, type Route } from '../route';
+import { createAccount } from '../services/accounts';
+import { ChangePasswordRequest, SignupAccepted, SIGNUP_RECEIVED } from '../schemas/account';
+import { LoginRequest, SessionResponse, SignupRequest, UserResponse } from '../schemas/auth';
+import { SuccessResponse } from '../schemas/common';
 
 const userBody = (user: User): z.output<typeof UserResponse> => ({
   id: user.id,
@@ -38,11 +24,9 @@ export function createAuthRoutes(
   const users = dataSource.getRepository(User);
   /** Raises the user's session generation: every token issued before stops working. */
   const revokeSessions = async (userId: number) => {
-    await users.increment({ id: userId }, "sessionGeneration", 1);
+    await users.increment({ id: userId }, 'sessionGeneration', 1);
   };
-  const sessionBody = async (
-    user: User,
-  ): Promise<z.output<typeof SessionResponse>> => ({
+  const sessionBody = async (user: User): Promise<z.output<typeof SessionResponse>> => ({
     token: await sessions.issue(user),
     user: userBody(user),
   });
@@ -50,28 +34,25 @@ export function createAuthRoutes(
   return [
     defineRoute(
       {
-        method: "post",
-        path: "/auth/signup",
-        summary: "Create a user and its organization",
+        method: 'post',
+        path: '/auth/signup',
+        summary: 'Create a user and its organization',
         description:
-          "Answers 202 with the same body whether or not the email was already registered, in about the same " +
-          "time, so signup cannot be used to find accounts; then log in with `POST /auth/login`. Signups are " +
-          "counted per client address: past `SIGNUP_MAX_PER_ADDRESS` each next one waits (429 with " +
-          "`Retry-After`). 403 when the instance runs with `ENABLE_SIGNUP=false`.",
-        tags: ["auth"],
+          'Answers 202 with the same body whether or not the email was already registered, in about the same ' +
+          'time, so signup cannot be used to find accounts; then log in with `POST /auth/login`. Signups are ' +
+          'counted per client address: past `SIGNUP_MAX_PER_ADDRESS` each next one waits (429 with ' +
+          '`Retry-After`). 403 when the instance runs with `ENABLE_SIGNUP=false`.',
+        tags: ['auth'],
         security: [],
         body: SignupRequest,
         responses: {
-          202: { description: "Signup received", schema: SignupAccepted },
-          403: errorResponse("Signup is disabled"),
-          429: errorResponse(
-            "Too many signups from this address; `Retry-After` says when to try again",
-          ),
+          202: { description: 'Signup received', schema: SignupAccepted },
+          403: errorResponse('Signup is disabled'),
+          429: errorResponse('Too many signups from this address; `Retry-After` says when to try again'),
         },
       },
       async (ctx, { body }) => {
-        if (!config.ENABLE_SIGNUP)
-          throw new ForbiddenError("Signup is disabled");
+        if (!config.ENABLE_SIGNUP) throw new ForbiddenError('Signup is disabled');
         await signupThrottle.begin(ctx.ip);
         try {
           await createAccount(dataSource, body);
@@ -84,36 +65,31 @@ export function createAuthRoutes(
     ),
     defineRoute(
       {
-        method: "post",
-        path: "/auth/login",
-        summary: "Exchange email and password for a session token",
+        method: 'post',
+        path: '/auth/login',
+        summary: 'Exchange email and password for a session token',
         description:
-          "Failed attempts are counted per email and per client address across all replicas. Past a free " +
-          "allowance (`LOGIN_MAX_FAILURES_PER_EMAIL`, `LOGIN_MAX_FAILURES_PER_ADDRESS`) each next attempt " +
-          "waits 5 s, doubling up to `LOGIN_MAX_BACKOFF_SECONDS` (30 s): meanwhile the answer is 429 with " +
-          "`Retry-After`. A successful login clears the email’s count, never the address’s. Unknown emails " +
-          "and wrong passwords answer alike.",
-        tags: ["auth"],
+          'Failed attempts are counted per email and per client address across all replicas. Past a free ' +
+          'allowance (`LOGIN_MAX_FAILURES_PER_EMAIL`, `LOGIN_MAX_FAILURES_PER_ADDRESS`) each next attempt ' +
+          'waits 5 s, doubling up to `LOGIN_MAX_BACKOFF_SECONDS` (30 s): meanwhile the answer is 429 with ' +
+          '`Retry-After`. A successful login clears the email’s count, never the address’s. Unknown emails ' +
+          'and wrong passwords answer alike.',
+        tags: ['auth'],
         security: [],
         body: LoginRequest,
         responses: {
-          200: { description: "Logged in", schema: SessionResponse },
-          401: errorResponse("Invalid email or password"),
-          429: errorResponse(
-            "Too many failed attempts; `Retry-After` says when to try again",
-          ),
+          200: { description: 'Logged in', schema: SessionResponse },
+          401: errorResponse('Invalid email or password'),
+          429: errorResponse('Too many failed attempts; `Retry-After` says when to try again'),
         },
       },
       async (ctx, { body }) => {
         await loginThrottle.begin(body.email, ctx.ip);
         const user = await users.findOneBy({ email: body.email });
-        const passwordMatches = await verifyPassword(
-          body.password,
-          user?.passwordHash,
-        );
+        const passwordMatches = await verifyPassword(body.password, user?.passwordHash);
         if (!user || !passwordMatches) {
           await loginThrottle.failed(ctx.ip);
-          throw new UnauthorizedError("Invalid email or password");
+          throw new UnauthorizedError('Invalid email or password');
         }
         await loginThrottle.succeeded(body.email);
         ctx.body = await sessionBody(user);
@@ -121,16 +97,16 @@ export function createAuthRoutes(
     ),
     defineRoute(
       {
-        method: "get",
-        path: "/auth/me",
-        summary: "The calling user",
+        method: 'get',
+        path: '/auth/me',
+        summary: 'The calling user',
         description:
-          "The user behind the session token or API key of the request, with the organization it belongs to.",
-        tags: ["auth"],
-        security: ["ApiKey", "SessionToken"],
+          'The user behind the session token or API key of the request, with the organization it belongs to.',
+        tags: ['auth'],
+        security: ['ApiKey', 'SessionToken'],
         responses: {
           200: {
-            description: "The user the credentials act as",
+            description: 'The user the credentials act as',
             schema: UserResponse,
           },
         },
@@ -138,69 +114,62 @@ export function createAuthRoutes(
       async (ctx, { auth }) => {
         const user = await users.findOneBy({ id: auth.userId });
         // Authentication just found this user; it can only be gone if deleted in between.
-        if (!user) throw new NotFoundError("User not found");
+        if (!user) throw new NotFoundError('User not found');
         ctx.body = userBody(user);
       },
     ),
     defineRoute(
       {
-        method: "post",
-        path: "/auth/logout",
-        summary: "Revoke every session token of the calling user",
+        method: 'post',
+        path: '/auth/logout',
+        summary: 'Revoke every session token of the calling user',
         description:
-          "Every session token the user holds, on any device, stops working at once, this one included. " +
-          "API keys are not affected: archive them with `DELETE /user/api-keys/{id}`.",
-        tags: ["auth"],
-        security: ["SessionToken"],
-        responses: { 200: { description: "Revoked", schema: SuccessResponse } },
+          'Every session token the user holds, on any device, stops working at once, this one included. ' +
+          'API keys are not affected: archive them with `DELETE /user/api-keys/{id}`.',
+        tags: ['auth'],
+        security: ['SessionToken'],
+        responses: { 200: { description: 'Revoked', schema: SuccessResponse } },
       },
       async (ctx, { auth }) => {
         await revokeSessions(auth.userId);
         ctx.body = {
           success: true,
-          message: "Every session of this user is revoked",
+          message: 'Every session of this user is revoked',
         };
       },
     ),
     defineRoute(
       {
-        method: "post",
-        path: "/auth/password",
+        method: 'post',
+        path: '/auth/password',
         summary: "Change the calling user's password",
         description:
-          "Needs the current password, checked and throttled as a login is. Every session token of the user " +
-          "is revoked; the answer carries a new one for this client.",
-        tags: ["auth"],
-        security: ["SessionToken"],
+          'Needs the current password, checked and throttled as a login is. Every session token of the user ' +
+          'is revoked; the answer carries a new one for this client.',
+        tags: ['auth'],
+        security: ['SessionToken'],
         body: ChangePasswordRequest,
         responses: {
           200: {
-            description: "Changed; a new session token",
+            description: 'Changed; a new session token',
             schema: SessionResponse,
           },
-          403: errorResponse("The current password is wrong"),
-          429: errorResponse(
-            "Too many failed attempts; `Retry-After` says when to try again",
-          ),
+          403: errorResponse('The current password is wrong'),
+          429: errorResponse('Too many failed attempts; `Retry-After` says when to try again'),
         },
       },
       async (ctx, { body, auth }) => {
         const user = await users.findOneBy({ id: auth.userId });
-        if (!user) throw new NotFoundError("User not found");
+        if (!user) throw new NotFoundError('User not found');
         await loginThrottle.begin(user.email, ctx.ip);
         if (!(await verifyPassword(body.current_password, user.passwordHash))) {
           await loginThrottle.failed(ctx.ip);
-          throw new ForbiddenError("The current password is wrong");
+          throw new ForbiddenError('The current password is wrong');
         }
         await loginThrottle.succeeded(user.email);
-        await users.update(
-          { id: user.id },
-          { passwordHash: await hashPassword(body.new_password) },
-        );
+        await users.update({ id: user.id }, { passwordHash: await hashPassword(body.new_password) });
         await revokeSessions(user.id);
-        ctx.body = await sessionBody(
-          await users.findOneByOrFail({ id: user.id }),
-        );
+        ctx.body = await sessionBody(await users.findOneByOrFail({ id: user.id }));
       },
     ),
   ];
