@@ -130,6 +130,8 @@ describe('Deepgram live STT adapter', () => {
     const stream = await stt.open({ sampleRate: 16000, language: 'en' }, { onTranscript: () => undefined });
     await waitFor('two control messages', () => (seen[0]?.controls.length ?? 0) >= 2);
     await stream.close();
+    // The fake server reads the socket on its own schedule: the close message may land just after.
+    await waitFor('the CloseStream message', () => seen[0]?.controls.includes('CloseStream'));
     expect(seen[0]?.query.get('sample_rate')).toBe('16000');
     expect(seen[0]?.controls.slice(0, 2)).toEqual(['KeepAlive', 'KeepAlive']);
     expect(seen[0]?.controls.at(-1)).toBe('CloseStream');
