@@ -34,6 +34,12 @@ export class NotFoundError extends AppError {
   }
 }
 
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(detail: string) {
+    super(415, detail);
+  }
+}
+
 export class ConflictError extends AppError {
   constructor(detail: string) {
     super(409, detail);

@@ -19,9 +19,13 @@ export function toValidationIssues(error: z.ZodError, location: InputLocation): 
   return error.issues.map((issue) => ({
     loc: [location, ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))],
     msg: issue.message,
-    type:
-      issue.code === 'invalid_type' && issue.input === undefined ? 'missing' : (typeByCode[issue.code] ?? issue.code),
+    type: issueType(issue),
   }));
+}
+
+function issueType(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'missing';
+  return typeByCode[issue.code] ?? issue.code;
 }
 
 type Parts = Partial<Record<InputLocation, { schema: z.ZodType; value: unknown }>>;
@@ -34,7 +38,8 @@ export function parseRequest(parts: Parts): Partial<Record<InputLocation, unknow
   const parsed: Partial<Record<InputLocation, unknown>> = {};
   const issues: ValidationIssue[] = [];
   for (const [location, part] of Object.entries(parts) as [InputLocation, { schema: z.ZodType; value: unknown }][]) {
-    const result = part.schema.safeParse(part.value);
+    // With its input, an issue tells a missing value (`missing`) from a wrong one (`type_error`).
+    const result = part.schema.safeParse(part.value, { reportInput: true });
     if (result.success) parsed[location] = result.data;
     else issues.push(...toValidationIssues(result.error, location));
   }

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { isDataException } from '../db-errors';
 import { AppError, ValidationError } from '../errors';
 import { isDatabaseOutage, isTemporalOutage } from '../outages';
 import type { AppState } from '../context';
@@ -45,6 +46,13 @@ export function errorHandler(): Middleware<AppState> {
         ctx.set(error.headers);
         ctx.body = { detail: error.detail };
         if (error.status >= 500) log.warn({ err: error }, error.detail);
+        return;
+      }
+      if (isDataException(error)) {
+        // The schemas bound what they can; a value PostgreSQL still refuses is a validation problem.
+        log.info({ err: error }, 'request value refused by the database');
+        ctx.status = 422;
+        ctx.body = { detail: [{ loc: ['body'], msg: 'A value is out of range or not storable', type: 'value_error' }] };
         return;
       }
       if (isDatabaseOutage(error)) {

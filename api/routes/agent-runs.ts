@@ -11,6 +11,7 @@ export function createAgentRunRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/workflow/{workflow_id}/runs',
+        operationId: 'listAgentRuns',
         summary: "An agent's runs (test and live calls), one page at a time",
         description:
           'Filter attributes: `dateRange` (dateRange, `{from?, to?}` inclusive), `dispositionCode` (multiSelect, ' +
@@ -23,7 +24,7 @@ export function createAgentRunRoutes({ dataSource, config }: ApiDeps): Route[] {
         query: WorkflowRunsQuery,
         responses: {
           200: { description: 'A page of runs', schema: WorkflowRunsPage },
-          400: errorResponse('Invalid filter format'),
+          400: errorResponse('Invalid filters format'),
           404: errorResponse('Workflow with id {workflow_id} not found'),
         },
       },
@@ -35,7 +36,10 @@ export function createAgentRunRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/workflow/{workflow_id}/runs/{run_id}',
+        operationId: 'getAgentRun',
         summary: 'One run of an agent',
+        description:
+          "One run (call) of the agent, with its context, logs, cost and disposition. 404 when the run is not the agent's or the agent is another organization's.",
         tags: ['runs'],
         security: ['ApiKey', 'SessionToken'],
         params: WorkflowRunParams,

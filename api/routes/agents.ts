@@ -33,6 +33,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/workflow/create/definition',
+        operationId: 'createAgent',
         summary: 'Create an agent from a definition',
         description: 'Creates version 1, published. Missing trigger paths are minted.',
         tags,
@@ -54,6 +55,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/workflow/create/template',
+        operationId: 'createAgentFromTemplate',
         summary: 'Create an agent from a description',
         description:
           'The configured language model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) drafts the definition; an ' +
@@ -87,7 +89,10 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/workflow/fetch',
+        operationId: 'listAgents',
         summary: "The organization's agents, newest first",
+        description:
+          'Every agent of the organization, newest first; `status` narrows the list to active or archived agents.',
         tags,
         security,
         query: ListAgentsQuery,
@@ -101,7 +106,10 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/workflow/fetch/{workflow_id}',
+        operationId: 'getAgent',
         summary: 'An agent with its current version and run count',
+        description:
+          "The agent with its published version's definition, configurations and variables, and how many runs it has.",
         tags,
         security,
         params: WorkflowIdParams,
@@ -115,6 +123,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'put',
         path: '/workflow/{workflow_id}',
+        operationId: 'updateAgent',
         summary: 'Update an agent',
         description:
           'A change to `workflow_definition`, `workflow_configurations` or `template_context_variables` ' +
@@ -139,6 +148,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'put',
         path: '/workflow/{workflow_id}/status',
+        operationId: 'setAgentStatus',
         summary: 'Archive or restore an agent',
         description: 'An archived agent takes no calls; its definition and history are kept.',
         tags,
@@ -156,7 +166,9 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/workflow/{workflow_id}/versions',
+        operationId: 'listAgentVersions',
         summary: "An agent's versions, newest first",
+        description: 'Every stored version of the agent, newest first; only the current one is `published`.',
         tags,
         security,
         params: WorkflowIdParams,
@@ -170,6 +182,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/workflow/{workflow_id}/validate',
+        operationId: 'validateAgent',
         summary: 'Check a definition without saving it',
         description:
           "Checks `workflow_definition` from the body, or the agent's current definition when the body has none, " +

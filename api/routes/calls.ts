@@ -4,6 +4,7 @@ import type { ApiDeps } from '../context';
 import { NotFoundError } from '../errors';
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { AgentUuidParams, CallInitiated, CallRequest, TriggerPathParams } from '../schemas/calls';
+import { text } from '../schemas/common';
 import { WorkflowRunParams } from '../schemas/runs';
 import { z } from '../zod';
 import { AgentVersionCache } from '../services/agents/version-cache';
@@ -18,7 +19,14 @@ const callResponses = (notFound: string) => ({
   400: errorResponse('Telephony provider not configured for this organization (or not ready)'),
   404: errorResponse(`${notFound}; or the telephony configuration or phone number is unknown`),
   409: errorResponse('Agent is archived; or the first request with this Idempotency-Key is in flight'),
-  422: errorResponse('Invalid body, or an Idempotency-Key already used with a different request'),
+});
+
+/** Documented and checked here; the idempotency service reads it. */
+const IdempotencyHeaders = z.object({
+  'Idempotency-Key': text(255).optional().openapi({
+    description: 'Makes retries safe: the same key with the same body within 24 hours answers the first response.',
+    example: '5f0c2a7e-0d7b-4d6e-9f7e-2b1c3a4d5e6f',
+  }),
 });
 
 const IDEMPOTENCY_NOTE =
@@ -65,11 +73,13 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/public/agent/{uuid}',
+        operationId: 'callByTriggerPath',
         summary: "Call a number with an agent, by the agent's API trigger path",
         description: 'Only trigger paths: an Agent UUID here answers 404.' + IDEMPOTENCY_NOTE,
         tags: ['calls'],
         security: ['ApiKey'],
         params: TriggerPathParams,
+        headers: IdempotencyHeaders,
         body: CallRequest,
         responses: callResponses('Agent trigger not found'),
       },
@@ -83,11 +93,13 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/public/agent/workflow/{workflow_uuid}',
+        operationId: 'callByAgentUuid',
         summary: 'Call a number with an agent, by its Agent UUID',
         description: 'Only Agent UUIDs: a trigger path here answers 404.' + IDEMPOTENCY_NOTE,
         tags: ['calls'],
         security: ['ApiKey'],
         params: AgentUuidParams,
+        headers: IdempotencyHeaders,
         body: CallRequest,
         responses: callResponses('Workflow not found'),
       },
@@ -101,6 +113,7 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/workflow/{workflow_id}/runs/{run_id}/transcript',
+        operationId: 'getRunTranscript',
         summary: "A run's transcript",
         description: 'One line per utterance: `[timestamp] user|assistant: text`. Empty until the call has ended.',
         tags: ['runs'],

@@ -20,6 +20,7 @@ export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps): Rou
       {
         method: 'post',
         path: '/campaign/sources',
+        operationId: 'uploadCampaignSource',
         summary: 'Upload a contact list (CSV) for campaigns',
         description:
           'The CSV is the body (`Content-Type: text/csv`, name from `?file_name=`) or the `file` field of a ' +

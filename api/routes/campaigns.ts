@@ -47,6 +47,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: `/campaign/{campaign_id}/${action}`,
+        operationId: `${action}Campaign`,
         summary,
         description:
           'Sent to the campaign workflow as a Temporal Update: the answer comes once the workflow has accepted it.',
@@ -65,6 +66,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/campaign/create',
+        operationId: 'createCampaign',
         summary: 'Create a campaign (draft) over an uploaded contact list',
         description:
           'Defaults: `retry_config` {enabled: true, max_retries: 2, retry_delay_seconds: 120, retry_on_busy, ' +
@@ -98,7 +100,9 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/campaign',
+        operationId: 'listCampaigns',
         summary: "The organization's campaigns, newest first",
+        description: "The organization's campaigns, newest first, paged; `state` narrows the list to one state.",
         tags,
         security,
         query: CampaignListQuery,
@@ -112,7 +116,10 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/campaign/{campaign_id}',
+        operationId: 'getCampaign',
         summary: 'One campaign, with its logs',
+        description:
+          "The campaign's settings, counters and log entries. 404 when it is unknown or another organization's.",
         tags,
         security,
         params: CampaignIdParams,
@@ -126,6 +133,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'patch',
         path: '/campaign/{campaign_id}',
+        operationId: 'updateCampaign',
         summary: "Change a draft or paused campaign's settings",
         description:
           'Allowed in `draft` and `paused` only. `retry_config` and `circuit_breaker` are merged over the stored ' +
@@ -149,6 +157,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/campaign/{campaign_id}/start',
+        operationId: 'startCampaign',
         summary: 'Start a draft campaign',
         description:
           'Starts the Temporal workflow `campaign-<id>` and answers once it has marked the campaign `running`.',
@@ -173,6 +182,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/campaign/{campaign_id}/redial',
+        operationId: 'redialCampaign',
         summary: 'Redial the busy, unanswered or voicemail contacts of a finished campaign',
         description:
           'For a `completed` or `cancelled` campaign, at most once: creates a draft campaign over the contacts ' +
@@ -200,6 +210,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/campaign/{campaign_id}/progress',
+        operationId: 'getCampaignProgress',
         summary: "A campaign's progress",
         description:
           "While running or paused, the workflow's own figures (its `campaignProgress` query); otherwise the " +
@@ -217,6 +228,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/campaign/{campaign_id}/runs',
+        operationId: 'listCampaignRuns',
         summary: "A campaign's calls, one page at a time",
         description: 'Filters, sorting and paging as for `GET /workflow/{workflow_id}/runs`.',
         tags,
@@ -225,7 +237,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         query: CampaignRunsQuery,
         responses: {
           200: { description: 'A page of runs', schema: WorkflowRunsPage },
-          400: errorResponse('Invalid filter format'),
+          400: errorResponse('Invalid filters format'),
           404: notFound,
         },
       },

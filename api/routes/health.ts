@@ -46,6 +46,7 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
       {
         method: 'get',
         path: '/health',
+        operationId: 'getHealth',
         summary: 'Liveness and instance information',
         description: 'Needs no credentials. Answers while the process runs, whatever its dependencies do.',
         tags: ['health'],
@@ -66,6 +67,7 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
       {
         method: 'get',
         path: '/health/ready',
+        operationId: 'getReadiness',
         summary: 'Readiness: PostgreSQL and Temporal both answer',
         description: 'Needs no credentials. 503 names every dependency that is down.',
         tags: ['health'],
@@ -85,6 +87,7 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
       {
         method: 'get',
         path: '/health/deep',
+        operationId: 'getDeepHealth',
         summary: 'End-to-end check through a worker',
         description:
           'Needs no credentials. Starts a `healthCheckWorkflow` on the worker task queue; a worker runs ' +

@@ -89,7 +89,10 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: BASE,
+        operationId: 'listPhoneNumbers',
         summary: "A configuration's phone numbers, oldest first",
+        description:
+          "Every phone number of the telephony configuration, oldest first. 404 when the configuration is unknown or another organization's.",
         tags,
         security,
         params: ConfigIdParams,
@@ -111,6 +114,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: BASE,
+        operationId: 'createPhoneNumber',
         summary: 'Add a phone number to a configuration',
         description:
           'PSTN numbers are stored in E.164. With an inbound agent, the provider is pointed at Switchboard and ' +
@@ -161,7 +165,9 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: `${BASE}/{phone_number_id}`,
+        operationId: 'getPhoneNumber',
         summary: 'A phone number',
+        description: "One phone number of the configuration. 404 when either is unknown or another organization's.",
         tags,
         security,
         params: PhoneNumberParams,
@@ -179,6 +185,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
       {
         method: 'put',
         path: `${BASE}/{phone_number_id}`,
+        operationId: 'updatePhoneNumber',
         summary: 'Update a phone number',
         description:
           'Partial. `address` cannot change. `clear_inbound_workflow: true` removes the inbound binding; ' +
@@ -221,6 +228,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
       {
         method: 'delete',
         path: `${BASE}/{phone_number_id}`,
+        operationId: 'deletePhoneNumber',
         summary: 'Delete a phone number',
         description:
           'A number bound to an inbound agent is first detached at the provider; if that fails the answer is ' +
@@ -250,6 +258,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: `${BASE}/{phone_number_id}/set-default-caller`,
+        operationId: 'setDefaultCallerId',
         summary: "Make this number the configuration's default caller id",
         description: 'The previous default of the configuration is cleared in the same transaction.',
         tags,

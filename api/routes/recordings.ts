@@ -26,6 +26,7 @@ export function createRecordingRoutes({ dataSource, config, logger }: ApiDeps): 
       {
         method: 'get',
         path: '/workflow/{workflow_id}/runs/{run_id}/recording',
+        operationId: 'getRunRecording',
         summary: "A run's call recording",
         description:
           'A stereo 16-bit WAV at 8 kHz: left channel the caller, right channel the agent, aligned in time. ' +

@@ -36,6 +36,7 @@ export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): R
       {
         method: 'get',
         path: PATH,
+        operationId: 'listSpeechCredentials',
         summary: "The organization's speech-provider API keys",
         description:
           'Keys the organization stored for itself, masked. A call uses them before the service-wide keys ' +
@@ -56,7 +57,9 @@ export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): R
       {
         method: 'get',
         path: `${PATH}/{provider}`,
+        operationId: 'getSpeechCredential',
         summary: "The organization's API key for one speech provider",
+        description: 'The stored key of the provider, masked. 404 when none is stored.',
         tags,
         security,
         params: SpeechCredentialParams,
@@ -75,6 +78,7 @@ export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): R
       {
         method: 'put',
         path: `${PATH}/{provider}`,
+        operationId: 'putSpeechCredential',
         summary: "Store or replace the organization's API key for a speech provider",
         description:
           'The key is encrypted at rest (AES-256-GCM under SECRETS_KEY) and answered masked; it is not checked ' +
@@ -124,6 +128,7 @@ export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): R
       {
         method: 'delete',
         path: `${PATH}/{provider}`,
+        operationId: 'deleteSpeechCredential',
         summary: "Delete the organization's API key for a speech provider",
         description: "The organization's calls fall back to the service-wide key, if there is one.",
         tags,

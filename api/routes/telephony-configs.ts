@@ -47,7 +47,10 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/organizations/telephony-providers/metadata',
+        operationId: 'listTelephonyProviders',
         summary: 'The telephony providers and the fields each needs',
+        description:
+          'The providers this deployment offers and, for each, the configuration fields a create takes (which are required and which are secret).',
         tags,
         security,
         responses: { 200: { description: 'Providers, sorted by name', schema: ProviderMetadataList } },
@@ -68,7 +71,9 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/organizations/telephony-configs',
+        operationId: 'listTelephonyConfigs',
         summary: "The organization's telephony configurations, oldest first",
+        description: 'Every telephony configuration of the organization, oldest first, with secrets masked.',
         tags,
         security,
         responses: { 200: { description: 'Configurations (secrets masked)', schema: TelephonyConfigurationList } },
@@ -85,6 +90,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/organizations/telephony-configs',
+        operationId: 'createTelephonyConfig',
         summary: 'Create a telephony configuration',
         description: 'Sensitive fields are encrypted at rest and answered masked.',
         tags,
@@ -129,7 +135,10 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/organizations/telephony-configs/{config_id}',
+        operationId: 'getTelephonyConfig',
         summary: 'A telephony configuration',
+        description:
+          "One telephony configuration, with secrets masked. 404 when it is unknown or another organization's.",
         tags,
         security,
         params: ConfigIdParams,
@@ -146,6 +155,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
       {
         method: 'put',
         path: '/organizations/telephony-configs/{config_id}',
+        operationId: 'updateTelephonyConfig',
         summary: 'Update a telephony configuration',
         description:
           'Partial: only changed fields are needed. A masked secret sent back unchanged keeps the stored one. ' +
@@ -204,6 +214,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
       {
         method: 'delete',
         path: '/organizations/telephony-configs/{config_id}',
+        operationId: 'deleteTelephonyConfig',
         summary: 'Delete a telephony configuration and its phone numbers',
         description:
           'Refused (409) while any campaign references it. Its numbers are deleted with it, without detaching ' +
@@ -232,6 +243,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/organizations/telephony-configs/{config_id}/set-default-outbound',
+        operationId: 'setDefaultOutboundConfig',
         summary: "Make this the organization's default outbound configuration",
         description: 'The previous default is cleared in the same transaction.',
         tags,

@@ -10,6 +10,7 @@ import { BadGatewayError, BadRequestError, ForbiddenError, NotFoundError } from 
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
+import { ProviderJsonReply, providerWebhookBody, vonageWebhookBody } from '../schemas/webhooks';
 import { acceptInboundCall, findCalledNumber, inboundAddress, signalStatus } from '../services/calls/inbound';
 import { createTelephonyServices } from '../services/telephony/telephony-services';
 import { z } from '../zod';
@@ -112,6 +113,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
       {
         method,
         path: '/telephony/{provider}/answer/{run_id}',
+        operationId: method === 'get' ? 'answerCallByGet' : 'answerCall',
         summary: "A provider's answer URL for an outbound call",
         description:
           'Where Twilio, Plivo, Vobiz and Vonage (`answer_url`) fetch instructions when the callee answers: the ' +
@@ -121,8 +123,14 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         tags: ['telephony'],
         security: [],
         params: StatusWebhookParams,
+        ...(method === 'post' ? { providerBody: providerWebhookBody } : {}),
         responses: {
-          200: { description: 'Call instructions', schema: Markup, contentType: 'text/xml' },
+          200: {
+            description: 'Call instructions',
+            schema: Markup,
+            contentType: 'text/xml',
+            otherContent: { 'application/json': ProviderJsonReply },
+          },
           403: errorResponse('Invalid signature'),
           404: errorResponse('Unknown provider or run'),
         },
@@ -135,6 +143,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/telephony/{provider}/inbound',
+        operationId: 'receiveInboundCall',
         summary: "A provider's inbound call webhook",
         description:
           "Configure this URL as the number's voice/answer URL at the provider (phone-number binding does it " +
@@ -145,8 +154,14 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         tags: ['telephony'],
         security: [],
         params: ProviderParams,
+        providerBody: providerWebhookBody,
         responses: {
-          200: { description: 'Call instructions, or the polite reject', schema: Markup, contentType: 'text/xml' },
+          200: {
+            description: 'Call instructions, or the polite reject',
+            schema: Markup,
+            contentType: 'text/xml',
+            otherContent: { 'application/json': ProviderJsonReply },
+          },
           400: errorResponse('The payload is not an inbound call'),
           403: errorResponse('Invalid signature'),
           404: errorResponse('Unknown provider, or one that sends no inbound webhook (ARI)'),
@@ -184,6 +199,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/telephony/vonage/events',
+        operationId: 'receiveVonageEvent',
         summary: "Vonage's application event webhook",
         description:
           "Where the Vonage application's `event_url` points (set when a number is bound): the events of inbound " +
@@ -191,6 +207,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
           'otherwise), then signalled like status webhooks; events of unknown calls or legs answer 200 and are logged.',
         tags: ['telephony'],
         security: [],
+        providerBody: vonageWebhookBody,
         responses: {
           200: { description: 'Accepted (or ignored and logged)', schema: WebhookReceived },
           400: errorResponse('The payload is not a status event'),
@@ -225,6 +242,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/telephony/simulator/ring',
+        operationId: 'ringSimulator',
         summary: 'Make the simulator ring one of your numbers',
         description:
           'The simulator places an inbound call to one of your numbers on a simulator configuration: it posts its ' +

@@ -8,6 +8,7 @@ import { BadRequestError, ForbiddenError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
+import { providerWebhookBody } from '../schemas/webhooks';
 import { createTelephonyServices } from '../services/telephony/telephony-services';
 
 const RECEIVED = { status: 'received' as const };
@@ -20,6 +21,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/telephony/{provider}/status/{run_id}',
+        operationId: 'receiveCallStatus',
         summary: "A provider's call status webhook",
         description:
           "No credentials: the provider's signature, checked with the run's telephony configuration, is the " +
@@ -28,6 +30,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         tags: ['telephony'],
         security: [],
         params: StatusWebhookParams,
+        providerBody: providerWebhookBody,
         responses: {
           200: { description: 'Accepted (or ignored and logged)', schema: WebhookReceived },
           400: errorResponse('The payload is not a status event'),

@@ -10,6 +10,7 @@ export function createUsageRoutes({ dataSource, config }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/organizations/usage/runs',
+        operationId: 'listUsageRuns',
         summary: "The organization's runs with duration, tokens and charge, newest first",
         description:
           'Dates filter only through `start_date` and `end_date`. Filter attributes: `runId`, `workflowId`, ' +

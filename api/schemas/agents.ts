@@ -1,6 +1,6 @@
 import { z } from '../zod';
 import { boundedJsonObject } from './limits';
-import { DateTimeString, IdParam } from './common';
+import { DateTimeString, IdParam, name, text } from './common';
 import { WorkflowDefinition } from './workflow-definition';
 
 export const WorkflowIdParams = z.object({ workflow_id: IdParam });
@@ -12,45 +12,42 @@ const dropNulls = (value: unknown) =>
 
 /**
  * Call settings, stored per version. The known keys are checked; other keys are kept as sent.
- * Explicit nulls are dropped and no defaults are filled in: only what was sent is stored.
+ * Explicit nulls are accepted and dropped (a null means "unset"), and no defaults are filled in:
+ * only what was sent is stored.
  */
 export const WorkflowConfigurations = z
   .preprocess(
     dropNulls,
     z.looseObject({
-      max_call_duration: z
-        .number()
-        .int()
-        .min(1)
-        .max(1200)
-        .optional()
-        .openapi({ description: 'Seconds; 300 if unset.' }),
-      max_user_idle_timeout: z.number().positive().optional(),
-      smart_turn_stop_secs: z.number().positive().optional(),
-      turn_start_strategy: z.enum(['default', 'min_words', 'provisional_vad']).optional(),
-      turn_start_min_words: z.number().int().min(1).optional(),
-      provisional_vad_pause_secs: z.number().positive().optional(),
-      turn_stop_strategy: z.enum(['transcription', 'turn_analyzer']).optional(),
-      dictionary: z.string().optional().openapi({ description: 'Comma-separated speech-to-text key terms.' }),
-      context_compaction_enabled: z.boolean().optional(),
+      max_call_duration: z.number().int().min(1).max(1200).nullish().openapi({ description: 'Seconds; 300 if unset.' }),
+      max_user_idle_timeout: z.number().positive().nullish(),
+      smart_turn_stop_secs: z.number().positive().nullish(),
+      turn_start_strategy: z.enum(['default', 'min_words', 'provisional_vad']).nullish(),
+      turn_start_min_words: z.number().int().min(1).nullish(),
+      provisional_vad_pause_secs: z.number().positive().nullish(),
+      turn_stop_strategy: z.enum(['transcription', 'turn_analyzer']).nullish(),
+      dictionary: text(10000).nullish().openapi({ description: 'Comma-separated speech-to-text key terms.' }),
+      context_compaction_enabled: z.boolean().nullish(),
       ambient_noise_configuration: z
-        .looseObject({ enabled: z.boolean().optional(), volume: z.number().min(0).max(1).optional() })
-        .optional(),
-      text_chat_inactivity_timeout_seconds: z.number().int().min(60).max(10500).optional(),
+        .looseObject({ enabled: z.boolean().nullish(), volume: z.number().min(0).max(1).nullish() })
+        .nullish(),
+      text_chat_inactivity_timeout_seconds: z.number().int().min(60).max(10500).nullish(),
       external_pbx_field_mappings: z
-        .array(z.object({ context_path: z.string().min(1), destination_field: z.string().min(1) }))
+        .array(z.object({ context_path: text(255).min(1), destination_field: text(255).min(1) }))
         .max(100)
-        .optional(),
-      external_pbx_lead_headers: z.array(z.string()).max(50).optional(),
+        .nullish(),
+      external_pbx_lead_headers: z.array(text(255)).max(50).nullish(),
     }),
   )
-  .openapi('WorkflowConfigurations');
+  .openapi('WorkflowConfigurations', {
+    description: 'Call settings of a version. `null` for a field means unset: it is dropped, never stored.',
+  });
 
 export const TemplateContextVariables = boundedJsonObject('Default variables, applied to test runs only.').openapi(
   'TemplateContextVariables',
 );
 
-const AgentName = z.string().trim().min(1).max(255);
+const AgentName = name(255);
 
 export const CreateAgentFromDefinitionRequest = z
   .object({
@@ -63,13 +60,8 @@ export const CreateAgentFromDefinitionRequest = z
 
 export const CreateAgentFromTemplateRequest = z
   .object({
-    use_case: z.string().trim().min(1).max(2000).openapi({ description: 'What the agent is for.' }),
-    activity_description: z
-      .string()
-      .trim()
-      .min(1)
-      .max(10000)
-      .openapi({ description: 'What the agent should do on a call, in plain words.' }),
+    use_case: name(2000).openapi({ description: 'What the agent is for.' }),
+    activity_description: name(10000).openapi({ description: 'What the agent should do on a call, in plain words.' }),
     call_type: z.enum(['inbound', 'outbound']).default('outbound'),
   })
   .openapi('CreateAgentFromTemplateRequest');

@@ -1,7 +1,20 @@
 import { z } from '../zod';
+import { name, text } from './common';
 
-/** Emails compare case-insensitively: they are trimmed and lower-cased before anything else. */
-const Email = z.string().trim().toLowerCase().pipe(z.email()).openapi({ format: 'email', example: 'ada@example.com' });
+/**
+ * An address as RFC 5321 allows one outside quotes: a dot-atom local part (letters, digits and
+ * ``!#$%&'*+/=?^_`{|}~-``, up to 64) and a domain of letter-digit-hyphen labels. Emails compare
+ * case-insensitively, so they are lower-cased once valid.
+ */
+const EMAIL =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+const Email = z
+  .string()
+  .max(254)
+  .regex(EMAIL, { error: 'must be an email address (a local part, @, a domain name)' })
+  .refine((email) => email.indexOf('@') <= 64, { error: 'the part before @ must be at most 64 characters' })
+  .transform((email) => email.toLowerCase())
+  .openapi({ example: 'ada@example.com' });
 
 // bcrypt reads only the first 72 bytes; a longer password would silently lose its tail.
 export const NewPassword = z
@@ -14,11 +27,11 @@ export const SignupRequest = z
   .object({
     email: Email,
     password: NewPassword,
-    name: z.string().trim().min(1).max(255).nullish(),
+    name: name(255).nullish(),
   })
   .openapi('SignupRequest');
 
-export const LoginRequest = z.object({ email: Email, password: z.string().min(1) }).openapi('LoginRequest');
+export const LoginRequest = z.object({ email: Email, password: text(1024).min(1) }).openapi('LoginRequest');
 
 export const UserResponse = z
   .object({

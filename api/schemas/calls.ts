@@ -1,6 +1,6 @@
 import { z } from '../zod';
 import { boundedJsonObject } from './limits';
-import { IdParam } from './common';
+import { BodyId, IdParam, text } from './common';
 
 const E164 = z
   .string()
@@ -8,21 +8,21 @@ const E164 = z
   .openapi({ example: '+14155550100' });
 
 export const TriggerPathParams = z.object({
-  uuid: z.string().openapi({ description: "The agent's API trigger path (a UUID)." }),
+  uuid: text(255).openapi({ description: "The agent's API trigger path (a UUID)." }),
 });
 
 export const AgentUuidParams = z.object({
-  workflow_uuid: z.string().openapi({ description: 'The Agent UUID (`workflow_uuid`).' }),
+  workflow_uuid: text(255).openapi({ description: 'The Agent UUID (`workflow_uuid`).' }),
 });
 
 export const CallRequest = z
   .object({
     phone_number: E164,
     initial_context: boundedJsonObject('Variables for the prompts.').nullish(),
-    telephony_configuration_id: z.number().int().positive().nullish().openapi({
+    telephony_configuration_id: BodyId.nullish().openapi({
       description: "The configuration to call through; default: the organization's default outbound one.",
     }),
-    from_phone_number_id: z.number().int().positive().nullish().openapi({
+    from_phone_number_id: BodyId.nullish().openapi({
       description: "The caller id; default: the configuration's default caller id, else an active number.",
     }),
   })
@@ -38,6 +38,6 @@ export const CallInitiated = z
   .openapi('CallInitiated');
 export type CallInitiated = z.output<typeof CallInitiated>;
 
-export const StatusWebhookParams = z.object({ provider: z.string(), run_id: IdParam });
+export const StatusWebhookParams = z.object({ provider: text(64), run_id: IdParam });
 
 export const WebhookReceived = z.object({ status: z.literal('received') }).openapi('WebhookReceived');

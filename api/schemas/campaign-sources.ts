@@ -1,11 +1,8 @@
 import { z } from '../zod';
+import { name } from './common';
 
 export const CampaignSourceUploadQuery = z.object({
-  file_name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(255)
+  file_name: name(255)
     .optional()
     .openapi({ description: 'Name to keep for the list; multipart uploads default to the part’s filename.' }),
 });

@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from '../zod';
-import { DateTimeString, IdParam, PageQuery } from './common';
+import { BodyId, DateTimeString, IdParam, name, PageQuery, text } from './common';
 import { WorkflowRunsQuery } from './runs';
 
 /** The decided defaults (DECISIONS "Campaigns"); a create fills what the body leaves out. */
@@ -24,7 +24,7 @@ export const CAMPAIGN_STATES = ['draft', 'running', 'paused', 'completed', 'fail
 
 export const CampaignIdParams = z.object({ campaign_id: IdParam });
 
-const CampaignName = z.string().trim().min(1).max(255);
+const CampaignName = name(255);
 const MaxConcurrency = z.number().int().min(1).max(100).openapi({ default: DEFAULT_MAX_CONCURRENCY });
 
 /** Every field optional: a create fills the defaults, a PATCH merges over the stored values. */
@@ -83,27 +83,25 @@ export const ScheduleConfigInput = z
   })
   .openapi('ScheduleConfig', { description: 'Calling windows; without one, calls are placed at any time.' });
 
-/** The narrative's `time_slots` is not part of the interface: refusing it keeps a schedule from being dropped. */
+/** `time_slots` is not part of the interface: refusing it keeps a schedule from being dropped. */
 const TimeSlotsRejected = z
   .unknown()
-  .optional()
   .refine((value) => value === undefined, {
-    message: 'time_slots is not accepted: send the calling windows as schedule_config.slots',
+    error: 'time_slots is not accepted: send the calling windows as schedule_config.slots',
   })
-  .openapi({ description: 'Not accepted (422): use `schedule_config.slots`.', deprecated: true });
+  .optional()
+  // JSON Schema's "nothing is valid here": clients generate `never` for it.
+  .openapi({ not: {}, description: 'Never accepted (422): send the calling windows as `schedule_config.slots`.' });
 
 export const CreateCampaignRequest = z
   .object({
     name: CampaignName,
-    workflow_id: z.number().int().positive().openapi({ description: 'The agent the campaign calls with.' }),
-    source_type: z.string().regex(/^csv$/, 'source_type must be "csv"'),
-    source_id: z.string().min(1).openapi({ description: 'The `source_id` of `POST /campaign/sources`.' }),
-    telephony_configuration_id: z
-      .number()
-      .int()
-      .positive()
-      .nullish()
-      .openapi({ description: "Omitted: the organization's default outbound configuration." }),
+    workflow_id: BodyId.openapi({ description: 'The agent the campaign calls with.' }),
+    source_type: z.literal('csv'),
+    source_id: text(255).min(1).openapi({ description: 'The `source_id` of `POST /campaign/sources`.' }),
+    telephony_configuration_id: BodyId.nullish().openapi({
+      description: "Omitted: the organization's default outbound configuration.",
+    }),
     retry_config: RetryConfigInput.optional(),
     max_concurrency: MaxConcurrency.optional(),
     schedule_config: ScheduleConfigInput.nullish(),

@@ -16,8 +16,47 @@ export const ValidationErrorBody = z
   })
   .openapi('ValidationErrorBody', { description: 'A 422: one `{loc, msg, type}` per problem, as FastAPI answers.' });
 
-/** Positive integer path ids. */
-export const IdParam = z.coerce.number().int().positive();
+/** The largest PostgreSQL `integer`: every id column is one, so no larger id can name a row. */
+export const MAX_ID = 2_147_483_647;
+
+/** A path or query id: a decimal integer from 1 to `MAX_ID`. */
+export const IdParam = z.coerce.number().int().min(1).max(MAX_ID);
+
+/** An id in a JSON body: an integer from 1 to `MAX_ID`. */
+export const BodyId = z.number().int().min(1).max(MAX_ID);
+
+/** U+0000, which PostgreSQL cannot store in text or JSON. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
+const NO_NUL = /^[^\u0000]*$/;
+/** The characters String.prototype.trim removes (JavaScript's whitespace and line terminators). */
+const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+/** At least one character that is neither whitespace nor NUL, and no NUL anywhere. */
+const NOT_BLANK = new RegExp(`^[^\\u0000]*[^\\u0000${SPACE}][^\\u0000]*$`);
+
+const codePoints = (value: string): number => Array.from(value).length;
+
+/**
+ * Free text: at most `max` characters (code points, as PostgreSQL counts them) and never U+0000.
+ * Every text a request carries is one of these, so the limit documented is the limit checked.
+ */
+export const text = (max: number) =>
+  z
+    .string()
+    .refine((value) => codePoints(value) <= max, { error: `at most ${max} characters`, abort: true })
+    .regex(NO_NUL, { error: 'must not contain NUL (U+0000) characters' })
+    .openapi({ maxLength: max });
+
+/**
+ * A name: free text with at least one visible character, stored trimmed. The bounds are checked on
+ * what was sent, so the document's `maxLength` and `pattern` hold for the request as written.
+ */
+export const name = (max = 255) =>
+  z
+    .string()
+    .refine((value) => codePoints(value) <= max, { error: `at most ${max} characters`, abort: true })
+    .regex(NOT_BLANK, { error: 'must contain a visible character and no NUL (U+0000)' })
+    .trim()
+    .openapi({ maxLength: max, minLength: 1 });
 
 /** `page` (>= 1, default 1) and `limit` (1..100, default 50): every paged list takes these. */
 export const PageQuery = z.object({

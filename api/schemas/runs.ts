@@ -1,15 +1,26 @@
 import { z } from '../zod';
-import { DateTimeString, IdParam, PageQuery } from './common';
+import { DateTimeString, IdParam, PageQuery, text } from './common';
 
-const FiltersParam = z
-  .string()
-  .optional()
-  .openapi({
+/** What `filters` holds once parsed as JSON; the document types the parameter with it (see openapi.ts). */
+export const RunFilters = z
+  .array(
+    z.object({
+      attribute: z.string().openapi({ example: 'calledNumber' }),
+      type: z.string().openapi({ example: 'text' }),
+      value: z.unknown().openapi({ example: { value: '555' } }),
+    }),
+  )
+  .openapi('RunFilters', {
     description:
-      'JSON array of `{attribute, type, value}`; see docs/guides/agents.md for the attributes. Unknown attributes and ' +
-      'types are ignored; text that is not a JSON array answers 400.',
-    example: '[{"attribute":"calledNumber","type":"text","value":{"value":"555"}}]',
+      'Filters on runs, all applied together; see docs/guides/agents.md for the attributes. Unknown attributes ' +
+      'and types are ignored; a known one with a malformed value answers 422.',
   });
+
+/** Sent as JSON text in the query string; the document declares it as JSON content of `RunFilters`. */
+const FiltersParam = text(8192).optional().openapi({
+  description: 'JSON array of `RunFilters`; text that is not a JSON array answers 400 "Invalid filters format".',
+  example: '[{"attribute":"calledNumber","type":"text","value":{"value":"555"}}]',
+});
 
 export const WorkflowRunParams = z.object({ workflow_id: IdParam, run_id: IdParam });
 

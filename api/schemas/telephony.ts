@@ -1,12 +1,12 @@
 import { isSupportedCountry } from 'libphonenumber-js';
 import type { ProviderDefinition } from '../../telephony/provider';
 import { z } from '../zod';
-import { DateTimeString, IdParam } from './common';
+import { BodyId, DateTimeString, IdParam, name, text } from './common';
 
 export const ConfigIdParams = z.object({ config_id: IdParam });
 export const PhoneNumberParams = z.object({ config_id: IdParam, phone_number_id: IdParam });
 
-const ConfigurationName = z.string().trim().min(1).max(64);
+const ConfigurationName = name(64);
 
 export const ProviderFieldDescriptor = z
   .object({
@@ -101,7 +101,7 @@ const CountryCode = z
   })
   .openapi({ example: 'US' });
 
-const Label = z.string().trim().max(64);
+const Label = text(64).trim();
 const ExtraMetadata = z.record(z.string(), z.unknown());
 
 export const ProviderSync = z.object({ ok: z.boolean(), message: z.string() }).openapi('ProviderSync', {
@@ -133,12 +133,12 @@ export const PhoneNumberList = z.object({ phone_numbers: z.array(PhoneNumber) })
 
 export const CreatePhoneNumberRequest = z
   .object({
-    address: z.string().trim().min(1).max(255).openapi({
+    address: name(255).openapi({
       description: 'E.164 (`+14155550100`), a national number with `country_code`, a `sip:` URI or a SIP extension.',
     }),
     country_code: CountryCode.nullish(),
     label: Label.nullish(),
-    inbound_workflow_id: z.number().int().positive().nullish(),
+    inbound_workflow_id: BodyId.nullish(),
     is_active: z.boolean().default(true),
     is_default_caller_id: z.boolean().default(false),
     extra_metadata: ExtraMetadata.default({}),
@@ -147,14 +147,11 @@ export const CreatePhoneNumberRequest = z
 
 export const UpdatePhoneNumberRequest = z
   .object({
-    address: z.string().optional().openapi({ description: 'Immutable: only the current address is accepted.' }),
+    address: text(255).optional().openapi({ description: 'Immutable: only the current address is accepted.' }),
     label: Label.nullish(),
-    inbound_workflow_id: z
-      .number()
-      .int()
-      .positive()
-      .nullish()
-      .openapi({ description: 'Binds inbound calls to this agent; `null` alone changes nothing.' }),
+    inbound_workflow_id: BodyId.nullish().openapi({
+      description: 'Binds inbound calls to this agent; `null` alone changes nothing.',
+    }),
     clear_inbound_workflow: z.boolean().default(false).openapi({ description: '`true` removes the inbound binding.' }),
     is_active: z.boolean().optional(),
     country_code: CountryCode.nullish(),

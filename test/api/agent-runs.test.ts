@@ -188,7 +188,7 @@ describe('GET /api/v1/workflow/{workflow_id}/runs', () => {
     for (const filters of ['{not json', '{"attribute":"runId"}']) {
       const res = await list({ filters });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: 'Invalid filter format' });
+      expect(res.body).toEqual({ detail: 'Invalid filters format' });
     }
   });
 

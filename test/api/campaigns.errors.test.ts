@@ -320,7 +320,7 @@ describe('lists and ids', () => {
     const campaign = await draft();
     const res = await api().get(`/campaign/${campaign.id}/runs?filters=nope`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Invalid filter format' });
+    expect(res.body).toEqual({ detail: 'Invalid filters format' });
   });
 
   it("leaves other organizations' campaigns out of the list", async () => {

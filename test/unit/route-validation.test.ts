@@ -15,7 +15,9 @@ const route = defineRoute(
   {
     method: 'post',
     path: '/things/{thing_id}',
+    operationId: 'createThing',
     summary: 'test route',
+    description: 'A route for the test.',
     tags: ['test'],
     security: [],
     params: z.object({ thing_id: IdParam }),

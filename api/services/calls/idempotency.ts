@@ -1,14 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { AppError, ConflictError, ValidationError } from '../../errors';
+import { ConflictError, ValidationError } from '../../errors';
 
 /** How long a key's first answer is replayed. */
 const KEY_TTL = '24 hours';
 const MAX_KEY_LENGTH = 255;
 
-export class IdempotencyKeyReusedError extends AppError {
+/** A 422 like any other invalid input, pointing at the header. */
+export class IdempotencyKeyReusedError extends ValidationError {
   constructor() {
-    super(422, 'Idempotency-Key was already used with a different request');
+    super([
+      {
+        loc: ['header', 'Idempotency-Key'],
+        msg: 'Idempotency-Key was already used with a different request',
+        type: 'value_error',
+      },
+    ]);
   }
 }
 

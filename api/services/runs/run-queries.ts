@@ -127,7 +127,7 @@ export async function runsPage(
   query: z.output<typeof WorkflowRunsQuery>,
   prices: Prices,
 ): Promise<z.output<typeof WorkflowRunsPage>> {
-  const applied = applyFilters(query.filters, WORKFLOW_RUN_FILTERS, where, 'Invalid filter format');
+  const applied = applyFilters(query.filters, WORKFLOW_RUN_FILTERS, where, 'Invalid filters format');
   const direction = query.sort_order === 'asc' ? 'ASC' : 'DESC';
   const sortColumn = query.sort_by === 'duration' ? 'r.call_duration_seconds' : 'r.created_at';
   const page = where.withExtra(query.limit, (query.page - 1) * query.limit);
