@@ -116,8 +116,14 @@ export const configSchema = z.object({
   /** Prebuilt workflow bundle (`npm run build`); unset: `dist/workflow-bundle.js` in production, else bundled at start. */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
 
-  /** Offer the built-in simulator provider (`simulator` telephony configurations). */
-  TELEPHONY_SIMULATOR: envBoolean(true),
+  /**
+   * Offer the built-in simulator provider (`simulator` telephony configurations). Unset: on, except
+   * with NODE_ENV=production, where fake calls have no place unless asked for.
+   */
+  TELEPHONY_SIMULATOR: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be one of true, false, 1, 0, yes, no' })
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true' || value === '1' || value === 'yes')),
   /**
    * AES-256-GCM key for telephony credentials at rest: 32 bytes, hex or base64. Required in
    * production; elsewhere one is generated once into `${DATA_DIR}/secrets-key`.
@@ -218,10 +224,14 @@ type ParsedConfig = z.infer<typeof configSchema>;
 /** Where local services run when no external address is given. */
 export const EMBEDDED_DATABASE = { user: 'switchboard', password: 'switchboard', database: 'switchboard' };
 
-export type Config = Omit<ParsedConfig, 'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'RECORDINGS_DIR'> & {
+export type Config = Omit<
+  ParsedConfig,
+  'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'RECORDINGS_DIR' | 'TELEPHONY_SIMULATOR'
+> & {
   DATABASE_URL: string;
   TEMPORAL_ADDRESS: string;
   RECORDINGS_DIR: string;
+  TELEPHONY_SIMULATOR: boolean;
   /** True when DATABASE_URL was not given: the embedded PostgreSQL is the database. */
   EMBEDDED_POSTGRES: boolean;
   /** True when TEMPORAL_ADDRESS was not given: the CLI dev server is the Temporal server. */
@@ -265,6 +275,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       parsed.DATABASE_URL ?? `postgres://${user}:${password}@127.0.0.1:${parsed.EMBEDDED_POSTGRES_PORT}/${database}`,
     TEMPORAL_ADDRESS: parsed.TEMPORAL_ADDRESS ?? `127.0.0.1:${parsed.TEMPORAL_PORT}`,
     RECORDINGS_DIR: parsed.RECORDINGS_DIR ?? join(parsed.DATA_DIR, 'recordings'),
+    TELEPHONY_SIMULATOR: parsed.TELEPHONY_SIMULATOR ?? parsed.NODE_ENV !== 'production',
     EMBEDDED_POSTGRES: !parsed.DATABASE_URL,
     EMBEDDED_TEMPORAL: !parsed.TEMPORAL_ADDRESS,
     DATA_DIR_CHOSEN: cleaned.DATA_DIR !== undefined,
