@@ -7,7 +7,7 @@ import type { Resolver } from '../platform/address-guard';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
 import { enabledWebhookNodes, postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
 import { renderPayload, type PayloadContext } from './webhook/payload';
-import { sendWebhook } from './webhook/send';
+import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits } from './webhook/send';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook/signature';
 
 export interface WebhookActivityDeps {
@@ -18,8 +18,8 @@ export interface WebhookActivityDeps {
   signingKey: Buffer;
   /** `ALLOW_PRIVATE_WEBHOOKS`. */
   allowPrivate: boolean;
-  /** Per request; default 10 s. */
-  timeoutMs?: number;
+  /** Socket silence, whole-delivery deadline and answer size; DEFAULT_SEND_LIMITS by default. */
+  limits?: Omit<SendLimits, 'signal'>;
   /** DNS, replaceable in tests; the system resolver by default. */
   resolve?: Resolver;
 }
@@ -65,7 +65,7 @@ export function createWebhookActivities({
   versions,
   signingKey,
   allowPrivate,
-  timeoutMs = 10_000,
+  limits = DEFAULT_SEND_LIMITS,
   resolve,
 }: WebhookActivityDeps) {
   const runs = dataSource.getRepository(Run);
@@ -147,7 +147,8 @@ export function createWebhookActivities({
         const httpStatus = await sendWebhook(
           { method: node.data.http_method, url: node.data.endpoint_url, headers, body },
           { allowPrivate, resolve },
-          timeoutMs,
+          // The activity's cancellation (or its worker's shutdown) aborts the request in flight.
+          { ...limits, signal: Context.current().cancellationSignal },
         );
         await record(runId, {
           ...target,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { JSON_LIMITS, TEXT_LIMITS } from '../../api/schemas/limits';
+import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../api/schemas/limits';
 import { renderTemplate } from '../../api/services/agents/templates';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
@@ -67,6 +67,43 @@ describe('a template that made the old regular expression backtrack', () => {
       .auth(org.owner.token, { type: 'bearer' })
       .send({ name: 'Too long', workflow_definition: definition });
     expect(res.status).toBe(422);
+  });
+});
+
+describe('post-call webhook nodes', () => {
+  const webhookNode = (index: number) => ({
+    id: `hook-${index}`,
+    type: 'webhook',
+    position: { x: 0, y: 0 },
+    data: { name: `Hook ${index}`, endpoint_url: 'https://example.com/hook' },
+  });
+  const withHooks = (count: number) => {
+    const definition = sampleDefinition();
+    return { ...definition, nodes: [...definition.nodes, ...Array.from({ length: count }, (_, i) => webhookNode(i))] };
+  };
+  const save = (definition: object) =>
+    request(server())
+      .put(`/api/v1/workflow/${org.agent.id}`)
+      .auth(org.owner.token, { type: 'bearer' })
+      .send({ workflow_definition: definition });
+
+  it(`answers 422 past ${GRAPH_LIMITS.webhookNodes} per agent: one call cannot fan out to many requests`, async () => {
+    expect((await save(withHooks(GRAPH_LIMITS.webhookNodes))).status).toBe(200);
+    const res = await save(withHooks(GRAPH_LIMITS.webhookNodes + 1));
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body)).toContain(`At most ${GRAPH_LIMITS.webhookNodes} webhook nodes`);
+  });
+
+  it('answers 422 for too many custom headers or an over-long header value', async () => {
+    const definition = withHooks(1);
+    const hook = definition.nodes.at(-1) as ReturnType<typeof webhookNode> & { data: Record<string, unknown> };
+    hook.data.custom_headers = Array.from({ length: GRAPH_LIMITS.customHeaders + 1 }, (_, i) => ({
+      key: `x-h${i}`,
+      value: 'v',
+    }));
+    expect((await save(definition)).status).toBe(422);
+    hook.data.custom_headers = [{ key: 'x-long', value: 'v'.repeat(TEXT_LIMITS.text + 1) }];
+    expect((await save(definition)).status).toBe(422);
   });
 });
 

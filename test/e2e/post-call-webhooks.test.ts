@@ -144,7 +144,7 @@ const createWorker = (env: Record<string, string>) => {
       webhooks: {
         signingKey: webhookSigningKey(config, secrets),
         allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS,
-        timeoutMs: 2_000,
+        limits: { timeoutMs: 2_000, deadlineMs: 5_000, maxAnswerBytes: 64 * 1024 },
       },
     }),
   });
