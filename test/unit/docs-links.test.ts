@@ -1,17 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { documentationPages, REPO_ROOT, RUN_ELSEWHERE, RUN_GUIDES, shellBlocks } from '../helpers/doc-examples';
 
-const root = resolve(__dirname, '..', '..');
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return markdownFiles(path);
-    return name.endsWith('.md') ? [path] : [];
-  });
-}
-
-const pages = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs'))];
+const root = REPO_ROOT;
+const pages = documentationPages();
 
 /** The text a reader sees as prose: fenced blocks and inline code hold examples, not links. */
 const prose = (text: string): string => text.replace(/^```[\s\S]*?^```$/gm, '').replace(/`[^`\n]*`/g, '');
@@ -74,4 +66,13 @@ describe('README.md and docs/', () => {
       expect(text.match(/\.\.\/shared|\/work\//g) ?? []).toEqual([]);
     },
   );
+
+  it('runs every page of shell examples in the doc test, or names it as exercised elsewhere', () => {
+    const withShell = pages
+      .filter((page) => shellBlocks(readFileSync(page, 'utf8')).length > 0)
+      .map((page) => relative(root, page))
+      .sort();
+    const covered = [...RUN_GUIDES.map((guide) => relative(root, guide)), ...Object.keys(RUN_ELSEWHERE)].sort();
+    expect(withShell).toEqual(covered);
+  });
 });
