@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import request from 'supertest';
@@ -12,8 +11,7 @@ import {
 } from '../helpers/campaigns';
 import { startClusterStack, type ClusterStack } from '../helpers/cluster-stack';
 import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
-import { testEnv } from '../helpers/test-env';
+import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
 /**
@@ -168,9 +166,11 @@ it('completes 2,000 contacts exactly once across a killed worker, a restarted Te
     ...(await Promise.all(callIds.map(({ id }) => histories(cluster.client, id)))).flat(),
   ];
   expect(pulled.length).toBeGreaterThan(25);
-  const bundle = { code: readFileSync(testEnv('workflowBundle'), 'utf8') };
   const failures: string[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, pulled)) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle: testWorkflowBundle(), replayName: 'replay-cluster' },
+    pulled,
+  )) {
     if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
   }
   expect(failures).toEqual([]);
