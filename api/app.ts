@@ -2,10 +2,12 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { createAuthServices, type AuthServices } from './auth/auth-services';
+import { requireOperator } from './auth/operator-access';
 import { requiredScope } from './auth/scopes';
 import type { ApiDeps, AppState } from './context';
 import { createDocsRouter, docsAssets } from './docs';
 import { ValidationError } from './errors';
+import { allowedMethods } from './middleware/allowed-methods';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
@@ -71,6 +73,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
 
   const root = new Router<AppState>();
   root.get('/metrics', async (ctx) => {
+    requireOperator(ctx, deps.config);
     ctx.type = deps.metrics.registry.contentType;
     ctx.body = await deps.metrics.registry.metrics();
   });
@@ -111,9 +114,8 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     }),
   );
   app.use(docsAssets());
-  for (const router of [api, root, createDocsRouter()]) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
+  const routers = [api, root, createDocsRouter()];
+  app.use(allowedMethods(routers));
+  for (const router of routers) app.use(router.routes());
   return app;
 }

@@ -1,11 +1,12 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Route } from './route';
+import { RunFilters } from './schemas/runs';
 import { version } from '../platform/version';
 
 export const API_PREFIX = '/api/v1';
 
 /** The OpenAPI 3.1 document, generated from the same route specs that validate requests. */
-export function buildOpenApiDocument(routes: Route[], publicBaseUrl: string): object {
+export function buildOpenApiDocument(routes: Route[], publicBaseUrl: string): OpenAPIObject {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
@@ -25,17 +26,67 @@ export function buildOpenApiDocument(routes: Route[], publicBaseUrl: string): ob
       'A session token from `POST /api/v1/auth/login`: full access, until it expires or its user logs out ' +
       '(`POST /auth/logout`) or changes the password (`POST /auth/password`), which revoke every token of the user.',
   });
+  registry.register('RunFilters', RunFilters);
   for (const route of routes) registry.registerPath(route.openapi);
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Switchboard',
       version,
+      contact: { name: 'Switchboard maintainers' },
+      // The repository declares no license yet; the document says so rather than guess one.
+      license: { name: 'No license granted yet (all rights reserved)' },
       description:
         'Self-hosted voice-agent calling service. Errors answer `{detail}`; validation errors are 422 ' +
         'with `detail: [{loc, msg, type}]`; unknown routes 404, wrong methods 405, bodies over the limit ' +
         '413, PostgreSQL or Temporal unreachable 503.',
     },
     servers: [{ url: `${publicBaseUrl.replace(/\/$/, '')}${API_PREFIX}` }],
+    tags: TAGS,
   });
+  typeJsonQueryParameters(document);
+  return document;
+}
+
+type OpenAPIObject = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+interface ParameterObject {
+  name: string;
+  in: string;
+  schema?: unknown;
+  example?: unknown;
+  content?: Record<string, { schema: unknown }>;
+}
+
+const TAGS = [
+  { name: 'health', description: 'Liveness and readiness of the API and its dependencies.' },
+  { name: 'auth', description: 'Accounts and session tokens.' },
+  { name: 'api-keys', description: "The organization's API keys." },
+  { name: 'agents', description: 'Voice agents: their workflow definitions, configurations and versions.' },
+  { name: 'runs', description: 'Runs (calls) of agents: details, transcripts and recordings.' },
+  { name: 'usage', description: "The organization's runs with their duration, tokens and charge." },
+  { name: 'telephony', description: 'Telephony configurations, phone numbers and the providers’ webhooks.' },
+  { name: 'speech', description: 'API keys of speech-to-text and text-to-speech providers.' },
+  { name: 'calls', description: 'Placing outbound calls with an agent.' },
+  { name: 'campaigns', description: 'Campaigns: contact lists called with an agent, with retries and schedules.' },
+];
+
+/** Query parameters sent as JSON text, each with the schema of what it holds. */
+const JSON_QUERY_PARAMETERS: Record<string, string> = { filters: 'RunFilters' };
+
+/**
+ * zod-to-openapi gives every parameter a `schema`; a parameter that carries JSON is declared with
+ * `content` instead, so clients serialize it and generated types know its shape.
+ */
+function typeJsonQueryParameters(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { parameters?: ParameterObject[] }>)) {
+      for (const parameter of operation.parameters ?? []) {
+        const component = JSON_QUERY_PARAMETERS[parameter.name];
+        if (parameter.in !== 'query' || !component) continue;
+        delete parameter.schema;
+        parameter.content = { 'application/json': { schema: { $ref: `#/components/schemas/${component}` } } };
+        delete parameter.example;
+      }
+    }
+  }
 }

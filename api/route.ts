@@ -1,6 +1,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
+import { UnsupportedMediaTypeError } from './errors';
 import { requiredScope } from './auth/scopes';
 import { ErrorBody, ValidationErrorBody } from './schemas/common';
 import { parseRequest } from './validation';
@@ -20,23 +21,48 @@ export interface RouteSpec<
   method: Method;
   /** OpenAPI style, relative to the API root: `/campaign/{campaign_id}`. */
   path: string;
+  /** Stable and camelCase: generated clients name their methods after it. */
+  operationId: string;
   summary: string;
-  description?: string;
+  description: string;
   tags: string[];
   params?: P;
   query?: Q;
+  /** Request headers the route reads, validated like the rest (names as documented, any case). */
+  headers?: AnyObject;
+  /** A JSON body (`application/json` only: any other content type answers 415). */
   body?: B;
+  /** A documented example of `body`. */
+  bodyExample?: unknown;
   /**
    * A body the handler reads itself as a stream (a CSV upload), one schema per accepted content
    * type: documented here, never buffered or parsed before the handler (see `createApp`).
    */
   streamedBody?: { description: string; content: Record<string, z.ZodType> };
   /**
+   * A body the handler reads itself from the parsed request (a provider webhook, whose signature
+   * covers the raw bytes), one schema per accepted content type: documented here only.
+   */
+  providerBody?: { description: string; required: boolean; content: Record<string, z.ZodType> };
+  /**
    * Accepted credentials, stated by every route: `[]` for a public one. Otherwise the app
    * authenticates the request before the handler runs, and the OpenAPI document lists the schemes.
    */
   security: S;
-  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+  responses: Record<number, ResponseSpec>;
+}
+
+type HeaderSchema = { type: 'string' | 'integer'; pattern?: string; minimum?: number };
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+  /** Further content types the status may answer, each with its schema. */
+  otherContent?: Record<string, z.ZodType>;
+  example?: unknown;
+  /** Response headers, each with a JSON Schema of its value. */
+  headers?: Record<string, { description: string; schema: HeaderSchema; required?: boolean }>;
 }
 
 export interface RouteInput<
@@ -62,11 +88,55 @@ export interface Route {
   openapi: RouteConfig;
 }
 
+const errorContent = { 'application/json': { schema: ErrorBody, example: { detail: 'Not Found' } } };
+
 const standardErrors = {
-  401: { description: 'Missing or invalid credentials', content: { 'application/json': { schema: ErrorBody } } },
-  422: { description: 'Validation error', content: { 'application/json': { schema: ValidationErrorBody } } },
-  503: { description: 'PostgreSQL or Temporal unavailable', content: { 'application/json': { schema: ErrorBody } } },
+  401: {
+    description: 'Missing or invalid credentials',
+    headers: {
+      'WWW-Authenticate': { description: 'The scheme to authenticate with: `Bearer`.', schema: { type: 'string' } },
+    },
+    content: { 'application/json': { schema: ErrorBody, example: { detail: 'Not authenticated' } } },
+  },
+  413: { description: 'The body is larger than the limit', content: errorContent },
+  415: { description: 'A content type this operation does not take', content: errorContent },
+  422: {
+    description: 'Validation error: one `{loc, msg, type}` per problem',
+    content: {
+      'application/json': {
+        schema: ValidationErrorBody,
+        example: { detail: [{ loc: ['body', 'name'], msg: 'Invalid input: expected string', type: 'missing' }] },
+      },
+    },
+  },
+  503: { description: 'PostgreSQL or Temporal unavailable', content: errorContent },
+} satisfies RouteConfig['responses'];
+
+/** Headers some statuses always carry, documented wherever the status is. */
+const headersByStatus: Record<number, ResponseSpec['headers']> = {
+  429: {
+    'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
+  },
+  416: {
+    'Content-Range': {
+      description: '`bytes */<size>`: the size of the resource.',
+      schema: { type: 'string', pattern: '^bytes \\*/\\d+$' },
+    },
+  },
 };
+
+/** The JSON body of a request, or undefined when it has none; 415 for any other content type. */
+function jsonBody(ctx: ParameterizedContext<AppState>): unknown {
+  const { headers } = ctx.req;
+  const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+  if (!hasBody) return undefined;
+  if (!ctx.is('application/json')) throw new UnsupportedMediaTypeError('The body must be application/json');
+  return (ctx.request as { body?: unknown }).body;
+}
+
+function requestHeaders(ctx: ParameterizedContext<AppState>, schema: AnyObject): Record<string, string | undefined> {
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, ctx.get(name) || undefined]));
+}
 
 /**
  * A route is its zod schemas plus a handler: the same schemas validate the request, type the
@@ -80,7 +150,8 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     const parsed = parseRequest({
       ...(spec.params ? { path: { schema: spec.params, value: ctx.params } } : {}),
       ...(spec.query ? { query: { schema: spec.query, value: ctx.query } } : {}),
-      ...(spec.body ? { body: { schema: spec.body, value: (ctx.request as { body?: unknown }).body } } : {}),
+      ...(spec.headers ? { header: { schema: spec.headers, value: requestHeaders(ctx, spec.headers) } } : {}),
+      ...(spec.body ? { body: { schema: spec.body, value: jsonBody(ctx) } } : {}),
     });
     const input = {
       params: parsed.path ?? {},
@@ -92,17 +163,39 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
   };
   const responses: RouteConfig['responses'] = {};
   for (const [status, response] of Object.entries(spec.responses)) {
+    const headers = { ...headersByStatus[Number(status)], ...response.headers };
+    const { schema } = response;
+    const example = response.example ?? (schema === ErrorBody ? { detail: response.description } : undefined);
     responses[status] = {
       description: response.description,
-      ...(response.schema
-        ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }
+      ...(Object.keys(headers).length > 0
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(headers).map(([name, header]) => [
+                name,
+                { description: header.description, required: header.required ?? true, schema: header.schema },
+              ]),
+            ),
+          }
+        : {}),
+      ...(schema
+        ? {
+            content: {
+              [response.contentType ?? 'application/json']: { schema, ...(example === undefined ? {} : { example }) },
+              ...Object.fromEntries(
+                Object.entries(response.otherContent ?? {}).map(([type, other]) => [type, { schema: other }]),
+              ),
+            },
+          }
         : {}),
     };
   }
-  const hasInput = Boolean(spec.params ?? spec.query ?? spec.body);
+  const hasInput = Boolean(spec.params ?? spec.query ?? spec.body ?? spec.headers);
+  const takesBody = Boolean(spec.body ?? spec.streamedBody ?? spec.providerBody);
   const openapi: RouteConfig = {
     method: spec.method,
     path: spec.path,
+    operationId: spec.operationId,
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
@@ -111,7 +204,31 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
-      ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      ...(spec.headers ? { headers: spec.headers } : {}),
+      ...(spec.body
+        ? {
+            body: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: spec.body,
+                  ...(spec.bodyExample === undefined ? {} : { example: spec.bodyExample }),
+                },
+              },
+            },
+          }
+        : {}),
+      ...(spec.providerBody
+        ? {
+            body: {
+              required: spec.providerBody.required,
+              description: spec.providerBody.description,
+              content: Object.fromEntries(
+                Object.entries(spec.providerBody.content).map(([type, schema]) => [type, { schema }]),
+              ),
+            },
+          }
+        : {}),
       ...(spec.streamedBody
         ? {
             body: {
@@ -126,7 +243,8 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     },
     responses: {
       ...(spec.security.length > 0 ? { 401: standardErrors[401] } : {}),
-      ...(hasInput ? { 422: standardErrors[422] } : {}),
+      ...(hasInput || takesBody ? { 422: standardErrors[422] } : {}),
+      ...(takesBody ? { 413: standardErrors[413], 415: standardErrors[415] } : {}),
       503: standardErrors[503],
       ...responses,
     },

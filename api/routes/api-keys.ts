@@ -35,6 +35,7 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/user/api-keys',
+        operationId: 'createApiKey',
         summary: 'Create an API key for the organization',
         description:
           'The full key is in this response only; afterwards just its first 8 characters are shown. `scope` ' +
@@ -72,23 +73,18 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/user/api-keys',
+        operationId: 'listApiKeys',
         summary: "The organization's API keys, newest first",
+        description:
+          "The organization's API keys (prefix and dates, never the key itself), newest first; archived keys only with `include_archived=true`.",
         tags: ['api-keys'],
         security: ['ApiKey', 'SessionToken'],
         query: ListApiKeysQuery,
-        responses: {
-          200: {
-            description: 'API keys (never the full key)',
-            schema: ApiKeyListItem.array(),
-          },
-        },
+        responses: { 200: { description: 'API keys (never the full key)', schema: ApiKeyListItem.array() } },
       },
       async (ctx, { query, auth }) => {
         const keys = await apiKeys.find({
-          where: {
-            organizationId: auth.organizationId,
-            ...(query.include_archived ? {} : { archivedAt: IsNull() }),
-          },
+          where: { organizationId: auth.organizationId, ...(query.include_archived ? {} : { archivedAt: IsNull() }) },
           order: { createdAt: 'DESC', id: 'DESC' },
         });
         ctx.body = keys.map(listItem);
@@ -98,6 +94,7 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
       {
         method: 'delete',
         path: '/user/api-keys/{id}',
+        operationId: 'archiveApiKey',
         summary: 'Archive an API key',
         description:
           'The key stops working at once and for good: archiving is final (a leaked key cannot be brought back ' +

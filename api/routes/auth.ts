@@ -36,6 +36,7 @@ export function createAuthRoutes(
       {
         method: 'post',
         path: '/auth/signup',
+        operationId: 'signUp',
         summary: 'Create a user and its organization',
         description:
           'Answers 202 with the same body whether or not the email was already registered, in about the same ' +
@@ -67,6 +68,7 @@ export function createAuthRoutes(
       {
         method: 'post',
         path: '/auth/login',
+        operationId: 'logIn',
         summary: 'Exchange email and password for a session token',
         description:
           'Failed attempts are counted per email and per client address across all replicas. Past a free ' +
@@ -99,17 +101,13 @@ export function createAuthRoutes(
       {
         method: 'get',
         path: '/auth/me',
+        operationId: 'getCurrentUser',
         summary: 'The calling user',
         description:
           'The user behind the session token or API key of the request, with the organization it belongs to.',
         tags: ['auth'],
         security: ['ApiKey', 'SessionToken'],
-        responses: {
-          200: {
-            description: 'The user the credentials act as',
-            schema: UserResponse,
-          },
-        },
+        responses: { 200: { description: 'The user the credentials act as', schema: UserResponse } },
       },
       async (ctx, { auth }) => {
         const user = await users.findOneBy({ id: auth.userId });
@@ -122,6 +120,7 @@ export function createAuthRoutes(
       {
         method: 'post',
         path: '/auth/logout',
+        operationId: 'logOut',
         summary: 'Revoke every session token of the calling user',
         description:
           'Every session token the user holds, on any device, stops working at once, this one included. ' +
@@ -132,16 +131,14 @@ export function createAuthRoutes(
       },
       async (ctx, { auth }) => {
         await revokeSessions(auth.userId);
-        ctx.body = {
-          success: true,
-          message: 'Every session of this user is revoked',
-        };
+        ctx.body = { success: true, message: 'Every session of this user is revoked' };
       },
     ),
     defineRoute(
       {
         method: 'post',
         path: '/auth/password',
+        operationId: 'changePassword',
         summary: "Change the calling user's password",
         description:
           'Needs the current password, checked and throttled as a login is. Every session token of the user ' +
@@ -150,10 +147,7 @@ export function createAuthRoutes(
         security: ['SessionToken'],
         body: ChangePasswordRequest,
         responses: {
-          200: {
-            description: 'Changed; a new session token',
-            schema: SessionResponse,
-          },
+          200: { description: 'Changed; a new session token', schema: SessionResponse },
           403: errorResponse('The current password is wrong'),
           429: errorResponse('Too many failed attempts; `Retry-After` says when to try again'),
         },

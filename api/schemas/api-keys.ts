@@ -1,6 +1,6 @@
 import { API_KEY_SCOPES } from '../auth/scopes';
 import { z } from '../zod';
-import { DateTimeString, IdParam, queryBoolean } from './common';
+import { DateTimeString, IdParam, name, queryBoolean } from './common';
 
 export const ApiKeyIdParams = z.object({ id: IdParam });
 
@@ -10,10 +10,7 @@ const Scope = z.enum(API_KEY_SCOPES).openapi({
 });
 
 export const CreateApiKeyRequest = z
-  .object({
-    name: z.string().trim().min(1).max(255),
-    scope: Scope.default('admin'),
-  })
+  .object({ name: name(255), scope: Scope.default('admin') })
   .openapi('CreateApiKeyRequest');
 
 export const CreatedApiKey = z
@@ -22,9 +19,7 @@ export const CreatedApiKey = z
     name: z.string(),
     scope: Scope,
     key_prefix: z.string(),
-    api_key: z.string().openapi({
-      description: 'The full key: returned only here, never retrievable again.',
-    }),
+    api_key: z.string().openapi({ description: 'The full key: returned only here, never retrievable again.' }),
     created_at: DateTimeString,
   })
   .openapi('CreatedApiKey');
@@ -37,15 +32,11 @@ export const ApiKeyListItem = z
     key_prefix: z.string().openapi({ description: 'The first 8 characters of the key.' }),
     is_active: z.boolean(),
     created_at: DateTimeString,
-    last_used_at: DateTimeString.nullable().openapi({
-      description: 'Updated at most once a minute.',
-    }),
+    last_used_at: DateTimeString.nullable().openapi({ description: 'Updated at most once a minute.' }),
     archived_at: DateTimeString.nullable(),
   })
   .openapi('ApiKey');
 
 export const ListApiKeysQuery = z.object({
-  include_archived: queryBoolean(false).openapi({
-    description: '`true` includes archived keys.',
-  }),
+  include_archived: queryBoolean(false).openapi({ description: '`true` includes archived keys.' }),
 });
