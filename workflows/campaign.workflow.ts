@@ -8,6 +8,7 @@ import {
   ParentClosePolicy,
   patched,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -26,6 +27,7 @@ import { breakerTrip, isBreakerFailure, type BreakerEntry } from './campaign/bre
 import { shouldRetry } from './campaign/retry';
 import { nextOpening } from './campaign/schedule';
 import { settingsChangeProblem } from './campaign/settings-change';
+import { campaignDetails, callSummary } from './campaign/ui-metadata';
 import { callWorkflow } from './call.workflow';
 import {
   campaignCallFinishedSignal,
@@ -121,7 +123,7 @@ const conflict = (state: CampaignState) =>
  * child's completion; before it continues as new, it asks the children still in flight to report
  * by signal, by workflow id, which reaches the next run.
  */
-export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<void> {
+export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignProgress> {
   const { campaignId, carry } = input;
   const parentWorkflowId = workflowInfo().workflowId;
   // Runs started before this change learn every outcome from the children's signals, as recorded.
@@ -191,7 +193,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
   };
   setHandler(campaignCallFinishedSignal, receive);
 
-  setHandler(campaignProgressQuery, (): CampaignProgress => ({
+  const progress = (): CampaignProgress => ({
     campaignId,
     state,
     total_rows: counters?.total_rows ?? 0,
@@ -203,7 +205,10 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
     pending_retries: waiting.length,
     outcomes: { ...outcomes },
     next_open_at: nextOpenAt === null ? null : new Date(nextOpenAt).toISOString(),
-  }));
+  });
+  setHandler(campaignProgressQuery, progress);
+  /** The Temporal UI shows these as the campaign's current details, without a query. */
+  const showProgress = (): void => setCurrentDetails(campaignDetails(progress()));
 
   // Transitions: validators reject a wrong state (the API answers 409 naming it); handlers change
   // the state at once, then write it (after the campaign was opened) before the Update answers.
@@ -364,6 +369,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
         workflowId,
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...callSummary(campaignId, dial),
         args: [
           {
             runId: dial.runId,
@@ -582,6 +588,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
         ? Math.min(...waiting.map((item) => item.dueAt), heldUntil ?? Infinity)
         : Infinity;
     const wake = () => changed || reported.length > 0 || TERMINAL.includes(state);
+    showProgress();
     if (wakeAt === Infinity) await condition(wake);
     else await condition(wake, Math.max(1, wakeAt - Date.now()));
   }
@@ -602,4 +609,8 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<vo
     }
   }
   waiting = [];
+  // The result is the campaign's final summary: its counters and outcomes.
+  const summary = progress();
+  setCurrentDetails(campaignDetails(summary));
+  return summary;
 }

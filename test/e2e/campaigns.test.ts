@@ -136,6 +136,9 @@ describe('a campaign from start to completion', () => {
       expect(description.typedSearchAttributes.get(OrganizationIdAttribute)).toBe(org.owner.user.organization_id);
       expect(description.typedSearchAttributes.get(AgentIdAttribute)).toBe(org.agent.id);
       expect(description.typedSearchAttributes.get(CampaignStateAttribute)).toBeDefined();
+      // The Temporal UI's list and page say what the campaign is without opening its input.
+      expect(await description.staticSummary()).toBe(`Campaign ${campaignId} "E2E campaign" · agent ${org.agent.id}`);
+      expect(await description.staticDetails()).toContain('At most 3 calls at once · up to 1 retries after 1 s');
 
       const again = await api().post(`/campaign/${campaignId}/start`);
       expect(again.status).toBe(409);
@@ -168,6 +171,27 @@ describe('a campaign from start to completion', () => {
       });
       const runs = await api().get(`/campaign/${campaignId}/runs?limit=100`);
       expect(runs.body.total_count).toBe(14);
+
+      // The workflow's result is its final summary, and its current details say the same.
+      const handle = services.temporal.client.workflow.getHandle(campaignWorkflowId(campaignId));
+      expect(await handle.result()).toMatchObject({
+        state: 'completed',
+        processed_rows: 10,
+        executed_count: 14,
+        in_flight: 0,
+        pending_retries: 0,
+        outcomes: { completed: 2, busy: 2, 'no-answer': 2, voicemail: 2, failed: 2 },
+      });
+      const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      expect(currentDetails).toContain('**completed** · 10 of 10 contacts done · 14 calls placed');
+      expect(currentDetails).toContain('Outcomes: busy 2, completed 2, failed 2, no-answer 2, voicemail 2');
+      // Each call says which campaign, contact and attempt it is.
+      const [attempt] = await services.db.dataSource.query<{ temporal_workflow_id: string }[]>(
+        `SELECT temporal_workflow_id FROM campaign_attempts WHERE campaign_id = $1 ORDER BY id LIMIT 1`,
+        [campaignId],
+      );
+      const call = await services.temporal.client.workflow.getHandle(attempt?.temporal_workflow_id ?? '').describe();
+      expect(await call.staticSummary()).toMatch(new RegExp(`^Campaign ${campaignId} · contact \\d+ · attempt 1$`));
     }));
 
   it('redials the busy, unanswered and voicemail contacts, linked both ways, and runs the redial', () =>

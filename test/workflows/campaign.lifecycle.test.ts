@@ -198,10 +198,11 @@ describe('campaign lifecycle', () => {
       message: `Campaign failed: ${error}`,
       details: { error, consecutive_failures: 3 },
     });
+    // Never dialed, and closed with the campaign: nothing is left pending.
     const attempts = await campaignAttempts(services.db.dataSource, campaignId);
     expect(attempts.map((attempt) => [attempt.status, attempt.outcome])).toEqual([
-      ['queued', null],
-      ['queued', null],
+      ['cancelled', null],
+      ['cancelled', null],
     ]);
     const description = await handle.describe();
     expect(description.typedSearchAttributes.get(CampaignStateAttribute)).toBe('failed');

@@ -10,6 +10,7 @@ import {
   OrganizationIdAttribute,
 } from '../../../workflows/search-attributes';
 import { ConflictError } from '../../errors';
+import { settingsOf } from './campaign-settings';
 
 /** Started by its type name, checked against its signature: the API loads no workflow code. */
 type CampaignWorkflow = typeof campaignWorkflow;
@@ -40,8 +41,27 @@ export async function startCampaignWorkflow(temporal: Client, taskQueue: string,
         { key: CampaignStateAttribute, value: 'running' },
       ],
       memo: { campaignName: campaign.name },
+      ...campaignUiMetadata(campaign),
     }),
   );
+}
+
+/** What the Temporal UI's workflow list and page show of the campaign without opening its input. */
+function campaignUiMetadata(campaign: Campaign): { staticSummary: string; staticDetails: string } {
+  const { retry_config: retry, schedule_config: schedule, circuit_breaker: breaker } = settingsOf(campaign);
+  return {
+    staticSummary: `Campaign ${campaign.id} "${campaign.name}" · agent ${campaign.workflowId}`,
+    staticDetails: [
+      `Campaign **${campaign.id}** "${campaign.name}" of organization ${campaign.organizationId}`,
+      `Agent ${campaign.workflowId} · contacts from source \`${campaign.sourceId}\``,
+      `At most ${campaign.maxConcurrency ?? 'the default number of'} calls at once · ` +
+        (retry.enabled ? `up to ${retry.max_retries} retries after ${retry.retry_delay_seconds} s` : 'no retries'),
+      schedule?.enabled
+        ? `Calls within ${schedule.slots.length} weekly window(s), ${schedule.timezone}`
+        : 'Calls at any time',
+      breaker.enabled ? `Pauses itself above ${breaker.failure_threshold * 100}% failures` : 'No circuit breaker',
+    ].join('\n\n'),
+  };
 }
 
 /** Whether `campaign-<id>` is running: a draft whose workflow runs has been started already. */

@@ -1,0 +1,40 @@
+import type { PreparedAttempt } from '../../activities/campaign.activities';
+import type { CampaignProgress } from '../definitions';
+
+/**
+ * What the Temporal UI shows of a campaign and its calls without opening any JSON: the list shows
+ * a call's summary, a workflow's page its details (Markdown).
+ */
+
+const count = (value: number): string => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** The campaign's current details: state, progress, outcomes and the next window. */
+export function campaignDetails(progress: CampaignProgress): string {
+  const outcomes = Object.entries(progress.outcomes)
+    .filter(([, n]) => (n ?? 0) > 0)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([status, n]) => `${status} ${count(n ?? 0)}`);
+  return [
+    `**${progress.state}** · ${count(progress.processed_rows)} of ${count(progress.total_rows)} contacts done` +
+      ` · ${count(progress.executed_count)} calls placed`,
+    `In flight ${count(progress.in_flight)} · retries waiting ${count(progress.pending_retries)}` +
+      ` · failed ${count(progress.failed_rows)}`,
+    `Outcomes: ${outcomes.length > 0 ? outcomes.join(', ') : 'none yet'}`,
+    ...(progress.next_open_at ? [`Next calling window opens ${progress.next_open_at}`] : []),
+  ].join('\n\n');
+}
+
+/** A campaign call's summary and details, set when it starts. */
+export function callSummary(
+  campaignId: number,
+  dial: PreparedAttempt & { ok: true },
+): { staticSummary: string; staticDetails: string } {
+  return {
+    staticSummary: `Campaign ${campaignId} · contact ${dial.contactId} · attempt ${dial.attempt}`,
+    staticDetails: [
+      `Campaign **${campaignId}**, contact **${dial.contactId}**, attempt **${dial.attempt}**`,
+      `Run ${dial.runId} · at most ${dial.maxDurationSeconds} s` +
+        (dial.conversation ? ` · ${dial.conversation} conversation` : ''),
+    ].join('\n\n'),
+  };
+}
