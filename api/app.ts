@@ -7,7 +7,6 @@ import { requiredScope } from './auth/scopes';
 import type { ApiDeps, AppState } from './context';
 import { createDocsRouter, docsAssets } from './docs';
 import { ValidationError } from './errors';
-import { allowedMethods } from './middleware/allowed-methods';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
@@ -114,8 +113,9 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     }),
   );
   app.use(docsAssets());
-  const routers = [api, root, createDocsRouter()];
-  app.use(allowedMethods(routers));
-  for (const router of routers) app.use(router.routes());
+  for (const router of [api, root, createDocsRouter()]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
   return app;
 }

@@ -148,6 +148,11 @@ export const configSchema = z.object({
   ADMIN_EMAIL: z.email().optional(),
   /** Password of ADMIN_EMAIL (both or neither). */
   ADMIN_PASSWORD: z.string().min(8).optional(),
+  /**
+   * Secret for the operator routes (`/api/v1/health/deep`, `/metrics`), sent as `X-Operator-Token`.
+   * Unset: they answer only to callers on the API's own host, and only when TRUST_PROXY is 0.
+   */
+  OPERATOR_TOKEN: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
   /** HS256 key for session tokens; required in production. Unset elsewhere: one is kept in DATA_DIR. */
   SESSION_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
   /** How long a session token from `POST /auth/login` stays valid. */

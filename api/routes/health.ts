@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { healthCheckWorkflowId } from '../../workflows/definitions';
 import { healthCheckWorkflow } from '../../workflows/health-check.workflow';
+import { OPERATOR_ONLY, requireOperator } from '../auth/operator-access';
 import type { ApiDeps } from '../context';
 import { ServiceUnavailableError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
@@ -10,6 +11,7 @@ import { version } from '../../platform/version';
 
 const CHECK_TIMEOUT_MS = 3_000;
 const DEEP_CHECK_TIMEOUT_MS = 10_000;
+const DEEP_CHECK_REUSE_MS = 5_000;
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   Promise.race([
@@ -21,13 +23,15 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): Route[] {
+export function createHealthRoutes({ config, dataSource, temporal, logger }: ApiDeps): Route[] {
+  // Public answers name what is down, never why: the causes (hosts, ports, driver messages) go to the log.
   const checkDatabase = async (): Promise<string | undefined> => {
     try {
       await withTimeout(dataSource.query('SELECT 1'), CHECK_TIMEOUT_MS, 'PostgreSQL check');
       return undefined;
     } catch (error) {
-      return `PostgreSQL is unavailable (${reason(error)})`;
+      logger.warn({ err: error }, 'readiness: PostgreSQL check failed');
+      return 'PostgreSQL is unavailable';
     }
   };
   const checkTemporal = async (): Promise<string | undefined> => {
@@ -37,8 +41,51 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
       );
       return undefined;
     } catch (error) {
-      return `Temporal is unavailable (${reason(error)})`;
+      logger.warn({ err: error }, 'readiness: Temporal check failed');
+      return 'Temporal is unavailable';
     }
+  };
+  const runDeepCheck = async () => {
+    const workflowId = healthCheckWorkflowId(randomUUID());
+    const started = Date.now();
+    try {
+      const result = await withTimeout(
+        temporal.workflow.execute(healthCheckWorkflow, {
+          workflowId,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          workflowExecutionTimeout: `${DEEP_CHECK_TIMEOUT_MS} ms`,
+        }),
+        DEEP_CHECK_TIMEOUT_MS + 1_000,
+        'Health-check workflow',
+      );
+      return {
+        status: 'ok' as const,
+        workflow_id: workflowId,
+        worker_identity: result.workerIdentity,
+        database_name: result.databaseName,
+        database_time: result.databaseTime,
+        latency_ms: Date.now() - started,
+      };
+    } catch (error) {
+      const cause = error instanceof WorkflowFailedError ? reason(error.cause) : reason(error);
+      throw new ServiceUnavailableError(`End-to-end check ${workflowId} failed: ${cause}`);
+    }
+  };
+  // Each check starts a workflow: callers while one runs, or within DEEP_CHECK_REUSE_MS after it
+  // ended, share its answer, so a flood of requests starts one workflow, not one each.
+  let latestDeepCheck: { answer: ReturnType<typeof runDeepCheck>; settledAt?: number } | undefined;
+  const deepCheck = () => {
+    const settledAt = latestDeepCheck?.settledAt;
+    if (!latestDeepCheck || (settledAt !== undefined && Date.now() - settledAt > DEEP_CHECK_REUSE_MS)) {
+      const check: NonNullable<typeof latestDeepCheck> = { answer: runDeepCheck() };
+      const settle = () => {
+        check.settledAt = Date.now();
+      };
+      // Also keeps a failure that nobody else awaits from going unhandled.
+      check.answer.then(settle, settle);
+      latestDeepCheck = check;
+    }
+    return latestDeepCheck.answer;
   };
 
   return [
@@ -69,7 +116,7 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
         path: '/health/ready',
         operationId: 'getReadiness',
         summary: 'Readiness: PostgreSQL and Temporal both answer',
-        description: 'Needs no credentials. 503 names every dependency that is down.',
+        description: 'Needs no credentials. 503 names every dependency that is down (the causes go to the log).',
         tags: ['health'],
         security: [],
         responses: {
@@ -90,40 +137,21 @@ export function createHealthRoutes({ config, dataSource, temporal }: ApiDeps): R
         operationId: 'getDeepHealth',
         summary: 'End-to-end check through a worker',
         description:
-          'Needs no credentials. Starts a `healthCheckWorkflow` on the worker task queue; a worker runs ' +
-          "its activity, which reads PostgreSQL's clock. 503 when no worker completes it within 10 s.",
+          'For operators: needs `X-Operator-Token` (`OPERATOR_TOKEN`), or a caller on the API host with no ' +
+          'proxy in front; 403 otherwise. Starts a `healthCheckWorkflow` on the worker task queue; a worker ' +
+          "runs its activity, which reads PostgreSQL's clock. Requests within 5 s of a check share its answer. " +
+          '503 when no worker completes it within 10 s.',
         tags: ['health'],
         security: [],
         responses: {
           200: { description: 'A worker ran the check against PostgreSQL', schema: DeepHealthResponse },
+          403: errorResponse(OPERATOR_ONLY),
           503: errorResponse('Temporal is down, no worker is polling, or the worker cannot reach PostgreSQL'),
         },
       },
       async (ctx) => {
-        const workflowId = healthCheckWorkflowId(randomUUID());
-        const started = Date.now();
-        try {
-          const result = await withTimeout(
-            temporal.workflow.execute(healthCheckWorkflow, {
-              workflowId,
-              taskQueue: config.TEMPORAL_TASK_QUEUE,
-              workflowExecutionTimeout: `${DEEP_CHECK_TIMEOUT_MS} ms`,
-            }),
-            DEEP_CHECK_TIMEOUT_MS + 1_000,
-            'Health-check workflow',
-          );
-          ctx.body = {
-            status: 'ok',
-            workflow_id: workflowId,
-            worker_identity: result.workerIdentity,
-            database_name: result.databaseName,
-            database_time: result.databaseTime,
-            latency_ms: Date.now() - started,
-          };
-        } catch (error) {
-          const cause = error instanceof WorkflowFailedError ? reason(error.cause) : reason(error);
-          throw new ServiceUnavailableError(`End-to-end check failed: ${cause}`);
-        }
+        requireOperator(ctx, config);
+        ctx.body = await deepCheck();
       },
     ),
   ];
