@@ -19,6 +19,7 @@ import { callingOrganization, type CallingOrganization } from '../helpers/calls'
 import { startLocalS3, type LocalS3 } from '../helpers/s3-server';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
+import { waitFor } from '../helpers/wait-for';
 import { tone } from './audio-helpers';
 import { connect, TwilioStreamClient } from './twilio-client';
 
@@ -127,13 +128,10 @@ async function recordCall(run: Run, seconds: number): Promise<void> {
   client.media(pcm16ToMulaw(tone(440, 8000, seconds)));
   client.stop();
   expect(await client.closed).toBe(1000);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const stored = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: run.id });
-    if (stored.recordingUrl) return;
-    if (Date.now() > deadline) throw new Error('recording_url was never set');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(
+    'recording_url to be set',
+    async () => (await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: run.id })).recordingUrl,
+  );
 }
 
 describe('recordings in S3', () => {

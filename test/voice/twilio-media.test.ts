@@ -81,14 +81,12 @@ const recording = (run: Run) =>
     .set('X-API-Key', org.apiKey)
     .responseType('blob');
 
-async function recordingUrlOf(runId: number): Promise<string | null> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const run = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
-    if (run.recordingUrl || Date.now() > deadline) return run.recordingUrl;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** The run's recording URL, once the stream's end has stored the recording. */
+const recordingUrlOf = (runId: number): Promise<string> =>
+  waitFor(
+    'the recording URL',
+    async () => (await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId })).recordingUrl,
+  );
 
 async function open(runId: number): Promise<TwilioStreamClient> {
   const connection = await connect(urlOf(runId));

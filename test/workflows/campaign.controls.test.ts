@@ -297,8 +297,17 @@ describe('campaign controls', () => {
         CAMPAIGN_WAIT,
       );
       if (!first) throw new Error('no attempt');
-      const childId = campaignCallWorkflowId(campaignId, first.contact_id, first.attempt_number);
-      await services.temporal.client.workflow.getHandle(childId).terminate('operator');
+      const child = services.temporal.client.workflow.getHandle(
+        campaignCallWorkflowId(campaignId, first.contact_id, first.attempt_number),
+      );
+      // The attempt's row is written just before its workflow starts.
+      await waitFor('the first call workflow', () =>
+        child.describe().then(
+          () => true,
+          () => false,
+        ),
+      );
+      await child.terminate('operator');
       await handle.result();
     });
     const attempts = await campaignAttempts(services.db.dataSource, campaignId);
