@@ -36,6 +36,8 @@ const { values: flags } = parseArgs({
   options: {
     workers: { type: 'string', default: process.env.CLUSTER_WORKERS ?? '2' },
     apis: { type: 'string', default: process.env.CLUSTER_APIS ?? '2' },
+    /** Run the dist/ already built (a restart, or a checkout whose build was just made). */
+    'skip-build': { type: 'boolean', default: false },
   },
 });
 
@@ -125,7 +127,8 @@ async function startTemporal(databaseUrl: string, port: number, namespace: strin
     throw new Error('The namespace script needs a local Temporal CLI: npm run temporal:cli');
   const postgres = postgresAddress(databaseUrl);
   say(`Temporal schemas on ${postgres.host}:${postgres.port} (deploy/temporal/setup-schema.sh)`);
-  await setupTemporalSchemas(binaries, postgres, (line) => say(`  ${line}`));
+  // The SQL tool logs every file it applies; its failure output comes with the error anyway.
+  await setupTemporalSchemas(binaries, postgres, (line) => line.startsWith('[schema]') && say(`  ${line}`));
 
   const ports = defaultTemporalPorts(port);
   const { command, args, env } = temporalServerCommand(binaries, postgres, ports);
@@ -200,10 +203,14 @@ async function main(): Promise<void> {
     ? await startTemporal(databaseUrl, cfg.TEMPORAL_PORT, cfg.TEMPORAL_NAMESPACE)
     : cfg.TEMPORAL_ADDRESS;
 
-  say('Building dist/ (npm run build)');
-  const buildStart = Date.now();
-  await run('npm', ['run', '--silent', 'build'], process.env);
-  say(`Built in ${since(buildStart)}.`);
+  if (flags['skip-build']) {
+    say('Running the dist/ already built (--skip-build)');
+  } else {
+    say('Building dist/ (npm run build)');
+    const buildStart = Date.now();
+    await run('npm', ['run', '--silent', 'build'], process.env);
+    say(`Built in ${since(buildStart)}.`);
+  }
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
