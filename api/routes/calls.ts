@@ -48,7 +48,7 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
     withIdempotencyKey(
       dataSource,
       { organizationId, key: idempotencyKeyOf(ctx.headers['idempotency-key']), hash: requestHash(route, body) },
-      async () => {
+      async (starting) => {
         const found = await agent();
         const version = await callableVersion(versions, found);
         const target = await callRoute(dataSource, telephony, organizationId, {
@@ -64,6 +64,7 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
             phoneNumber: body.phone_number,
             initialContext: body.initial_context ?? {},
           },
+          starting,
         );
       },
     );

@@ -4,6 +4,11 @@ import { ConflictError, ValidationError } from '../../errors';
 
 /** How long a key's first answer is replayed. */
 const KEY_TTL = '24 hours';
+/**
+ * How long a reservation without an answer holds its key: far longer than any request takes, so
+ * only one whose process died is ever taken over.
+ */
+const IN_FLIGHT_TTL = '10 minutes';
 const MAX_KEY_LENGTH = 255;
 
 /** A 422 like any other invalid input, pointing at the header. */
@@ -52,20 +57,27 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
  * Runs `produce` once per (organization, key) within 24 hours: the first request reserves the key
  * in PostgreSQL (so every API replica sees it) and stores its answer; the same key with the same
  * request gets that answer back, with another request 422, and while the first is in flight 409.
- * A failed first request releases the key, so the client may try again.
+ *
+ * `produce` calls `starting()` just before it does what cannot be undone (starting the call's
+ * workflow). A failure before that releases the key, so the client may simply try again; a failure
+ * after it (an ambiguous start, the answer not saved) keeps the key reserved, so a retry cannot
+ * place the call twice. A reservation whose request never answered (the process died) may be taken
+ * over after IN_FLIGHT_TTL.
  */
 export async function withIdempotencyKey<T extends object>(
   dataSource: DataSource,
   scope: { organizationId: number; key: string | undefined; hash: string },
-  produce: () => Promise<T>,
+  produce: (starting: () => void) => Promise<T>,
 ): Promise<T> {
   const { organizationId, key, hash } = scope;
-  if (key === undefined) return produce();
+  if (key === undefined) return produce(() => undefined);
   const reserved = await dataSource.query<unknown[]>(
     `INSERT INTO call_idempotency_keys (organization_id, key, request_hash) VALUES ($1, $2, $3)
      ON CONFLICT (organization_id, key) DO UPDATE
        SET request_hash = EXCLUDED.request_hash, response = NULL, created_at = now()
        WHERE call_idempotency_keys.created_at < now() - interval '${KEY_TTL}'
+          OR (call_idempotency_keys.response IS NULL
+              AND call_idempotency_keys.created_at < now() - interval '${IN_FLIGHT_TTL}')
      RETURNING 1`,
     [organizationId, key, hash],
   );
@@ -79,19 +91,25 @@ export async function withIdempotencyKey<T extends object>(
     if (first.response === null) throw new ConflictError('A request with this Idempotency-Key is still in progress');
     return first.response;
   }
+  let started = false;
+  let response: T;
   try {
-    const response = await produce();
-    await dataSource.query(`UPDATE call_idempotency_keys SET response = $3 WHERE organization_id = $1 AND key = $2`, [
-      organizationId,
-      key,
-      JSON.stringify(response),
-    ]);
-    return response;
+    response = await produce(() => {
+      started = true;
+    });
   } catch (error) {
-    await dataSource.query(`DELETE FROM call_idempotency_keys WHERE organization_id = $1 AND key = $2`, [
-      organizationId,
-      key,
-    ]);
+    if (!started) {
+      await dataSource.query(`DELETE FROM call_idempotency_keys WHERE organization_id = $1 AND key = $2`, [
+        organizationId,
+        key,
+      ]);
+    }
     throw error;
   }
+  await dataSource.query(`UPDATE call_idempotency_keys SET response = $3 WHERE organization_id = $1 AND key = $2`, [
+    organizationId,
+    key,
+    JSON.stringify(response),
+  ]);
+  return response;
 }

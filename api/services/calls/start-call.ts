@@ -41,6 +41,8 @@ export const maxCallDurationOf = (version: Pick<AgentVersion, 'workflowConfigura
 export async function startOutboundCall(
   deps: { dataSource: DataSource; temporal: Client; taskQueue: string },
   call: OutboundCall,
+  /** Told just before the workflow start: from then on the call may be placed, whatever happens next. */
+  starting: () => void = () => undefined,
 ): Promise<CallInitiated> {
   const { agent, version, route } = call;
   // The run's id comes first so that its row is written whole in one statement: its name and
@@ -72,6 +74,7 @@ export async function startOutboundCall(
       JSON.stringify(initialContext),
     ],
   );
+  starting();
   try {
     await startCallWorkflow(deps, run, agent, {
       runId: run.id,
