@@ -82,6 +82,11 @@ export interface InboundCall {
   /** The caller's number or address, when the provider gives one. */
   callerNumber: string | null;
   providerCallId: string;
+  /**
+   * The provider account or connection the call arrived on (Twilio's `AccountSid`, Telnyx's
+   * `connection_id`): routing tries the configurations of that account first.
+   */
+  accountId?: string;
   /** The provider's own payload, kept in the run's logs. */
   raw: Record<string, unknown>;
 }
@@ -116,6 +121,8 @@ export interface NumberForReadiness {
 }
 
 export interface TelephonyProvider {
+  /** The provider account or connection this configuration stands for, where webhooks name one. */
+  accountId?: string;
   /** Places the call; throws ProviderError on a refusal. */
   originate(request: OriginateRequest): Promise<OriginateResult>;
   /** Asks the provider for the call's current status (reconciliation); null when it does not know the call. */

@@ -57,8 +57,12 @@ export function inboundAddress(raw: string): string {
 
 /**
  * The number an inbound webhook called, among every organization's numbers of this provider: the
- * one whose configuration's credentials verify the webhook's signature. `unknown` when no
- * configuration holds the number; `forbidden` when some does but none signed the webhook.
+ * one whose configuration's credentials verify the webhook's signature. Several organizations may
+ * hold the same number, so the order is fixed: configurations of the provider account the webhook
+ * names come first, then those that name no account, oldest first; a configuration of another
+ * account is never tried. Registering a victim's number therefore captures none of its calls.
+ * `unknown` when no configuration holds the number; `forbidden` when some does but none signed the
+ * webhook.
  */
 export async function findCalledNumber(
   deps: Pick<InboundDeps, 'dataSource' | 'adapterFor'>,
@@ -70,13 +74,20 @@ export async function findCalledNumber(
     .getRepository(PhoneNumber)
     .find({ where: { addressNormalized: inboundAddress(call.calledNumber) }, order: { id: 'ASC' } });
   const configurations = numbers.length
-    ? await deps.dataSource
-        .getRepository(TelephonyConfiguration)
-        .findBy({ id: In(numbers.map((number) => number.telephonyConfigurationId)), provider })
+    ? await deps.dataSource.getRepository(TelephonyConfiguration).find({
+        where: { id: In(numbers.map((number) => number.telephonyConfigurationId)), provider },
+        order: { id: 'ASC' },
+      })
     : [];
   if (configurations.length === 0) return 'unknown';
-  for (const configuration of configurations) {
-    const adapter = deps.adapterFor(configuration);
+  const candidates = configurations.map((configuration) => ({
+    configuration,
+    adapter: deps.adapterFor(configuration),
+  }));
+  const rank = ({ adapter }: { adapter: TelephonyProvider }): number =>
+    call.accountId === undefined || adapter.accountId === undefined ? 1 : adapter.accountId === call.accountId ? 0 : 2;
+  const ordered = candidates.filter((candidate) => rank(candidate) < 2).sort((a, b) => rank(a) - rank(b));
+  for (const { configuration, adapter } of ordered) {
     if (!(await adapter.verifyWebhook(request))) continue;
     const number = numbers.find((candidate) => candidate.telephonyConfigurationId === configuration.id);
     if (number) return { number, configuration, adapter };

@@ -16,6 +16,7 @@ const initiatedSchema = z.object({
         direction: z.string().optional(),
         from: z.string().optional(),
         to: z.string().optional(),
+        connection_id: z.string().optional(),
       })
       .default({}),
   }),
@@ -38,6 +39,7 @@ export const telnyxInbound: InboundWebhooks = {
       calledNumber: payload.to,
       callerNumber: payload.from ?? null,
       providerCallId: payload.call_control_id,
+      accountId: payload.connection_id,
       raw,
     };
   },

@@ -9,7 +9,7 @@ import { requireActiveNumber } from '../../readiness';
 import { TelnyxClient } from './client';
 import { telnyxConfigSchema, telnyxFields, type TelnyxConfig } from './config';
 import { telnyxAnswering, telnyxInbound } from './inbound';
-import { telnyxPublicKey, verifyTelnyxSignature } from './signature';
+import { telnyxConnectionId, telnyxPublicKey, verifyTelnyxSignature } from './signature';
 import { parseTelnyxStatusWebhook } from './status';
 
 export type { TelnyxConfig } from './config';
@@ -34,7 +34,11 @@ function createTelnyxAdapter(config: TelnyxConfig, context: ProviderContext = {}
     getCallStatus: (callControlId) => client.callStatus(callControlId),
     hangup: (callControlId) => client.hangup(callControlId),
     parseStatusWebhook: parseTelnyxStatusWebhook,
-    verifyWebhook: (request) => verifyTelnyxSignature(request, publicKey, now()),
+    accountId: config.connection_id,
+    // A configuration with a connection id takes only its connection's webhooks.
+    verifyWebhook: (request) =>
+      verifyTelnyxSignature(request, publicKey, now()) &&
+      (!config.connection_id || [undefined, config.connection_id].includes(telnyxConnectionId(request.rawBody))),
     async configureInbound(_address, url) {
       // The webhook URL belongs to the Call Control App that all the account's numbers share.
       if (url === null) return { ok: true, message: 'Nothing to detach: the Call Control App webhook is shared' };

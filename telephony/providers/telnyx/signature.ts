@@ -18,6 +18,20 @@ export function telnyxPublicKey(base64Key: string): KeyObject | null {
   }
 }
 
+/**
+ * The `connection_id` a webhook's payload names, if any. Telnyx signs every account's webhooks with
+ * keys anyone may copy into a configuration, so the signature alone does not say whose call it is.
+ */
+export function telnyxConnectionId(rawBody: string): string | undefined {
+  try {
+    const body = JSON.parse(rawBody) as { data?: { payload?: { connection_id?: unknown } } };
+    const id = body.data?.payload?.connection_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Ed25519 over `${telnyx-timestamp}|${raw body}`, within the replay window. */
 export function verifyTelnyxSignature(request: WebhookRequest, publicKey: KeyObject | null, now: Date): boolean {
   const signature = request.headers['telnyx-signature-ed25519'];

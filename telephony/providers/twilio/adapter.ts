@@ -41,6 +41,7 @@ export function createTwilioProvider(config: TwilioConfig, context: ProviderCont
   const callPath = (sid: string) => `${account}/Calls/${encodeURIComponent(sid)}.json`;
 
   return {
+    accountId: config.account_sid,
     // Twilio's REST API takes no idempotency key: before re-dialing, the call workflow asks
     // getCallStatus about the call id it already has.
     async originate(request: OriginateRequest) {

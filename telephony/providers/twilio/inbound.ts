@@ -11,6 +11,7 @@ export const twilioInbound: InboundWebhooks = {
       calledNumber: requiredField(fields, 'To', 'Twilio'),
       callerNumber: optionalField(fields, 'From'),
       providerCallId: requiredField(fields, 'CallSid', 'Twilio'),
+      accountId: optionalField(fields, 'AccountSid') ?? undefined,
       raw: fields,
     };
   },
