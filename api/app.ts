@@ -7,6 +7,7 @@ import { requiredScope } from './auth/scopes';
 import type { ApiDeps, AppState } from './context';
 import { createDocsRouter, docsAssets } from './docs';
 import { ValidationError } from './errors';
+import { allowedMethods } from './middleware/allowed-methods';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
@@ -87,8 +88,11 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     deps.logger.error({ err: error }, 'koa error');
   });
 
+  const routers = [api, root, createDocsRouter()];
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler());
+  // Before the body is read: a method the path does not take is 405 whatever the body holds.
+  app.use(allowedMethods(routers));
   // Routes that stream their own body (CSV uploads) reach their handler with the request unread.
   const streamedPaths = new Set(
     routes.filter(({ spec }) => spec.streamedBody).map(({ spec }) => API_PREFIX + spec.path),
@@ -113,9 +117,6 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     }),
   );
   app.use(docsAssets());
-  for (const router of [api, root, createDocsRouter()]) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
+  for (const router of routers) app.use(router.routes());
   return app;
 }

@@ -1,20 +1,50 @@
 import { z } from '../zod';
-import { DateTimeString, IdParam, PageQuery, text } from './common';
+import { BodyId, DateTimeString, IdParam, PageQuery, text } from './common';
 
-/** What `filters` holds once parsed as JSON; the document types the parameter with it (see openapi.ts). */
-export const RunFilters = z
-  .array(
-    z.object({
-      attribute: z.string().openapi({ example: 'calledNumber' }),
-      type: z.string().openapi({ example: 'text' }),
-      value: z.unknown().openapi({ example: { value: '555' } }),
-    }),
-  )
-  .openapi('RunFilters', {
-    description:
-      'Filters on runs, all applied together; see docs/guides/agents.md for the attributes. Unknown attributes ' +
-      'and types are ignored; a known one with a malformed value answers 422.',
-  });
+const filter = <A extends string, T extends string, V extends z.ZodType>(attribute: A, type: T, value: V) =>
+  z.object({ attribute: z.literal(attribute), type: z.literal(type), value });
+const exactNumber = z.object({ value: BodyId });
+const substring = z.object({ value: text(255).min(1) });
+const Seconds = z.number().min(-1e12).max(1e12);
+const KNOWN_FILTERS = [
+  filter('runId', 'number', exactNumber),
+  filter('workflowId', 'number', exactNumber),
+  filter('campaignId', 'number', exactNumber),
+  filter('callerNumber', 'text', substring),
+  filter('calledNumber', 'text', substring),
+  filter('dispositionCode', 'multiSelect', z.object({ codes: z.array(text(255)).min(1) })),
+  filter('duration', 'numberRange', z.object({ min: Seconds.optional(), max: Seconds.optional() })),
+  filter(
+    'dateRange',
+    'dateRange',
+    z.object({ from: z.iso.datetime({ offset: true }).optional(), to: z.iso.datetime({ offset: true }).optional() }),
+  ),
+  filter('status', 'radio', z.object({ status: z.enum(['completed', 'in_progress']) })),
+] as const;
+
+/** Any other attribute and type pair: ignored, whatever its value. */
+const IgnoredFilter = z.object({ attribute: z.string(), type: z.string(), value: z.unknown() }).openapi({
+  not: {
+    anyOf: KNOWN_FILTERS.map((known) => ({
+      type: 'object',
+      properties: {
+        attribute: { const: known.shape.attribute.value },
+        type: { const: known.shape.type.value },
+      },
+      required: ['attribute', 'type'],
+    })),
+  },
+});
+
+/**
+ * What `filters` holds once parsed as JSON, for the document only (the run queries check it): each
+ * known attribute with its type and value shape, or any other pair, which is ignored.
+ */
+export const RunFilters = z.array(z.union([...KNOWN_FILTERS, IgnoredFilter])).openapi('RunFilters', {
+  description:
+    'Filters on runs, all applied together; see docs/guides/agents.md for the attributes. A list ignores ' +
+    'attributes it does not filter on; a known attribute and type with a malformed value answers 422.',
+});
 
 /** Sent as JSON text in the query string; the document declares it as JSON content of `RunFilters`. */
 const FiltersParam = text(8192).optional().openapi({

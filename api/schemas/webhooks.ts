@@ -12,10 +12,12 @@ export const providerWebhookBody = {
     'application/x-www-form-urlencoded': z
       .record(z.string(), z.string())
       .openapi('ProviderFormEvent', { example: { CallSid: 'CA0123', CallStatus: 'completed' } }),
-    'application/json': z.unknown().openapi('ProviderJsonEvent', {
-      description: 'Usually an object; the adapter refuses what is not its event.',
-      example: { uuid: '63f61863-4a51-4f6b-86e1-46edebcf9356', status: 'answered' },
-    }),
+    'application/json': z
+      .union([z.record(z.string(), z.unknown()), z.array(z.unknown())])
+      .openapi('ProviderJsonEvent', {
+        description: 'An object (or an array, which no adapter takes); the adapter refuses what is not its event.',
+        example: { uuid: '63f61863-4a51-4f6b-86e1-46edebcf9356', status: 'answered' },
+      }),
   },
 };
 

@@ -1,5 +1,6 @@
 import { z } from '../../zod';
 import { BadRequestError, ValidationError } from '../../errors';
+import { BodyId, text } from '../../schemas/common';
 import { toValidationIssues } from '../../validation';
 import type { SqlWhere } from './sql-where';
 
@@ -27,7 +28,7 @@ const define =
   (): FilterDefinition => ({
     type,
     apply(where, value) {
-      const result = schema.safeParse(value);
+      const result = schema.safeParse(value, { reportInput: true });
       if (result.success) toSql(where, result.data);
       return result;
     },
@@ -40,10 +41,10 @@ const Seconds = z.number().min(-1e12).max(1e12);
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 const exactNumber = (column: string) =>
-  define('number', z.object({ value: z.number().int() }), (where, { value }) => where.add(`${column} = ?`, value));
+  define('number', z.object({ value: BodyId }), (where, { value }) => where.add(`${column} = ?`, value));
 
 const substring = (column: string) =>
-  define('text', z.object({ value: z.string().min(1) }), (where, { value }) =>
+  define('text', z.object({ value: text(255).min(1) }), (where, { value }) =>
     where.add(`${column} LIKE ?`, containing(value)),
   );
 
@@ -58,7 +59,7 @@ const FILTERS = {
   campaignId: exactNumber('r.campaign_id'),
   callerNumber: substring('r.caller_number'),
   calledNumber: substring('r.called_number'),
-  dispositionCode: define('multiSelect', z.object({ codes: z.array(z.string()).min(1) }), (where, { codes }) =>
+  dispositionCode: define('multiSelect', z.object({ codes: z.array(text(255)).min(1) }), (where, { codes }) =>
     where.add('r.disposition = ANY(?::text[])', codes),
   ),
   // Durations are whole seconds: fractional bounds round inwards, so the integer index still applies.
