@@ -37,6 +37,9 @@ class ApiError extends Error {
   }
 }
 
+/** The longest Retry-After the demo waits out; a longer one is reported as the error it is. */
+const MAX_RETRY_AFTER_SECONDS = 120;
+
 /** One API call; JSON in, JSON out; anything but `expect` (default 2xx) throws. */
 async function call<T>(
   method: string,
@@ -54,10 +57,20 @@ async function call<T>(
     body = options.csv;
   }
   let res: Response;
-  try {
-    res = await fetch(`${BASE_URL}/api/v1${path}`, { method, headers, body });
-  } catch (error) {
-    throw new Error(`Cannot reach ${BASE_URL} (${(error as Error).message}): is \`npm start\` running?`);
+  for (let waits = 0; ; waits += 1) {
+    try {
+      res = await fetch(`${BASE_URL}/api/v1${path}`, { method, headers, body });
+    } catch (error) {
+      throw new Error(`Cannot reach ${BASE_URL} (${(error as Error).message}): is \`npm start\` running?`);
+    }
+    // Throttled (a login after others' failures, a busy server): wait as told, a few times at most.
+    const retryAfter = Number(res.headers.get('retry-after'));
+    if (![429, 503].includes(res.status) || !(retryAfter >= 0) || retryAfter > MAX_RETRY_AFTER_SECONDS || waits >= 3) {
+      break;
+    }
+    say(`${method} ${path} answered ${res.status}; waiting ${retryAfter} s as its Retry-After asks...`);
+    await res.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
   }
   const text = await res.text();
   const parsed: unknown = text ? JSON.parse(text) : null;
