@@ -61,7 +61,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const routes = createRoutes(deps, auth);
   const openapi = buildOpenApiDocument(routes, deps.config.PUBLIC_BASE_URL);
 
-  const api = new Router<AppState>({ prefix: API_PREFIX });
+  const api = new Router<AppState>({ prefix: API_PREFIX, exclusive: 'specificity' });
   for (const { spec, koaPath, handler } of routes) {
     // A route's declared credentials are what is enforced: it cannot be documented one way and run another.
     const guard = spec.security.length > 0 ? [authenticate(auth.credentials, spec.security, requiredScope(spec))] : [];

@@ -6,7 +6,8 @@ import type { AppState } from '../../api/context';
 import { ConflictError } from '../../api/errors';
 import { errorHandler } from '../../api/middleware/error-handler';
 import { defineRoute } from '../../api/route';
-import { IdParam, PageQuery } from '../../api/schemas/common';
+import { allowedMethods } from '../../api/middleware/allowed-methods';
+import { IdParam, name, PageQuery } from '../../api/schemas/common';
 import { z } from '../../api/zod';
 import { createLogger } from '../../platform/logger';
 
@@ -22,12 +23,13 @@ const route = defineRoute(
     security: [],
     params: z.object({ thing_id: IdParam }),
     query: PageQuery,
-    body: z.object({ name: z.string().min(1).max(5), max_concurrency: z.number().int().min(1).max(100) }),
+    body: z.object({ name: name(5), max_concurrency: z.number().int().min(1).max(100) }),
     responses: { 200: { description: 'ok' } },
   },
   (ctx, { params, query, body }) => {
     if (body.name === 'dup') throw new ConflictError('Already exists');
     if (body.name === 'boom') throw new Error('secret internals');
+    if (body.name === 'range') throw Object.assign(new Error('integer out of range'), { code: '22003' });
     ctx.body = { id: params.thing_id, page: query.page, limit: query.limit, name: body.name };
   },
 );
@@ -41,8 +43,16 @@ function app() {
   });
   koa.use(errorHandler());
   koa.use(bodyParser());
-  const router = new Router<AppState>();
+  // As the app's router: of the routes matching a path, only the most specific runs.
+  const router = new Router<AppState>({ exclusive: 'specificity' });
   router.post(route.koaPath, route.handler);
+  router.post('/things/create', (ctx) => {
+    ctx.body = { created: true };
+  });
+  router.get('/things/:thing_id', (ctx) => {
+    ctx.body = { id: ctx.params.thing_id };
+  });
+  koa.use(allowedMethods([router]));
   koa.use(router.routes());
   return koa.callback();
 }
@@ -86,5 +96,59 @@ describe('defineRoute + error middleware', () => {
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ detail: 'Internal Server Error' });
     expect(JSON.stringify(res.body)).not.toContain('secret');
+  });
+
+  it('reports a value of the wrong type as "type_error", not "missing"', async () => {
+    const res = await request(app()).post('/things/7').send({ name: 'ok', max_concurrency: 'three' });
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'max_concurrency'], msg: expect.any(String), type: 'type_error' },
+    ]);
+  });
+
+  it('refuses ids beyond PostgreSQL integer with 422', async () => {
+    const res = await request(app()).post('/things/3000000000').send({ name: 'ok', max_concurrency: 1 });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(['path', 'thing_id']);
+  });
+
+  it('refuses NUL characters and over-long names before trimming, with 422', async () => {
+    for (const bad of ['a\u0000b', ' '.repeat(6), '   ']) {
+      const res = await request(app()).post('/things/7').send({ name: bad, max_concurrency: 1 });
+      expect(res.status).toBe(422);
+    }
+    const trimmed = await request(app()).post('/things/7').send({ name: ' ok ', max_concurrency: 1 });
+    expect(trimmed.body.name).toBe('ok');
+  });
+
+  it('answers 415 for a body that is not JSON, and 422 for no body at all', async () => {
+    const plain = await request(app()).post('/things/7').set('Content-Type', 'text/plain').send('name=ok');
+    expect(plain.status).toBe(415);
+    const form = await request(app()).post('/things/7').type('form').send({ name: 'ok', max_concurrency: '1' });
+    expect(form.status).toBe(415);
+    const none = await request(app()).post('/things/7');
+    expect(none.status).toBe(422);
+    expect(none.body.detail).toEqual([{ loc: ['body'], msg: expect.any(String), type: 'missing' }]);
+  });
+
+  it('turns a PostgreSQL data exception (SQLSTATE class 22) into a 422', async () => {
+    const res = await request(app()).post('/things/7').send({ name: 'range', max_concurrency: 1 });
+    expect(res.status).toBe(422);
+  });
+
+  it('answers 405 with Allow for methods a path does not take, TRACE included', async () => {
+    const trace = await request(app()).trace('/things/7');
+    expect(trace.status).toBe(405);
+    expect(trace.headers.allow).toBe('POST, HEAD, GET, OPTIONS');
+  });
+
+  it('keeps literal paths out of parameter routes', async () => {
+    const get = await request(app()).get('/things/create');
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST, OPTIONS');
+    const options = await request(app()).options('/things/create');
+    expect(options.status).toBe(204);
+    expect(options.headers.allow).toBe('POST, OPTIONS');
+    const created = await request(app()).post('/things/create');
+    expect(created.body).toEqual({ created: true });
   });
 });
