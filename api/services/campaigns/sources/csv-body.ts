@@ -47,12 +47,32 @@ export function csvUpload(req: IncomingMessage, maxBytes: number, minBytesPerSec
   );
 }
 
-/** The request through a rate check and a byte counter; their errors (408, 413, client gone) surface on the stream. */
+/**
+ * The request through a rate check and a byte counter; their errors (408, 413, client gone)
+ * surface on the returned stream. Not `pipeline`: it would destroy the request, and with it the
+ * socket, before the 408 or 413 is written. The rest of the body is read and dropped instead, and
+ * the connection closes once the answer is sent.
+ */
 function limited(req: IncomingMessage, maxBytes: number, minBytesPerSecond: number): Readable {
+  const rate = new MinimumRate(minBytesPerSecond);
   const counter = new ByteLimit(maxBytes);
-  pipeline(req, new MinimumRate(minBytesPerSecond), counter, () => {
-    // pipeline destroys the counter with the error, which is where the reader sees it.
+  const dropTheRest = () => {
+    req.unpipe(rate);
+    req.resume();
+  };
+  rate.on('error', (error) => {
+    dropTheRest();
+    counter.destroy(error);
   });
+  counter.on('error', () => {
+    dropTheRest();
+    rate.destroy();
+  });
+  req.on('error', (error) => counter.destroy(error));
+  req.on('close', () => {
+    if (!req.complete) counter.destroy(new Error('aborted'));
+  });
+  req.pipe(rate).pipe(counter);
   return quietUntilRead(counter);
 }
 
