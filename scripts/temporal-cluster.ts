@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
-import { freePort } from './free-port';
+import { createServer } from 'node:net';
 import type { TemporalServerBinaries } from './temporal-server';
 
 /**
@@ -63,10 +63,32 @@ export const defaultTemporalPorts = (frontend = 7233): TemporalPorts => ({
   workerMembership: 6939,
 });
 
+/**
+ * A port free right now below 32768: Temporal stores membership ports as a SQL smallint, and ports
+ * outside Linux's ephemeral range cannot be taken meanwhile by some process's outgoing connection.
+ */
+export async function freeLowPort(taken: Set<number> = new Set()): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (!taken.has(port) && (await portIsFree(port))) return port;
+  }
+}
+
+const portIsFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+
 /** Ports free right now, so that several servers (tests) can run on one machine. */
 export async function freeTemporalPorts(): Promise<TemporalPorts> {
   const ports = defaultTemporalPorts();
-  for (const key of Object.keys(ports) as (keyof TemporalPorts)[]) ports[key] = await freePort();
+  const taken = new Set<number>();
+  for (const key of Object.keys(ports) as (keyof TemporalPorts)[]) {
+    ports[key] = await freeLowPort(taken);
+    taken.add(ports[key]);
+  }
   return ports;
 }
 

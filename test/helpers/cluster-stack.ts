@@ -3,9 +3,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { freePort } from '../../scripts/free-port';
 import { provisionTemporalCli } from '../../scripts/temporal-cli';
 import {
+  freeLowPort,
   freeTemporalPorts,
   postgresAddress,
   registerNamespace,
@@ -64,7 +64,15 @@ export async function startClusterStack(
   await temporal.start();
   await registerNamespace(cli.path, temporalAddress, 'default', () => undefined);
 
-  const apiPorts = await Promise.all(Array.from({ length: counts.apis }, () => freePort()));
+  // Ports a test kills and restarts processes on: outside the range outgoing connections draw from.
+  const taken = new Set(Object.values(ports));
+  const lowPort = async () => {
+    const port = await freeLowPort(taken);
+    taken.add(port);
+    return port;
+  };
+  const apiPorts: number[] = [];
+  for (let i = 0; i < counts.apis; i += 1) apiPorts.push(await lowPort());
   const apiBaseUrls = apiPorts.map((port) => `http://${HOST}:${port}`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -90,16 +98,13 @@ export async function startClusterStack(
     env: { ...env, ...extra },
     cwd: root,
   });
-  const workers = await Promise.all(
-    Array.from(
-      { length: counts.workers },
-      async (_, i) =>
-        new ManagedProcess({
-          name: `worker ${i + 1}`,
-          ...node('workers/main.ts', { WORKER_METRICS_PORT: String(await freePort()) }),
-        }),
-    ),
-  );
+  const workers: ManagedProcess[] = [];
+  for (let i = 0; i < counts.workers; i += 1) {
+    const metricsPort = String(await lowPort());
+    workers.push(
+      new ManagedProcess({ name: `worker ${i + 1}`, ...node('workers/main.ts', { WORKER_METRICS_PORT: metricsPort }) }),
+    );
+  }
   const apis = apiPorts.map(
     (port, i) =>
       new ManagedProcess({
