@@ -12,6 +12,7 @@ import { SpeechCredentials1795000001200 } from './migrations/1795000001200-Speec
 import { ContactSourceStatementChecks1795000001300 } from './migrations/1795000001300-ContactSourceStatementChecks';
 import { AuthThrottleBackoff1795000002100 } from './migrations/1795000002100-AuthThrottleBackoff';
 import { SessionRevocationAndKeyScopes1795000002200 } from './migrations/1795000002200-SessionRevocationAndKeyScopes';
+import { WebhookNonces1795000002300 } from './migrations/1795000002300-WebhookNonces';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -25,6 +26,7 @@ export const migrations = [
   ContactSourceStatementChecks1795000001300,
   AuthThrottleBackoff1795000002100,
   SessionRevocationAndKeyScopes1795000002200,
+  WebhookNonces1795000002300,
 ];
 
 export interface DataSourceOptions {

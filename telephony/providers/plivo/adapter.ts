@@ -1,14 +1,12 @@
 import { basicAuth, callProvider, syncFailure } from '../../http';
 import type { ProviderContext, ProviderSync, TelephonyProvider, WebhookRequest } from '../../provider';
-import { NonceCache } from '../../nonce-cache';
+import { nonceStoreOf } from '../../nonce-store';
 import { requireActiveNumber } from '../../readiness';
 import { formParams } from '../../webhook-signatures';
 import { plivoCompatibleCalls, type PlivoDialect } from '../plivo-compatible/calls';
 import type { PlivoCompatibleConfig } from '../plivo-compatible/config';
 import { plivoCompatibleAnswering } from '../plivo-compatible/markup';
 import { anySignatureMatches, plivoV3Signature } from '../plivo-compatible/signature-v3';
-
-const seenNonces = new NonceCache();
 
 /** Plivo Voice API v1, HTTP Basic with the auth id and auth token. */
 export function createPlivoProvider(config: PlivoCompatibleConfig, context: ProviderContext = {}): TelephonyProvider {
@@ -19,17 +17,19 @@ export function createPlivoProvider(config: PlivoCompatibleConfig, context: Prov
     authHeaders: { authorization: basicAuth(config.auth_id, config.auth_token) },
   };
 
+  const nonces = nonceStoreOf(context.dataSource);
+
   return {
     ...plivoCompatibleCalls(dialect, context),
 
     /** V3 signature with a nonce; a nonce seen before within the window is a replay. */
-    verifyWebhook(request: WebhookRequest) {
+    async verifyWebhook(request: WebhookRequest) {
       const signature = request.headers['x-plivo-signature-v3'];
       const nonce = request.headers['x-plivo-signature-v3-nonce'];
       if (!signature || !nonce) return false;
       const params = request.method.toUpperCase() === 'GET' ? [] : formParams(request.rawBody);
       const expected = plivoV3Signature(config.auth_token, request.method, request.url, params, nonce);
-      return anySignatureMatches(signature, expected) && seenNonces.claim(`${config.auth_id}:${nonce}`);
+      return anySignatureMatches(signature, expected) && (await nonces.claim(`plivo:${config.auth_id}:${nonce}`));
     },
 
     /**

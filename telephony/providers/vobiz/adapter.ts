@@ -1,13 +1,11 @@
 import { callProvider, syncFailure, unlessNotFound, type ProviderRequest } from '../../http';
 import type { ProviderContext, ProviderSync, TelephonyProvider, WebhookRequest } from '../../provider';
-import { NonceCache } from '../../nonce-cache';
+import { nonceStoreOf } from '../../nonce-store';
 import { requireActiveNumber } from '../../readiness';
 import { plivoCompatibleCalls, withoutPlus, type PlivoDialect } from '../plivo-compatible/calls';
 import type { PlivoCompatibleConfig } from '../plivo-compatible/config';
 import { plivoCompatibleAnswering } from '../plivo-compatible/markup';
 import { vobizSignatureValid } from './signature';
-
-const seenNonces = new NonceCache();
 
 /** Vobiz, Plivo-compatible: the same call fields under `/api/v1`, authenticated by X-Auth-ID/X-Auth-Token headers. */
 export function createVobizProvider(config: PlivoCompatibleConfig, context: ProviderContext = {}): TelephonyProvider {
@@ -17,15 +15,18 @@ export function createVobizProvider(config: PlivoCompatibleConfig, context: Prov
     accountPath: `/api/v1/Account/${encodeURIComponent(config.auth_id)}`,
     authHeaders: { 'x-auth-id': config.auth_id, 'x-auth-token': config.auth_token },
   };
+  const nonces = nonceStoreOf(context.dataSource);
   const call = (request: ProviderRequest) =>
     callProvider(dialect.label, dialect.origin, context, { ...request, headers: dialect.authHeaders });
 
   return {
     ...plivoCompatibleCalls(dialect, context),
 
-    verifyWebhook(request: WebhookRequest) {
+    async verifyWebhook(request: WebhookRequest) {
       const nonce = request.headers['x-vobiz-signature-v3-nonce'] ?? '';
-      return vobizSignatureValid(config.auth_token, request) && seenNonces.claim(`${config.auth_id}:${nonce}`);
+      return (
+        vobizSignatureValid(config.auth_token, request) && (await nonces.claim(`vobiz:${config.auth_id}:${nonce}`))
+      );
     },
 
     /**

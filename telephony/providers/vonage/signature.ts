@@ -8,8 +8,9 @@ export const VONAGE_IAT_TOLERANCE_SECONDS = 300;
 
 /**
  * Signed callbacks carry `Authorization: Bearer <JWT>` signed HS256 with the account signature secret. The
- * algorithm is pinned (no `none`, no RS256 with the secret as a key), `iat` must be fresh, and when the token
- * has `payload_hash` it must be the hex SHA-256 of the raw body.
+ * algorithm is pinned (no `none`, no RS256 with the secret as a key), `iat` must be fresh, and a request with a
+ * body must carry `payload_hash`, the hex SHA-256 of the raw body: a token without it could be lifted onto
+ * any other body.
  */
 export async function verifyVonageSignature(
   request: WebhookRequest,
@@ -29,7 +30,7 @@ export async function verifyVonageSignature(
   }
   if (typeof claims.iat !== 'number') return false;
   if (Math.abs(now.getTime() / 1000 - claims.iat) > VONAGE_IAT_TOLERANCE_SECONDS) return false;
-  if (claims.payload_hash === undefined) return true;
+  if (claims.payload_hash === undefined) return request.rawBody === '';
   return (
     typeof claims.payload_hash === 'string' &&
     signaturesMatch(sha256Hex(request.rawBody), claims.payload_hash.toLowerCase())
