@@ -1,6 +1,7 @@
 import { IANAZone } from 'luxon';
 import { z } from '../zod';
 import { BodyId, DateTimeString, IdParam, name, PageQuery, text } from './common';
+import { CAMPAIGN_LIMITS, CLOCK_TIME } from '../../workflows/campaign/settings-change';
 import { WorkflowRunsQuery } from './runs';
 
 /** The decided defaults (DECISIONS "Campaigns"); a create fills what the body leaves out. */
@@ -24,15 +25,23 @@ export const CAMPAIGN_STATES = ['draft', 'running', 'paused', 'completed', 'fail
 
 export const CampaignIdParams = z.object({ campaign_id: IdParam });
 
-const CampaignName = name(255);
-const MaxConcurrency = z.number().int().min(1).max(100).openapi({ default: DEFAULT_MAX_CONCURRENCY });
+const CampaignName = name(CAMPAIGN_LIMITS.name.max);
+/** The workflow's `configureCampaign` validator applies the same bounds (`CAMPAIGN_LIMITS`). */
+const { max_concurrency: concurrency, max_retries: retries, retry_delay_seconds: delay } = CAMPAIGN_LIMITS;
+const { window_seconds: window, min_calls_in_window: minCalls, failure_threshold: threshold } = CAMPAIGN_LIMITS;
+const MaxConcurrency = z
+  .number()
+  .int()
+  .min(concurrency.min)
+  .max(concurrency.max)
+  .openapi({ default: DEFAULT_MAX_CONCURRENCY });
 
 /** Every field optional: a create fills the defaults, a PATCH merges over the stored values. */
 export const RetryConfigInput = z
   .object({
     enabled: z.boolean().optional().openapi({ default: true }),
-    max_retries: z.number().int().min(0).max(10).optional().openapi({ default: 2 }),
-    retry_delay_seconds: z.number().int().min(1).max(86_400).optional().openapi({ default: 120 }),
+    max_retries: z.number().int().min(retries.min).max(retries.max).optional().openapi({ default: 2 }),
+    retry_delay_seconds: z.number().int().min(delay.min).max(delay.max).optional().openapi({ default: 120 }),
     retry_on_busy: z.boolean().optional().openapi({ default: true }),
     retry_on_no_answer: z.boolean().optional().openapi({ default: true }),
     retry_on_voicemail: z.boolean().optional().openapi({ default: true }),
@@ -44,18 +53,18 @@ export const CircuitBreakerInput = z
     enabled: z.boolean().optional().openapi({ default: false }),
     failure_threshold: z
       .number()
-      .gt(0)
-      .max(1)
+      .gt(threshold.above)
+      .max(threshold.max)
       .optional()
       .openapi({ default: 0.5, description: 'Failure rate in (0, 1] that pauses the campaign.' }),
-    window_seconds: z.number().int().min(10).max(3600).optional().openapi({ default: 120 }),
-    min_calls_in_window: z.number().int().min(1).max(1000).optional().openapi({ default: 5 }),
+    window_seconds: z.number().int().min(window.min).max(window.max).optional().openapi({ default: 120 }),
+    min_calls_in_window: z.number().int().min(minCalls.min).max(minCalls.max).optional().openapi({ default: 5 }),
   })
   .openapi('CircuitBreakerInput', {
     description: 'Failures are `failed` and `error` outcomes and initiation failures.',
   });
 
-const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
+const CLOCK = CLOCK_TIME;
 const ClockTime = z.string().regex(CLOCK, 'Expected a time "HH:MM" (24-hour clock)').openapi({ example: '09:00' });
 
 export const ScheduleSlot = z
@@ -79,7 +88,7 @@ export const ScheduleConfigInput = z
       .refine((zone) => IANAZone.isValidZone(zone), 'Unknown IANA timezone')
       .default('UTC')
       .openapi({ example: 'America/New_York', description: "IANA name; a contact's `timezone` column overrides it." }),
-    slots: z.array(ScheduleSlot).min(1).max(50),
+    slots: z.array(ScheduleSlot).min(CAMPAIGN_LIMITS.slots.min).max(CAMPAIGN_LIMITS.slots.max),
   })
   .openapi('ScheduleConfig', { description: 'Calling windows; without one, calls are placed at any time.' });
 
