@@ -17,7 +17,8 @@ export function processInfo(pid: number): ProcessInfo | undefined {
   }
 }
 
-const canListen = (port: number): Promise<boolean> =>
+/** Whether a server could listen on `port` now. */
+export const canListen = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));

@@ -18,6 +18,7 @@ import { Client as PgClient } from 'pg';
 import { testEnv } from '../helpers/test-env';
 import { callingOrganization } from '../helpers/calls';
 import { freePort } from '../../scripts/free-port';
+import { canListen } from '../../scripts/port-holder';
 
 /**
  * `npm ci && npm start` as a newcomer runs it: from a clone in a folder only its owner may enter
@@ -113,19 +114,12 @@ function survivors(marks: string[]): string[] {
   return found;
 }
 
-const portTaken = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(true));
-    server.listen({ port, exclusive: true }, () => server.close(() => resolve(false)));
-  });
-
 async function expectNothingLeft(marks: string[], ports: number[], withinMs: number): Promise<void> {
   const deadline = Date.now() + withinMs;
   let left: string[] = [];
   for (;;) {
     const held = [];
-    for (const port of ports) if (await portTaken(port)) held.push(port);
+    for (const port of ports) if (!(await canListen(port))) held.push(port);
     left = [...survivors(marks), ...held.map((port) => `port ${port} still held`)];
     if (left.length === 0 || Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -1,17 +1,10 @@
-import { UpdateCampaignRequest } from '../../api/schemas/campaigns';
+import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_RETRY_CONFIG, UpdateCampaignRequest } from '../../api/schemas/campaigns';
 import { CAMPAIGN_LIMITS, settingsChangeProblem } from '../../workflows/campaign/settings-change';
 
 /** The `configureCampaign` validator and `PATCH /campaign/{id}` accept and refuse the same values. */
 
-const retry = {
-  enabled: true,
-  max_retries: 2,
-  retry_delay_seconds: 120,
-  retry_on_busy: true,
-  retry_on_no_answer: true,
-  retry_on_voicemail: true,
-};
-const breaker = { enabled: true, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5 };
+const retry = DEFAULT_RETRY_CONFIG;
+const breaker = { ...DEFAULT_CIRCUIT_BREAKER, enabled: true };
 const schedule = {
   enabled: true,
   timezone: 'UTC',
