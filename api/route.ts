@@ -99,6 +99,8 @@ const standardErrors = {
     content: { 'application/json': { schema: ErrorBody, example: { detail: 'Not authenticated' } } },
   },
   413: { description: 'The body is larger than the limit', content: errorContent },
+  // Node answers it before any route runs, with no body: documented where a long query can cause it.
+  431: { description: 'The request line and headers are larger than the server takes (a very long query)' },
   415: { description: 'A content type this operation does not take', content: errorContent },
   422: {
     description: 'Validation error: one `{loc, msg, type}` per problem',
@@ -245,6 +247,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
       ...(spec.security.length > 0 ? { 401: standardErrors[401] } : {}),
       ...(hasInput || takesBody ? { 422: standardErrors[422] } : {}),
       ...(takesBody ? { 413: standardErrors[413], 415: standardErrors[415] } : {}),
+      ...(spec.query ? { 431: standardErrors[431] } : {}),
       503: standardErrors[503],
       ...responses,
     },
