@@ -219,7 +219,15 @@ describe('Idempotency-Key', () => {
       'key-2',
     );
     expect(other.status).toBe(422);
-    expect(other.body).toEqual({ detail: 'Idempotency-Key was already used with a different request' });
+    expect(other.body).toEqual({
+      detail: [
+        {
+          loc: ['header', 'Idempotency-Key'],
+          msg: 'Idempotency-Key was already used with a different request',
+          type: 'value_error',
+        },
+      ],
+    });
     expect(start).toHaveBeenCalledTimes(1);
   });
 
