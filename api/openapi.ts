@@ -38,8 +38,9 @@ export function buildOpenApiDocument(routes: Route[], publicBaseUrl: string): Op
       license: { name: 'No license granted yet (all rights reserved)' },
       description:
         'Self-hosted voice-agent calling service. Errors answer `{detail}`; validation errors are 422 ' +
-        'with `detail: [{loc, msg, type}]`; unknown routes 404, wrong methods 405, bodies over the limit ' +
-        '413, PostgreSQL or Temporal unreachable 503.',
+        'with `detail: [{loc, msg, type}]`; unknown routes 404, wrong methods 405 with `Allow`, bodies over ' +
+        'the limit 413, JSON bodies sent as another content type 415, PostgreSQL or Temporal unreachable 503. ' +
+        'Ids are 1 to 2147483647; text never contains U+0000.',
     },
     servers: [{ url: `${publicBaseUrl.replace(/\/$/, '')}${API_PREFIX}` }],
     tags: TAGS,
