@@ -13,6 +13,7 @@ import { ContactSourceStatementChecks1795000001300 } from './migrations/17950000
 import { AuthThrottleBackoff1795000002100 } from './migrations/1795000002100-AuthThrottleBackoff';
 import { SessionRevocationAndKeyScopes1795000002200 } from './migrations/1795000002200-SessionRevocationAndKeyScopes';
 import { WebhookNonces1795000002300 } from './migrations/1795000002300-WebhookNonces';
+import { CampaignAttemptsCancelled1795000003000 } from './migrations/1795000003000-CampaignAttemptsCancelled';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -27,6 +28,7 @@ export const migrations = [
   AuthThrottleBackoff1795000002100,
   SessionRevocationAndKeyScopes1795000002200,
   WebhookNonces1795000002300,
+  CampaignAttemptsCancelled1795000003000,
 ];
 
 export interface DataSourceOptions {
