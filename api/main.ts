@@ -64,6 +64,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'api stopping');
+    // Listened for first: with no connection open, the server closes at once.
+    const closed = once(server, 'close');
     server.close();
     server.closeIdleConnections();
     await media.close();
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
     await Promise.race([Promise.all(conversations), new Promise((resolve) => setTimeout(resolve, 10_000))]);
     // A client holding a keep-alive connection open must not hold up the stop.
     const closeAll = setTimeout(() => server.closeAllConnections(), 2_000);
-    await once(server, 'close');
+    await closed;
     clearTimeout(closeAll);
     await connection.close();
     await dataSource.destroy();
