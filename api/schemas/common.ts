@@ -60,9 +60,12 @@ export const name = (max = 255) =>
 
 /** `page` (>= 1, default 1) and `limit` (1..100, default 50): every paged list takes these. */
 export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
+
+/** An ISO 8601 date-time with an offset that PostgreSQL can store: there is no year 0000. */
+export const IsoDateTime = z.iso.datetime({ offset: true }).regex(/^(?!0000)/, { error: 'There is no year 0000' });
 
 /** Timestamps answer as ISO 8601 strings. */
 export const DateTimeString = z.string().openapi({ format: 'date-time' });

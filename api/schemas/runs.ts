@@ -1,5 +1,5 @@
 import { z } from '../zod';
-import { BodyId, DateTimeString, IdParam, PageQuery, text } from './common';
+import { BodyId, DateTimeString, IdParam, IsoDateTime, PageQuery, text } from './common';
 
 const filter = <A extends string, T extends string, V extends z.ZodType>(attribute: A, type: T, value: V) =>
   z.object({ attribute: z.literal(attribute), type: z.literal(type), value });
@@ -60,13 +60,14 @@ export const WorkflowRunsQuery = PageQuery.extend({
   sort_order: z.enum(['asc', 'desc']).default('desc'),
 });
 
-const IsoDateTime = z.iso
-  .datetime({ offset: true })
-  .openapi({ format: 'date-time', description: 'ISO 8601; inclusive bound on `created_at`.' });
+const BoundDateTime = IsoDateTime.openapi({
+  format: 'date-time',
+  description: 'ISO 8601; inclusive bound on `created_at`.',
+});
 
 export const UsageRunsQuery = PageQuery.extend({
-  start_date: IsoDateTime.optional(),
-  end_date: IsoDateTime.optional(),
+  start_date: BoundDateTime.optional(),
+  end_date: BoundDateTime.optional(),
   filters: FiltersParam,
 });
 

@@ -1,6 +1,6 @@
 import { z } from '../../zod';
 import { BadRequestError, ValidationError } from '../../errors';
-import { BodyId, text } from '../../schemas/common';
+import { BodyId, IsoDateTime, text } from '../../schemas/common';
 import { toValidationIssues } from '../../validation';
 import type { SqlWhere } from './sql-where';
 
@@ -34,7 +34,6 @@ const define =
     },
   });
 
-const IsoDateTime = z.iso.datetime({ offset: true });
 const Seconds = z.number().min(-1e12).max(1e12);
 
 /** `LIKE` pattern matching `text` anywhere, with `%`, `_` and `\` in it taken literally. */
