@@ -64,8 +64,21 @@ export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 
-/** An ISO 8601 date-time with an offset that PostgreSQL can store: there is no year 0000. */
-export const IsoDateTime = z.iso.datetime({ offset: true }).regex(/^(?!0000)/, { error: 'There is no year 0000' });
+const utcYear = (value: string) => new Date(value).getUTCFullYear();
+// Zod runs an overwrite after failed checks too, so text that is no date stays as sent.
+const asUtc = (value: string) => (Number.isNaN(Date.parse(value)) ? value : new Date(value).toISOString());
+
+/**
+ * An ISO 8601 date-time with an offset, read as UTC: PostgreSQL refuses offsets beyond 15:59 and
+ * has no year 0000, so the instant is what goes on, and it must fall in the years 0001 to 9999.
+ */
+export const IsoDateTime = z.iso
+  .datetime({ offset: true })
+  .refine((value) => Number.isNaN(utcYear(value)) || (utcYear(value) >= 1 && utcYear(value) <= 9999), {
+    error: 'must fall in the years 0001 to 9999 (UTC)',
+    abort: true,
+  })
+  .overwrite(asUtc);
 
 /** Timestamps answer as ISO 8601 strings. */
 export const DateTimeString = z.string().openapi({ format: 'date-time' });

@@ -17,7 +17,7 @@ const KNOWN_FILTERS = [
   filter(
     'dateRange',
     'dateRange',
-    z.object({ from: z.iso.datetime({ offset: true }).optional(), to: z.iso.datetime({ offset: true }).optional() }),
+    z.object({ from: IsoDateTime.optional(), to: IsoDateTime.optional() }),
   ),
   filter('status', 'radio', z.object({ status: z.enum(['completed', 'in_progress']) })),
 ] as const;

@@ -184,6 +184,22 @@ describe('GET /api/v1/workflow/{workflow_id}/runs', () => {
     expect(res.body.applied_filters).toEqual(applied);
   });
 
+  it('reads a dateRange bound with any offset as its UTC instant, and refuses one outside the years 0001 to 9999', async () => {
+    // +22:56 is valid ISO 8601 but beyond what PostgreSQL takes (15:59); the bound is the same instant.
+    const from = new Date(Date.parse(at(10)) + (22 * 60 + 56) * 60_000).toISOString().replace('.000Z', '+22:56');
+    const res = await filtered({ attribute: 'dateRange', type: 'dateRange', value: { from, to: at(20) } });
+    expect(res.status).toBe(200);
+    expect(runIds(res)).toEqual(labels('c', 'b'));
+    expect(res.body.applied_filters).toEqual([
+      { attribute: 'dateRange', type: 'dateRange', value: { from: at(10), to: at(20) } },
+    ]);
+    for (const bound of ['0001-01-01T00:00:00+05:00', '9999-12-31T23:00:00-05:00', '0000-06-01T00:00:00Z']) {
+      const refused = await filtered({ attribute: 'dateRange', type: 'dateRange', value: { from: bound } });
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'filters', 0, 'value', 'from'] })]);
+    }
+  });
+
   it('answers 400 for filters that are not a JSON array', async () => {
     for (const filters of ['{not json', '{"attribute":"runId"}']) {
       const res = await list({ filters });
