@@ -8,10 +8,11 @@ import { recognize, synthesize } from '../../voice/speech/whole';
 import { mediaStreamUrl, mediaTokenKey } from '../../voice/media-token';
 import { Downsampler16kTo8k } from '../../voice/resample';
 import { callWorkflow } from '../../workflows/call.workflow';
-import { callStatusSignal, callWorkflowId } from '../../workflows/definitions';
+import { callStatusSignal, callWorkflowId, conversationEndedSignal } from '../../workflows/definitions';
 import { createAgent, type CreatedAgent } from '../helpers/agents';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
+import { waitFor } from '../helpers/wait-for';
 import { startVoiceStack, type VoiceStack } from '../helpers/voice-stack';
 import { PacedCaller } from './paced-caller';
 import {
@@ -109,6 +110,22 @@ async function agentFinished(client: MediaClient, after: number, timeoutMs = 30_
 }
 
 /**
+ * Resolves once the agent has ended the conversation and told the call workflow. A caller who hangs
+ * up on hearing the last word would race the agent's own end of the call on a loaded machine.
+ */
+async function conversationEnded(runId: number): Promise<void> {
+  const handle = services.temporal.client.workflow.getHandle(callWorkflowId(runId));
+  await waitFor(
+    'the agent to end the conversation',
+    async () =>
+      (await handle.fetchHistory()).events?.some(
+        (event) => event.workflowExecutionSignaledEventAttributes?.signalName === conversationEndedSignal.name,
+      ),
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+}
+
+/**
  * What PocketSphinx makes of the agent's audio as the client decoded it. A 16 kHz stream carries 8 kHz
  * audio upsampled (the pipeline speaks at 8 kHz), so it is taken back down: PocketSphinx fills the empty
  * upper band of narrowband audio only (voice/speech/band-fill.ts).
@@ -160,6 +177,7 @@ describe.each(cases)('a live call over $provider media streams', ({ provider, cl
       );
       const closing = await agentFinished(client, greeting.length);
       expect(closing.length / client.rate).toBeGreaterThan(0.5);
+      await conversationEnded(run.id);
 
       // The caller hangs up: the stream ends and the provider reports the call completed.
       caller.stop();
@@ -228,6 +246,7 @@ describe('barge-in on a live call', () => {
       expect(atClear / 8000).toBeLessThan(3);
 
       await agentFinished(client, atClear);
+      await conversationEnded(run.id);
       caller.stop();
       client.stop();
       await services.temporal.client.workflow
