@@ -14,11 +14,7 @@ const KNOWN_FILTERS = [
   filter('calledNumber', 'text', substring),
   filter('dispositionCode', 'multiSelect', z.object({ codes: z.array(text(255)).min(1) })),
   filter('duration', 'numberRange', z.object({ min: Seconds.optional(), max: Seconds.optional() })),
-  filter(
-    'dateRange',
-    'dateRange',
-    z.object({ from: IsoDateTime.optional(), to: IsoDateTime.optional() }),
-  ),
+  filter('dateRange', 'dateRange', z.object({ from: IsoDateTime.optional(), to: IsoDateTime.optional() })),
   filter('status', 'radio', z.object({ status: z.enum(['completed', 'in_progress']) })),
 ] as const;
 
