@@ -18,6 +18,11 @@ const swc = [
  */
 /** End-to-end, crash, cluster, fuzzing and scale suites: they start their own processes, or run for minutes. */
 const HEAVY = ['**/test/e2e/**', '**/test/cluster/**', '**/test/contract/**', '**/test/fuzz*/**', '**/*.scale.test.ts'];
+/**
+ * Files that assert on wall-clock audio (a caller heard, answered and interrupted in real time): they
+ * run after everything else, one at a time, so that no other file's load delays their speech.
+ */
+const REALTIME = ['**/test/voice/live-voice.test.ts'];
 /** Folders of tests that need no server: code, fake vendors on local ports, child processes. */
 const UNIT_FOLDERS = ['unit', 'agent-runtime', 'telephony', 'voice'];
 /** Files in those folders that do need the run's PostgreSQL, Temporal, workflow bundle or speech tools. */
@@ -73,7 +78,14 @@ module.exports = {
         ...not(UNIT_FOLDERS.map((folder) => `**/test/${folder}/**`)),
         ...NEED_SETUP,
         ...not(HEAVY),
+        ...not(REALTIME),
       ],
+    },
+    {
+      ...common,
+      ...servers,
+      displayName: 'realtime',
+      testMatch: REALTIME,
     },
     {
       ...common,
