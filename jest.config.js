@@ -22,7 +22,7 @@ const HEAVY = ['**/test/e2e/**', '**/test/cluster/**', '**/test/contract/**', '*
  * Files that assert on wall-clock audio (a caller heard, answered and interrupted in real time): they
  * run after everything else, one at a time, so that no other file's load delays their speech.
  */
-const REALTIME = ['**/test/voice/live-voice.test.ts'];
+const REALTIME = ['**/test/voice/live-voice.test.ts', '**/test/e2e/calls-audio.test.ts'];
 /** Folders of tests that need no server: code, fake vendors on local ports, child processes. */
 const UNIT_FOLDERS = ['unit', 'agent-runtime', 'telephony', 'voice'];
 /** Files in those folders that do need the run's PostgreSQL, Temporal, workflow bundle or speech tools. */
@@ -91,7 +91,7 @@ module.exports = {
       ...common,
       ...servers,
       displayName: 'e2e',
-      testMatch: HEAVY.map((glob) => glob.replace(/\*\*$/, '**/*.test.ts')),
+      testMatch: [...HEAVY.map((glob) => glob.replace(/\*\*$/, '**/*.test.ts')), ...not(REALTIME)],
     },
   ],
   // Every core: unit files run side by side, and server files share the run's servers.

@@ -70,7 +70,7 @@ describe('HTTP conventions', () => {
 
   it('answers a body over JSON_BODY_LIMIT_BYTES with 413', async () => {
     const res = await request(server({ JSON_BODY_LIMIT_BYTES: '2048' }))
-      .post('/api/v1/health')
+      .post('/api/v1/auth/login')
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ blob: 'x'.repeat(4096) }));
     expect(res.status).toBe(413);
@@ -79,7 +79,7 @@ describe('HTTP conventions', () => {
 
   it('answers malformed JSON with a FastAPI-shaped 422', async () => {
     const res = await request(server())
-      .post('/api/v1/health')
+      .post('/api/v1/auth/login')
       .set('Content-Type', 'application/json')
       .send('{"not json');
     expect(res.status).toBe(422);
