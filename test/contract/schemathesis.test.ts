@@ -33,43 +33,6 @@ const LOG_PATH = join(tmpdir(), `switchboard-contract-${process.pid}.log`);
  */
 const EXTRA_ARGS = (process.env.CONTRACT_SCHEMATHESIS_ARGS ?? '').split(' ').filter(Boolean);
 
-beforeAll(async () => {
-  // The whole service: the API on 127.0.0.1 only (the fuzzer sends hostile input) and a worker,
-  // so health checks, calls and campaigns run as they would in production.
-  bed = await campaignTestBed(services, TASK_QUEUE);
-  worker = await campaignWorker(services, TASK_QUEUE, bed.baseUrl);
-  running = worker.run();
-  const api = bed.baseUrl;
-
-  // An account with a little of everything, so operations on existing resources are reached too.
-  // Ids clear of the boundary values the fuzzer tries (1 and 2^31 - 1), so it never archives the key it runs with.
-  await services.db.dataSource.query(`SELECT setval('api_keys_id_seq', 1234567)`);
-  const account = await signUp(api);
-  sessionToken = account.token;
-  apiKey = (await createApiKey(api, sessionToken, 'contract')).api_key;
-  const agent = await createAgent(api, sessionToken);
-  const configuration = await createTelephonyConfig(api, sessionToken);
-  await createPhoneNumber(api, sessionToken, configuration.id, { address: '+14155550100' });
-  const upload = await request(api)
-    .post('/api/v1/campaign/sources?file_name=contacts.csv')
-    .auth(sessionToken, { type: 'bearer' })
-    .set('Content-Type', 'text/csv')
-    .send('phone_number,first_name\n+14155550101,Ada\n+14155550102,Grace\n');
-  if (upload.status !== 201) throw new Error(`upload answered ${upload.status}: ${JSON.stringify(upload.body)}`);
-  const campaign = await request(api)
-    .post('/api/v1/campaign/create')
-    .auth(sessionToken, { type: 'bearer' })
-    .send({ name: 'contract', workflow_id: agent.id, source_type: 'csv', source_id: upload.body.source_id });
-  if (campaign.status !== 201)
-    throw new Error(`campaign answered ${campaign.status}: ${JSON.stringify(campaign.body)}`);
-}, 120_000);
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await bed?.close();
-});
-
 /** Runs schemathesis, relaying its progress; resolves with its exit code and the end of its output. */
 function runSchemathesis(executable: string, args: string[]): Promise<{ code: number | null; tail: string }> {
   return new Promise((resolve, reject) => {
@@ -97,23 +60,64 @@ function runSchemathesis(executable: string, args: string[]): Promise<{ code: nu
   });
 }
 
-test(
-  'schemathesis finds no server error, no undocumented answer and no schema violation',
-  async () => {
-    const executable = await provisionSchemathesis((line) => process.stdout.write(`[contract] ${line}\n`));
-    const { code, tail } = await runSchemathesis(executable, [
-      '--config-file',
-      join(__dirname, 'schemathesis.toml'),
-      'run',
-      ...EXTRA_ARGS,
-      `${bed.baseUrl}/api/v1/openapi.json`,
-    ]);
-    if (code !== 0) {
-      throw new Error(
-        `schemathesis found contract failures (exit ${code}); the whole report is in ${LOG_PATH}, ` +
-          `its end:\n${tail.slice(-20_000)}`,
-      );
-    }
-  },
-  FUZZER_TIMEOUT_MS,
-);
+// Inside a describe, so the worker stops before the file's Temporal connection closes (hooks of
+// one level run in the order they were declared).
+describe('the whole service', () => {
+  beforeAll(async () => {
+    // The whole service: the API on 127.0.0.1 only (the fuzzer sends hostile input) and a worker,
+    // so health checks, calls and campaigns run as they would in production.
+    bed = await campaignTestBed(services, TASK_QUEUE);
+    worker = await campaignWorker(services, TASK_QUEUE, bed.baseUrl);
+    running = worker.run();
+    const api = bed.baseUrl;
+
+    // An account with a little of everything, so operations on existing resources are reached too.
+    // Ids clear of the boundary values the fuzzer tries (1 and 2^31 - 1), so it never archives the key it runs with.
+    await services.db.dataSource.query(`SELECT setval('api_keys_id_seq', 1234567)`);
+    const account = await signUp(api);
+    sessionToken = account.token;
+    apiKey = (await createApiKey(api, sessionToken, 'contract')).api_key;
+    const agent = await createAgent(api, sessionToken);
+    const configuration = await createTelephonyConfig(api, sessionToken);
+    await createPhoneNumber(api, sessionToken, configuration.id, { address: '+14155550100' });
+    const upload = await request(api)
+      .post('/api/v1/campaign/sources?file_name=contacts.csv')
+      .auth(sessionToken, { type: 'bearer' })
+      .set('Content-Type', 'text/csv')
+      .send('phone_number,first_name\n+14155550101,Ada\n+14155550102,Grace\n');
+    if (upload.status !== 201) throw new Error(`upload answered ${upload.status}: ${JSON.stringify(upload.body)}`);
+    const campaign = await request(api)
+      .post('/api/v1/campaign/create')
+      .auth(sessionToken, { type: 'bearer' })
+      .send({ name: 'contract', workflow_id: agent.id, source_type: 'csv', source_id: upload.body.source_id });
+    if (campaign.status !== 201)
+      throw new Error(`campaign answered ${campaign.status}: ${JSON.stringify(campaign.body)}`);
+  }, 120_000);
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await bed?.close();
+  });
+
+  test(
+    'schemathesis finds no server error, no undocumented answer and no schema violation',
+    async () => {
+      const executable = await provisionSchemathesis((line) => process.stdout.write(`[contract] ${line}\n`));
+      const { code, tail } = await runSchemathesis(executable, [
+        '--config-file',
+        join(__dirname, 'schemathesis.toml'),
+        'run',
+        ...EXTRA_ARGS,
+        `${bed.baseUrl}/api/v1/openapi.json`,
+      ]);
+      if (code !== 0) {
+        throw new Error(
+          `schemathesis found contract failures (exit ${code}); the whole report is in ${LOG_PATH}, ` +
+            `its end:\n${tail.slice(-20_000)}`,
+        );
+      }
+    },
+    FUZZER_TIMEOUT_MS,
+  );
+});
