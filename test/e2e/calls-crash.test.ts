@@ -115,4 +115,4 @@ it('completes a call whose worker was SIGKILLed after dialing, without dialing t
     `SELECT 1 FROM simulator_calls WHERE to_address = '+14155550777'`,
   );
   expect(dials).toHaveLength(1);
-}, 150_000);
+}, 300_000);
