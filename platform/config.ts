@@ -135,8 +135,16 @@ export const configSchema = z.object({
   /** Sends every provider API request to this origin instead of the provider's (a mock provider server). */
   TELEPHONY_API_BASE_URL: z.url().optional(),
 
-  /** Key of the post-call webhook signature header; unset: derived from SECRETS_KEY (docs/guides/post-call-webhooks.md). */
-  WEBHOOK_SIGNING_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  /**
+   * After `POST /organizations/webhook-signing-secret/rotate`, how long the previous secret still
+   * signs post-call webhooks beside the new one, so receivers can switch without losing deliveries.
+   */
+  WEBHOOK_SECRET_ROTATION_OVERLAP_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86400)
+    .default(86400),
   /** `true`: post-call webhooks may reach private, loopback and link-local addresses (tests, trusted networks). */
   ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
   /** `true`: ARI endpoints (`ari_endpoint`) may be private, loopback or link-local addresses (a PBX on the LAN). */
