@@ -15,6 +15,7 @@ import { SessionRevocationAndKeyScopes1795000002200 } from './migrations/1795000
 import { WebhookNonces1795000002300 } from './migrations/1795000002300-WebhookNonces';
 import { CampaignAttemptsCancelled1795000003000 } from './migrations/1795000003000-CampaignAttemptsCancelled';
 import { OrganizationWebhookSecrets1795000003100 } from './migrations/1795000003100-OrganizationWebhookSecrets';
+import { QuotaIndexes1795000003200 } from './migrations/1795000003200-QuotaIndexes';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -31,6 +32,7 @@ export const migrations = [
   WebhookNonces1795000002300,
   CampaignAttemptsCancelled1795000003000,
   OrganizationWebhookSecrets1795000003100,
+  QuotaIndexes1795000003200,
 ];
 
 export interface DataSourceOptions {

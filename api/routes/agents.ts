@@ -1,4 +1,5 @@
 import type { ApiDeps } from '../context';
+import { quotaBreach, Quotas } from '../quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   AgentListItem,
@@ -27,6 +28,7 @@ const tags = ['agents'];
 
 export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
   const llmConfigured = Boolean(config.LLM_BASE_URL ?? config.LLM_API_KEY);
+  const quotas = new Quotas(config);
 
   return [
     defineRoute(
@@ -39,14 +41,23 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         tags,
         security,
         body: CreateAgentFromDefinitionRequest,
-        responses: { 201: { description: 'Created', schema: AgentResponse }, 409: TRIGGER_TAKEN },
+        responses: {
+          201: { description: 'Created', schema: AgentResponse },
+          409: errorResponse(`${TRIGGER_TAKEN.description}, or ${quotaBreach('agents')}`),
+        },
       },
       async (ctx, { body, auth }) => {
-        const id = await createAgent(dataSource, auth, body.name, {
-          workflowDefinition: body.workflow_definition,
-          workflowConfigurations: body.workflow_configurations ?? {},
-          templateContextVariables: body.template_context_variables ?? {},
-        });
+        const id = await createAgent(
+          dataSource,
+          auth,
+          body.name,
+          {
+            workflowDefinition: body.workflow_definition,
+            workflowConfigurations: body.workflow_configurations ?? {},
+            templateContextVariables: body.template_context_variables ?? {},
+          },
+          quotas,
+        );
         ctx.status = 201;
         ctx.body = await agentView(dataSource, auth, id);
       },
@@ -66,6 +77,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         body: CreateAgentFromTemplateRequest,
         responses: {
           201: { description: 'Created', schema: AgentResponse },
+          409: errorResponse(quotaBreach('agents')),
           502: errorResponse('The language model failed or answered an invalid agent twice'),
         },
       },
@@ -76,11 +88,17 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
               body,
             )
           : defaultAgent(body);
-        const id = await createAgent(dataSource, auth, draft.name, {
-          workflowDefinition: draft.definition,
-          workflowConfigurations: {},
-          templateContextVariables: {},
-        });
+        const id = await createAgent(
+          dataSource,
+          auth,
+          draft.name,
+          {
+            workflowDefinition: draft.definition,
+            workflowConfigurations: {},
+            templateContextVariables: {},
+          },
+          quotas,
+        );
         ctx.status = 201;
         ctx.body = await agentView(dataSource, auth, id);
       },
@@ -132,15 +150,25 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         security,
         params: WorkflowIdParams,
         body: UpdateAgentRequest,
-        responses: { 200: { description: 'The agent', schema: AgentResponse }, 404: NOT_FOUND, 409: TRIGGER_TAKEN },
+        responses: {
+          200: { description: 'The agent', schema: AgentResponse },
+          404: NOT_FOUND,
+          409: errorResponse(`${TRIGGER_TAKEN.description}, or ${quotaBreach('agent_versions')}`),
+        },
       },
       async (ctx, { params, body, auth }) => {
-        await updateAgent(dataSource, auth, params.workflow_id, {
-          name: body.name,
-          workflowDefinition: body.workflow_definition,
-          workflowConfigurations: body.workflow_configurations,
-          templateContextVariables: body.template_context_variables,
-        });
+        await updateAgent(
+          dataSource,
+          auth,
+          params.workflow_id,
+          {
+            name: body.name,
+            workflowDefinition: body.workflow_definition,
+            workflowConfigurations: body.workflow_configurations,
+            templateContextVariables: body.template_context_variables,
+          },
+          quotas,
+        );
         ctx.body = await agentView(dataSource, auth, params.workflow_id);
       },
     ),

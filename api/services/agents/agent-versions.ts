@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { DataSource, EntityManager } from 'typeorm';
 import { Agent, AgentVersion } from '../../../entities';
 import type { AuthContext } from '../../context';
+import type { Quotas } from '../../quotas';
 import { NotFoundError } from '../../errors';
 import type { WorkflowDefinition } from '../../schemas/workflow-definition';
 import { syncTriggers, withTriggerPaths } from './triggers';
@@ -40,6 +41,7 @@ export async function createAgent(
   caller: AuthContext,
   name: string,
   content: VersionContent,
+  quotas: Quotas,
 ): Promise<number> {
   return dataSource.transaction(async (manager) => {
     const agent = await manager.save(
@@ -56,6 +58,7 @@ export async function createAgent(
       { ...content, workflowDefinition: withTriggerPaths(content.workflowDefinition) },
       1,
     );
+    await quotas.claim(manager, 'agents', caller.organizationId);
     return agent.id;
   });
 }
@@ -71,6 +74,7 @@ export async function updateAgent(
   caller: AuthContext,
   id: number,
   changes: AgentChanges,
+  quotas: Quotas,
 ): Promise<void> {
   await dataSource.transaction(async (manager) => {
     const agent = await manager.findOne(Agent, {
@@ -97,6 +101,7 @@ export async function updateAgent(
     const latest = await manager.maximum(AgentVersion, 'versionNumber', { agentId: id });
     await manager.update(AgentVersion, { id: current.id }, { status: 'archived' });
     await publishVersion(manager, agent, next, (latest ?? 0) + 1);
+    await quotas.claim(manager, 'agent_versions', id);
   });
 }
 

@@ -4,6 +4,7 @@ import { Campaign, CampaignSource } from '../../../entities';
 import type { TerminalCallStatus } from '../../../workflows/definitions';
 import type { AuthContext } from '../../context';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
+import type { Quotas } from '../../quotas';
 import type { RedialCampaignRequest } from '../../schemas/campaigns';
 import { insertDraftCampaign } from './campaign-create';
 import { settingsOf } from './campaign-settings';
@@ -32,6 +33,7 @@ export async function redialCampaign(
   caller: AuthContext,
   parentId: number,
   body: RedialCampaignRequest,
+  quotas: Quotas,
 ): Promise<Campaign> {
   return dataSource.transaction(async (manager) => {
     const parent = await manager.findOne(Campaign, {
@@ -55,6 +57,7 @@ export async function redialCampaign(
         columns: source.columns,
       }),
     );
+    await quotas.claim(manager, 'campaign_sources', caller.organizationId);
     const [counted] = await manager.query<{ copied: number }[]>(
       `WITH copied AS (
          INSERT INTO campaign_contacts (source_id, row_number, phone_number, timezone, initial_context)
@@ -73,17 +76,22 @@ export async function redialCampaign(
     await manager.update(CampaignSource, { id: copy.id }, { totalRows: copied });
 
     const settings = settingsOf(parent);
-    const child = await insertDraftCampaign(manager, caller, {
-      settings: {
-        ...settings,
-        name: body.name ?? `${parent.name} (Redial)`.slice(0, 255),
-        retry_config: { ...settings.retry_config, ...body.retry_config },
+    const child = await insertDraftCampaign(
+      manager,
+      caller,
+      {
+        settings: {
+          ...settings,
+          name: body.name ?? `${parent.name} (Redial)`.slice(0, 255),
+          retry_config: { ...settings.retry_config, ...body.retry_config },
+        },
+        workflowId: parent.workflowId,
+        sourceId: copy.id,
+        telephonyConfigurationId: parent.telephonyConfigurationId,
+        parentCampaignId: parent.id,
       },
-      workflowId: parent.workflowId,
-      sourceId: copy.id,
-      telephonyConfigurationId: parent.telephonyConfigurationId,
-      parentCampaignId: parent.id,
-    });
+      quotas,
+    );
     await manager.update(Campaign, { id: parent.id }, { redialedCampaignId: child.id, updatedAt: new Date() });
     return child;
   });
