@@ -3,7 +3,7 @@ import { JSON_LIMITS } from '../../api/schemas/limits';
 import { signUp, type SignedUp } from '../helpers/accounts';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { callingOrganization } from '../helpers/calls';
-import { bumpCampaignIds, insertContactSource } from '../helpers/campaign-api';
+import { bumpCampaignIds, contactIds, insertAttempt, insertContactSource } from '../helpers/campaign-api';
 import { useTestServices } from '../helpers/services';
 import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
 
@@ -219,6 +219,57 @@ describe('per-organization quotas, past each limit and with concurrent creates',
       /^Quota exceeded: an organization may have at most 2 campaigns \(campaigns, QUOTA_CAMPAIGNS\)$/,
       () => orgRows('campaigns', org.owner),
     );
+  });
+
+  it('redials (QUOTA_CAMPAIGNS and QUOTA_CAMPAIGN_SOURCES): neither the campaign nor its contact-list copy is stored', async () => {
+    /** An organization with `sources` contact lists and a finished campaign over the first, with one busy contact. */
+    const finishedCampaign = async (sources: number) => {
+      const org = await callingOrganization(server());
+      const sourceIds: string[] = [];
+      for (let index = 0; index < sources; index += 1) {
+        sourceIds.push(
+          await insertContactSource(services.db.dataSource, org.owner.user.organization_id, [
+            { phone_number: '+14155550101', first_name: 'Ada' },
+          ]),
+        );
+      }
+      const create = () =>
+        request(server())
+          .post('/api/v1/campaign/create')
+          .auth(org.owner.token, { type: 'bearer' })
+          .send({ name: 'Parent', workflow_id: org.agent.id, source_type: 'csv', source_id: sourceIds[0] });
+      const parent = await create();
+      expect(parent.status).toBe(201);
+      const [contactId] = await contactIds(services.db.dataSource, sourceIds[0] ?? '');
+      await insertAttempt(services.db.dataSource, {
+        campaignId: parent.body.id as number,
+        contactId: contactId ?? '',
+        attempt: 1,
+        outcome: 'busy',
+      });
+      await services.db.dataSource.query("UPDATE campaigns SET state = 'completed' WHERE id = $1", [parent.body.id]);
+      const redial = () =>
+        request(server())
+          .post(`/api/v1/campaign/${parent.body.id}/redial`)
+          .auth(org.owner.token, { type: 'bearer' })
+          .send({ retry_on_busy: true });
+      return { org, create, redial };
+    };
+
+    const fullOfCampaigns = await finishedCampaign(1);
+    expect((await fullOfCampaigns.create()).status).toBe(201);
+    const refused = await fullOfCampaigns.redial();
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/at most 2 campaigns/);
+    expect(await orgRows('campaigns', fullOfCampaigns.org.owner)).toBe(LIMITS.QUOTA_CAMPAIGNS);
+    expect(await orgRows('campaign_sources', fullOfCampaigns.org.owner)).toBe(1);
+
+    const fullOfSources = await finishedCampaign(LIMITS.QUOTA_CAMPAIGN_SOURCES);
+    const noRoom = await fullOfSources.redial();
+    expect(noRoom.status).toBe(409);
+    expect(noRoom.body.detail).toMatch(/at most 2 contact lists/);
+    expect(await orgRows('campaign_sources', fullOfSources.org.owner)).toBe(LIMITS.QUOTA_CAMPAIGN_SOURCES);
+    expect(await orgRows('campaigns', fullOfSources.org.owner)).toBe(1);
   });
 
   it("counts only the organization's own rows: another organization still creates freely", async () => {
