@@ -47,17 +47,11 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         },
       },
       async (ctx, { body, auth }) => {
-        const id = await createAgent(
-          dataSource,
-          auth,
-          body.name,
-          {
-            workflowDefinition: body.workflow_definition,
-            workflowConfigurations: body.workflow_configurations ?? {},
-            templateContextVariables: body.template_context_variables ?? {},
-          },
-          quotas,
-        );
+        const id = await createAgent(dataSource, auth, quotas, body.name, {
+          workflowDefinition: body.workflow_definition,
+          workflowConfigurations: body.workflow_configurations ?? {},
+          templateContextVariables: body.template_context_variables ?? {},
+        });
         ctx.status = 201;
         ctx.body = await agentView(dataSource, auth, id);
       },
@@ -88,17 +82,11 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
               body,
             )
           : defaultAgent(body);
-        const id = await createAgent(
-          dataSource,
-          auth,
-          draft.name,
-          {
-            workflowDefinition: draft.definition,
-            workflowConfigurations: {},
-            templateContextVariables: {},
-          },
-          quotas,
-        );
+        const id = await createAgent(dataSource, auth, quotas, draft.name, {
+          workflowDefinition: draft.definition,
+          workflowConfigurations: {},
+          templateContextVariables: {},
+        });
         ctx.status = 201;
         ctx.body = await agentView(dataSource, auth, id);
       },
@@ -157,18 +145,12 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, body, auth }) => {
-        await updateAgent(
-          dataSource,
-          auth,
-          params.workflow_id,
-          {
-            name: body.name,
-            workflowDefinition: body.workflow_definition,
-            workflowConfigurations: body.workflow_configurations,
-            templateContextVariables: body.template_context_variables,
-          },
-          quotas,
-        );
+        await updateAgent(dataSource, auth, quotas, params.workflow_id, {
+          name: body.name,
+          workflowDefinition: body.workflow_definition,
+          workflowConfigurations: body.workflow_configurations,
+          templateContextVariables: body.template_context_variables,
+        });
         ctx.body = await agentView(dataSource, auth, params.workflow_id);
       },
     ),

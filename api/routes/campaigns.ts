@@ -89,17 +89,12 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { body, auth }) => {
-        const row = await createDraftCampaign(
-          dataSource,
-          auth,
-          {
-            settings: settingsForCreate(body),
-            workflowId: body.workflow_id,
-            sourceId: body.source_id,
-            telephonyConfigurationId: body.telephony_configuration_id,
-          },
-          quotas,
-        );
+        const row = await createDraftCampaign(dataSource, auth, quotas, {
+          settings: settingsForCreate(body),
+          workflowId: body.workflow_id,
+          sourceId: body.source_id,
+          telephonyConfigurationId: body.telephony_configuration_id,
+        });
         ctx.status = 201;
         ctx.body = await campaignViewOf(dataSource, row);
       },
@@ -211,7 +206,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, body, auth }) => {
-        const child = await redialCampaign(dataSource, auth, params.campaign_id, body, quotas);
+        const child = await redialCampaign(dataSource, auth, quotas, params.campaign_id, body);
         ctx.status = 201;
         ctx.body = await campaignViewOf(dataSource, child);
       },

@@ -3,8 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { DataSource, EntityManager } from 'typeorm';
 import { Agent, AgentVersion } from '../../../entities';
 import type { AuthContext } from '../../context';
-import type { Quotas } from '../../quotas';
 import { NotFoundError } from '../../errors';
+import type { Quotas } from '../../quotas';
 import type { WorkflowDefinition } from '../../schemas/workflow-definition';
 import { syncTriggers, withTriggerPaths } from './triggers';
 
@@ -39,9 +39,9 @@ async function publishVersion(manager: EntityManager, agent: Agent, content: Ver
 export async function createAgent(
   dataSource: DataSource,
   caller: AuthContext,
+  quotas: Quotas,
   name: string,
   content: VersionContent,
-  quotas: Quotas,
 ): Promise<number> {
   return dataSource.transaction(async (manager) => {
     const agent = await manager.save(
@@ -72,9 +72,9 @@ export async function createAgent(
 export async function updateAgent(
   dataSource: DataSource,
   caller: AuthContext,
+  quotas: Quotas,
   id: number,
   changes: AgentChanges,
-  quotas: Quotas,
 ): Promise<void> {
   await dataSource.transaction(async (manager) => {
     const agent = await manager.findOne(Agent, {

@@ -81,8 +81,8 @@ export interface NewCampaign {
 export async function insertDraftCampaign(
   manager: EntityManager,
   caller: AuthContext,
-  campaign: NewCampaign,
   quotas: Quotas,
+  campaign: NewCampaign,
 ): Promise<Campaign> {
   const { version } = await campaignAgent(manager, caller, campaign.workflowId);
   const source = await campaignSource(manager, caller, campaign.sourceId);
@@ -108,6 +108,6 @@ export async function insertDraftCampaign(
 export const createDraftCampaign = (
   dataSource: DataSource,
   caller: AuthContext,
-  campaign: NewCampaign,
   quotas: Quotas,
-) => dataSource.transaction((manager) => insertDraftCampaign(manager, caller, campaign, quotas));
+  campaign: NewCampaign,
+) => dataSource.transaction((manager) => insertDraftCampaign(manager, caller, quotas, campaign));

@@ -31,9 +31,9 @@ function selectedOutcomes(body: RedialCampaignRequest): TerminalCallStatus[] {
 export async function redialCampaign(
   dataSource: DataSource,
   caller: AuthContext,
+  quotas: Quotas,
   parentId: number,
   body: RedialCampaignRequest,
-  quotas: Quotas,
 ): Promise<Campaign> {
   return dataSource.transaction(async (manager) => {
     const parent = await manager.findOne(Campaign, {
@@ -76,22 +76,17 @@ export async function redialCampaign(
     await manager.update(CampaignSource, { id: copy.id }, { totalRows: copied });
 
     const settings = settingsOf(parent);
-    const child = await insertDraftCampaign(
-      manager,
-      caller,
-      {
-        settings: {
-          ...settings,
-          name: body.name ?? `${parent.name} (Redial)`.slice(0, 255),
-          retry_config: { ...settings.retry_config, ...body.retry_config },
-        },
-        workflowId: parent.workflowId,
-        sourceId: copy.id,
-        telephonyConfigurationId: parent.telephonyConfigurationId,
-        parentCampaignId: parent.id,
+    const child = await insertDraftCampaign(manager, caller, quotas, {
+      settings: {
+        ...settings,
+        name: body.name ?? `${parent.name} (Redial)`.slice(0, 255),
+        retry_config: { ...settings.retry_config, ...body.retry_config },
       },
-      quotas,
-    );
+      workflowId: parent.workflowId,
+      sourceId: copy.id,
+      telephonyConfigurationId: parent.telephonyConfigurationId,
+      parentCampaignId: parent.id,
+    });
     await manager.update(Campaign, { id: parent.id }, { redialedCampaignId: child.id, updatedAt: new Date() });
     return child;
   });
