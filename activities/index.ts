@@ -5,13 +5,12 @@ import { createCampaignActivities } from './campaign.activities';
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
-import { WEBHOOK_KEY_PURPOSE } from './webhook/signing-key';
 
 export type ActivityDeps = HealthActivityDeps & {
   /** The call activities' own deps; without them (health-only workers in tests) no call activity is registered. */
   calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'> & CampaignReportDeps;
-  /** Post-call webhooks, registered with the call activities; default: the key derived from the secrets, no private addresses. */
-  webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions'>;
+  /** Post-call webhooks, registered with the call activities; default: no private addresses. */
+  webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions' | 'secrets'>;
 };
 
 /** Every activity the worker registers, built over explicit dependencies. */
@@ -32,7 +31,8 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
     ...createWebhookActivities({
       dataSource: deps.dataSource,
       versions,
-      ...(deps.webhooks ?? { signingKey: calls.secrets.deriveKey(WEBHOOK_KEY_PURPOSE), allowPrivate: false }),
+      secrets: calls.secrets,
+      ...(deps.webhooks ?? { allowPrivate: false }),
     }),
   };
 }

@@ -4,18 +4,20 @@ import { renderTemplate } from '../api/services/agents/templates';
 import type { AgentVersionCache } from '../api/services/agents/version-cache';
 import { Run } from '../entities';
 import type { Resolver } from '../platform/address-guard';
+import type { Secrets } from '../telephony/secrets';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
 import { enabledWebhookNodes, postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
 import { renderPayload, type PayloadContext } from './webhook/payload';
 import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits } from './webhook/send';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook/signature';
+import { WebhookSigningSecrets } from './webhook/signing-secrets';
 
 export interface WebhookActivityDeps {
   dataSource: DataSource;
   /** Agent version contents, read once per process. */
   versions: AgentVersionCache;
-  /** HMAC-SHA256 key of the signature header (`WEBHOOK_SIGNING_SECRET`, else derived from SECRETS_KEY). */
-  signingKey: Buffer;
+  /** Opens the organizations' signing secrets (sealed under SECRETS_KEY). */
+  secrets: Secrets;
   /** `ALLOW_PRIVATE_WEBHOOKS`. */
   allowPrivate: boolean;
   /** Socket silence, whole-delivery deadline and answer size; DEFAULT_SEND_LIMITS by default. */
@@ -63,12 +65,13 @@ const DEFAULT_PAYLOAD = {
 export function createWebhookActivities({
   dataSource,
   versions,
-  signingKey,
+  secrets,
   allowPrivate,
   limits = DEFAULT_SEND_LIMITS,
   resolve,
 }: WebhookActivityDeps) {
   const runs = dataSource.getRepository(Run);
+  const signingSecrets = new WebhookSigningSecrets(dataSource, secrets);
 
   /** Upserts one node's entry in `logs.webhooks` in one statement, so parallel deliveries never overwrite each other. */
   const record = async (runId: number, entry: Partial<WebhookLogEntry> & { node_id: string }): Promise<void> => {
@@ -130,6 +133,8 @@ export function createWebhookActivities({
       const template =
         Object.keys(node.data.payload_template).length > 0 ? node.data.payload_template : DEFAULT_PAYLOAD;
       const body = node.data.http_method === 'GET' ? undefined : JSON.stringify(renderPayload(template, context));
+      // The run's own organization's secret: another tenant's receiver cannot forge these.
+      const signingKeys = await signingSecrets.signingKeys(run.organizationId);
       const headers: Record<string, string> = {
         'user-agent': 'Switchboard-Webhooks/1',
         ...Object.fromEntries(
@@ -141,7 +146,7 @@ export function createWebhookActivities({
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         // Stable across retries: receivers can drop a delivery they already processed.
         'x-switchboard-delivery': `run-${run.id}/${node.id}`,
-        [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(signingKey, body ?? '', Math.floor(Date.now() / 1000)),
+        [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(signingKeys, body ?? '', Math.floor(Date.now() / 1000)),
       };
       try {
         const httpStatus = await sendWebhook(

@@ -28,6 +28,7 @@ import { createTelephonyConfigRoutes } from './routes/telephony-configs';
 import { createTelephonyInboundRoutes } from './routes/telephony-inbound';
 import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
 import { createUsageRoutes } from './routes/usage';
+import { createWebhookSigningSecretRoutes } from './routes/webhook-signing-secret';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
 export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
@@ -41,6 +42,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createTelephonyConfigRoutes(deps),
     ...createPhoneNumberRoutes(deps),
     ...createSpeechCredentialRoutes(deps),
+    ...createWebhookSigningSecretRoutes(deps),
     ...createCallRoutes(deps),
     ...createRecordingRoutes(deps),
     ...createTelephonyWebhookRoutes(deps),

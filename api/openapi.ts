@@ -67,6 +67,7 @@ const TAGS = [
   { name: 'usage', description: "The organization's runs with their duration, tokens and charge." },
   { name: 'telephony', description: 'Telephony configurations, phone numbers and the providers’ webhooks.' },
   { name: 'speech', description: 'API keys of speech-to-text and text-to-speech providers.' },
+  { name: 'webhooks', description: "The organization's post-call webhook signing secret." },
   { name: 'calls', description: 'Placing outbound calls with an agent.' },
   { name: 'campaigns', description: 'Campaigns: contact lists called with an agent, with retries and schedules.' },
 ];

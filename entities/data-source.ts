@@ -14,6 +14,8 @@ import { AuthThrottleBackoff1795000002100 } from './migrations/1795000002100-Aut
 import { SessionRevocationAndKeyScopes1795000002200 } from './migrations/1795000002200-SessionRevocationAndKeyScopes';
 import { WebhookNonces1795000002300 } from './migrations/1795000002300-WebhookNonces';
 import { CampaignAttemptsCancelled1795000003000 } from './migrations/1795000003000-CampaignAttemptsCancelled';
+import { OrganizationWebhookSecrets1795000003100 } from './migrations/1795000003100-OrganizationWebhookSecrets';
+import { QuotaIndexes1795000003200 } from './migrations/1795000003200-QuotaIndexes';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -29,6 +31,8 @@ export const migrations = [
   SessionRevocationAndKeyScopes1795000002200,
   WebhookNonces1795000002300,
   CampaignAttemptsCancelled1795000003000,
+  OrganizationWebhookSecrets1795000003100,
+  QuotaIndexes1795000003200,
 ];
 
 export interface DataSourceOptions {

@@ -135,12 +135,35 @@ export const configSchema = z.object({
   /** Sends every provider API request to this origin instead of the provider's (a mock provider server). */
   TELEPHONY_API_BASE_URL: z.url().optional(),
 
-  /** Key of the post-call webhook signature header; unset: derived from SECRETS_KEY (docs/guides/post-call-webhooks.md). */
-  WEBHOOK_SIGNING_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  /**
+   * After `POST /organizations/webhook-signing-secret/rotate`, how long the previous secret still
+   * signs post-call webhooks beside the new one, so receivers can switch without losing deliveries.
+   */
+  WEBHOOK_SECRET_ROTATION_OVERLAP_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86400)
+    .default(86400),
   /** `true`: post-call webhooks may reach private, loopback and link-local addresses (tests, trusted networks). */
   ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
   /** `true`: ARI endpoints (`ari_endpoint`) may be private, loopback or link-local addresses (a PBX on the LAN). */
   ALLOW_PRIVATE_ARI_ENDPOINTS: envBoolean(false),
+
+  /** Agents an organization may store, archived ones included; past it creating one answers 409 (docs/reference/http-conventions.md). */
+  QUOTA_AGENTS: z.coerce.number().int().min(1).default(500),
+  /** Versions an agent may have; past it an update that would publish one answers 409. */
+  QUOTA_AGENT_VERSIONS: z.coerce.number().int().min(1).default(1000),
+  /** Telephony configurations an organization may have; past it creating one answers 409. */
+  QUOTA_TELEPHONY_CONFIGURATIONS: z.coerce.number().int().min(1).default(50),
+  /** Phone numbers an organization may have, across its configurations; past it adding one answers 409. */
+  QUOTA_PHONE_NUMBERS: z.coerce.number().int().min(1).default(5000),
+  /** Campaigns an organization may have, redials included; past it creating one answers 409. */
+  QUOTA_CAMPAIGNS: z.coerce.number().int().min(1).default(5000),
+  /** Contact lists an organization may store (uploads and redial copies); past it uploading one answers 409. */
+  QUOTA_CAMPAIGN_SOURCES: z.coerce.number().int().min(1).default(1000),
+  /** API keys an organization may have, archived ones included (archiving is final, the row stays); past it creating one answers 409. */
+  QUOTA_API_KEYS: z.coerce.number().int().min(1).default(500),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),

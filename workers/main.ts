@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { callSettingsFrom } from '../activities/call-settings';
-import { webhookSigningKey } from '../activities/webhook/signing-key';
 import { converse } from '../agent-runtime';
 import { acceptAriStasisStart } from '../api/services/calls/inbound';
 import { createDataSource } from '../entities/data-source';
@@ -67,7 +66,7 @@ async function main(): Promise<void> {
         dataSource,
         workerIdentity: identity,
         calls: { secrets, settings: callSettingsFrom(cfg), converse, temporal },
-        webhooks: { signingKey: webhookSigningKey(cfg, secrets), allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS },
+        webhooks: { allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS },
       }),
       shutdownGraceTime: `${cfg.WORKER_SHUTDOWN_GRACE_SECONDS} seconds`,
       // No eager activities: under load an eagerly dispatched task whose workflow-task completion

@@ -1,4 +1,5 @@
 import type { ApiDeps } from '../context';
+import { quotaBreach, Quotas } from '../quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   AgentListItem,
@@ -27,6 +28,7 @@ const tags = ['agents'];
 
 export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
   const llmConfigured = Boolean(config.LLM_BASE_URL ?? config.LLM_API_KEY);
+  const quotas = new Quotas(config);
 
   return [
     defineRoute(
@@ -39,10 +41,13 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         tags,
         security,
         body: CreateAgentFromDefinitionRequest,
-        responses: { 201: { description: 'Created', schema: AgentResponse }, 409: TRIGGER_TAKEN },
+        responses: {
+          201: { description: 'Created', schema: AgentResponse },
+          409: errorResponse(`${TRIGGER_TAKEN.description}, or ${quotaBreach('agents')}`),
+        },
       },
       async (ctx, { body, auth }) => {
-        const id = await createAgent(dataSource, auth, body.name, {
+        const id = await createAgent(dataSource, auth, quotas, body.name, {
           workflowDefinition: body.workflow_definition,
           workflowConfigurations: body.workflow_configurations ?? {},
           templateContextVariables: body.template_context_variables ?? {},
@@ -66,6 +71,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         body: CreateAgentFromTemplateRequest,
         responses: {
           201: { description: 'Created', schema: AgentResponse },
+          409: errorResponse(quotaBreach('agents')),
           502: errorResponse('The language model failed or answered an invalid agent twice'),
         },
       },
@@ -76,7 +82,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
               body,
             )
           : defaultAgent(body);
-        const id = await createAgent(dataSource, auth, draft.name, {
+        const id = await createAgent(dataSource, auth, quotas, draft.name, {
           workflowDefinition: draft.definition,
           workflowConfigurations: {},
           templateContextVariables: {},
@@ -132,10 +138,14 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         security,
         params: WorkflowIdParams,
         body: UpdateAgentRequest,
-        responses: { 200: { description: 'The agent', schema: AgentResponse }, 404: NOT_FOUND, 409: TRIGGER_TAKEN },
+        responses: {
+          200: { description: 'The agent', schema: AgentResponse },
+          404: NOT_FOUND,
+          409: errorResponse(`${TRIGGER_TAKEN.description}, or ${quotaBreach('agent_versions')}`),
+        },
       },
       async (ctx, { params, body, auth }) => {
-        await updateAgent(dataSource, auth, params.workflow_id, {
+        await updateAgent(dataSource, auth, quotas, params.workflow_id, {
           name: body.name,
           workflowDefinition: body.workflow_definition,
           workflowConfigurations: body.workflow_configurations,

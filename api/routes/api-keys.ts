@@ -3,6 +3,7 @@ import { IsNull } from 'typeorm';
 import { ApiKey } from '../../entities';
 import { generateApiKey } from '../auth/api-key-format';
 import type { ApiDeps } from '../context';
+import { quotaBreach, Quotas } from '../quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   ApiKeyIdParams,
@@ -27,8 +28,9 @@ const listItem = (key: ApiKey): z.output<typeof ApiKeyListItem> => ({
   archived_at: key.archivedAt?.toISOString() ?? null,
 });
 
-export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
+export function createApiKeyRoutes({ dataSource, config }: ApiDeps): Route[] {
   const apiKeys = dataSource.getRepository(ApiKey);
+  const quotas = new Quotas(config);
 
   return [
     defineRoute(
@@ -43,20 +45,27 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
         tags: ['api-keys'],
         security: ['ApiKey', 'SessionToken'],
         body: CreateApiKeyRequest,
-        responses: { 201: { description: 'Created', schema: CreatedApiKey } },
+        responses: {
+          201: { description: 'Created', schema: CreatedApiKey },
+          409: errorResponse(quotaBreach('api_keys')),
+        },
       },
       async (ctx, { body, auth }) => {
         const { key, prefix, hash } = generateApiKey();
-        const saved = await apiKeys.save(
-          apiKeys.create({
-            organizationId: auth.organizationId,
-            userId: auth.userId,
-            name: body.name,
-            scope: body.scope,
-            keyPrefix: prefix,
-            keyHash: hash,
-          }),
-        );
+        const saved = await dataSource.transaction(async (manager) => {
+          const inserted = await manager.save(
+            apiKeys.create({
+              organizationId: auth.organizationId,
+              userId: auth.userId,
+              name: body.name,
+              scope: body.scope,
+              keyPrefix: prefix,
+              keyHash: hash,
+            }),
+          );
+          await quotas.claim(manager, 'api_keys', auth.organizationId);
+          return inserted;
+        });
         const created: z.output<typeof CreatedApiKey> = {
           id: saved.id,
           name: saved.name,

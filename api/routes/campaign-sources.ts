@@ -1,4 +1,5 @@
 import type { ApiDeps } from '../context';
+import { quotaBreach, Quotas } from '../quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   CampaignSourceResponse,
@@ -15,6 +16,7 @@ const DEFAULT_FILE_NAME = 'contacts.csv';
 
 export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps): Route[] {
   const importSlot = createImportSlots(config.CSV_MAX_CONCURRENT_IMPORTS);
+  const quotas = new Quotas(config);
   return [
     defineRoute(
       {
@@ -40,6 +42,7 @@ export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps): Rou
         responses: {
           201: { description: 'The stored contact list', schema: CampaignSourceResponse },
           400: errorResponse('The CSV was refused; the detail names the rows'),
+          409: errorResponse(quotaBreach('campaign_sources')),
           408: errorResponse('The CSV arrived slower than CSV_MIN_UPLOAD_BYTES_PER_SECOND'),
           413: errorResponse('The CSV is larger than CSV_MAX_BYTES'),
           415: errorResponse('Neither text/csv nor multipart/form-data'),
@@ -51,7 +54,7 @@ export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps): Rou
         // The whole file is on disk before a connection is taken: a slow client holds no database resource.
         const spooled = await spoolUpload(upload.stream);
         const source = await importSlot(() =>
-          importCampaignSource(dataSource, auth.organizationId, spooled.open(), fileName),
+          importCampaignSource(dataSource, auth.organizationId, spooled.open(), fileName, quotas),
         ).finally(() => spooled.remove());
         ctx.state.log.info(
           { event: 'campaign_source_uploaded', source_id: source.source_id, total_rows: source.total_rows },

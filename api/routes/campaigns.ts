@@ -1,4 +1,5 @@
 import type { ApiDeps } from '../context';
+import { quotaBreach, Quotas } from '../quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   Campaign,
@@ -40,6 +41,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     telephony: createTelephonyServices(deps),
   };
+  const quotas = new Quotas(config);
   const prices = { perMinuteUsd: config.PRICE_PER_MINUTE_USD, per1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD };
 
   const transition = (action: 'pause' | 'resume' | 'cancel', summary: string, allowed: string) =>
@@ -83,10 +85,11 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
             '`workflow_not_found`, `source_not_found`, `telephony_configuration_not_found`, or template variables ' +
               'the agent needs that the contact list lacks (named)',
           ),
+          409: errorResponse(quotaBreach('campaigns')),
         },
       },
       async (ctx, { body, auth }) => {
-        const row = await createDraftCampaign(dataSource, auth, {
+        const row = await createDraftCampaign(dataSource, auth, quotas, {
           settings: settingsForCreate(body),
           workflowId: body.workflow_id,
           sourceId: body.source_id,
@@ -197,11 +200,13 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
           201: { description: 'The new draft campaign', schema: Campaign },
           400: errorResponse('No contacts match the selected redial criteria'),
           404: notFound,
-          409: errorResponse('The campaign is not completed or cancelled, or has already been redialed'),
+          409: errorResponse(
+            `The campaign is not completed or cancelled, or has already been redialed, or ${quotaBreach('campaigns', 'campaign_sources')}`,
+          ),
         },
       },
       async (ctx, { params, body, auth }) => {
-        const child = await redialCampaign(dataSource, auth, params.campaign_id, body);
+        const child = await redialCampaign(dataSource, auth, quotas, params.campaign_id, body);
         ctx.status = 201;
         ctx.body = await campaignViewOf(dataSource, child);
       },

@@ -3,6 +3,7 @@ import { Agent, PhoneNumber, TelephonyConfiguration } from '../../entities';
 import { ProviderError, type ProviderSync } from '../../telephony/provider';
 import type { AuthContext, ApiDeps } from '../context';
 import { isUniqueViolation } from '../db-errors';
+import { quotaBreach, Quotas } from '../quotas';
 import { BadGatewayError, BadRequestError, ConflictError, NotFoundError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
@@ -33,6 +34,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
   const numbers = dataSource.getRepository(PhoneNumber);
   const agents = dataSource.getRepository(Agent);
   const telephony = createTelephonyServices(deps);
+  const quotas = new Quotas(deps.config);
 
   const findNumber = async (configuration: TelephonyConfiguration, id: number): Promise<PhoneNumber> => {
     const number = await numbers.findOneBy({
@@ -126,7 +128,9 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         responses: {
           201: { description: 'Created', schema: PhoneNumberResponse },
           404: errorResponse(`${CONFIG_NOT_FOUND}, or the inbound workflow is not found`),
-          409: errorResponse('A phone number with this address already exists in the org.'),
+          409: errorResponse(
+            `A phone number with this address already exists in the org, or ${quotaBreach('phone_numbers')}`,
+          ),
         },
       },
       async (ctx, { params, body, auth }) => {
@@ -148,7 +152,11 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         });
         let saved: PhoneNumber;
         try {
-          saved = await withDefaultCaller(configuration.id, row.isDefaultCallerId, (manager) => manager.save(row));
+          saved = await withDefaultCaller(configuration.id, row.isDefaultCallerId, async (manager) => {
+            const inserted = await manager.save(row);
+            await quotas.claim(manager, 'phone_numbers', auth.organizationId);
+            return inserted;
+          });
         } catch (error) {
           if (isUniqueViolation(error, ADDRESS_CONSTRAINT)) {
             throw new ConflictError('A phone number with this address already exists in the org.');

@@ -2,6 +2,7 @@ import { Campaign, TelephonyConfiguration } from '../../entities';
 import { mergeUpdate, openCredentials, sealCredentials, secretsFollowingNewAddress } from '../../telephony/credentials';
 import type { ApiDeps } from '../context';
 import { isUniqueViolation } from '../db-errors';
+import { quotaBreach, Quotas } from '../quotas';
 import { BadRequestError, ConflictError, ValidationError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
@@ -30,6 +31,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
   const { dataSource } = deps;
   const configurations = dataSource.getRepository(TelephonyConfiguration);
   const telephony = createTelephonyServices(deps);
+  const quotas = new Quotas(deps.config);
   const { CreateTelephonyConfigRequest, UpdateTelephonyConfigRequest } = telephonyConfigRequests(telephony.providers);
 
   /** Saves, turning a taken name into 409. */
@@ -98,7 +100,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         body: CreateTelephonyConfigRequest,
         responses: {
           201: { description: 'Created', schema: ConfigurationResponse },
-          409: errorResponse('A configuration of that name exists'),
+          409: errorResponse(`A configuration of that name exists, or ${quotaBreach('telephony_configurations')}`),
         },
       },
       async (ctx, { body, auth }) => {
@@ -124,7 +126,9 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
                 { isDefaultOutbound: false },
               );
             }
-            return manager.save(row);
+            const saved = await manager.save(row);
+            await quotas.claim(manager, 'telephony_configurations', auth.organizationId);
+            return saved;
           }),
         );
         ctx.status = 201;

@@ -1,5 +1,5 @@
 import { z } from '../zod';
-import { boundedJsonObject } from './limits';
+import { boundedJsonObject, JSON_BOUNDS_DESCRIPTION, JSON_LIMITS, jsonBounds } from './limits';
 import { DateTimeString, IdParam, name, text } from './common';
 import { WorkflowDefinition } from './workflow-definition';
 
@@ -39,8 +39,10 @@ export const WorkflowConfigurations = z
       external_pbx_lead_headers: z.array(text(255)).max(50).nullish(),
     }),
   )
+  // Other keys are stored as sent, so they are bounded like any free JSON.
+  .superRefine(jsonBounds({ bytes: JSON_LIMITS.bytes }))
   .openapi('WorkflowConfigurations', {
-    description: 'Call settings of a version. `null` for a field means unset: it is dropped, never stored.',
+    description: `Call settings of a version. \`null\` for a field means unset: it is dropped, never stored. ${JSON_BOUNDS_DESCRIPTION}`,
   });
 
 export const TemplateContextVariables = boundedJsonObject('Default variables, applied to test runs only.').openapi(
@@ -88,8 +90,11 @@ export const ValidateAgentRequest = z
   .object({
     workflow_definition: z
       .record(z.string(), z.unknown())
+      .superRefine(jsonBounds({ depth: JSON_LIMITS.definitionDepth }))
       .optional()
-      .openapi({ description: "A definition to check; the agent's current one when omitted." }),
+      .openapi({
+        description: `A definition to check; the agent's current one when omitted. At most ${JSON_LIMITS.definitionDepth} levels deep as JSON.`,
+      }),
   })
   .openapi('ValidateAgentRequest');
 

@@ -2,6 +2,7 @@ import { isSupportedCountry } from 'libphonenumber-js';
 import type { ProviderDefinition } from '../../telephony/provider';
 import { z } from '../zod';
 import { BodyId, DateTimeString, IdParam, name, text } from './common';
+import { boundedJsonObject, JSON_LIMITS, jsonBounds } from './limits';
 
 export const ConfigIdParams = z.object({ config_id: IdParam });
 export const PhoneNumberParams = z.object({ config_id: IdParam, phone_number_id: IdParam });
@@ -82,6 +83,7 @@ export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
         name: ConfigurationName.optional(),
         config: z
           .looseObject({ provider: z.enum(names as [string, ...string[]]) })
+          .superRefine(jsonBounds({ bytes: JSON_LIMITS.bytes }))
           .optional()
           .openapi({
             description:
@@ -103,6 +105,8 @@ const CountryCode = z
 
 const Label = text(64).trim();
 const ExtraMetadata = z.record(z.string(), z.unknown());
+/** What a client sends as `extra_metadata`: stored as is, so bounded. */
+const ExtraMetadataInput = boundedJsonObject('Free metadata, stored as sent.');
 
 export const ProviderSync = z.object({ ok: z.boolean(), message: z.string() }).openapi('ProviderSync', {
   description:
@@ -141,7 +145,7 @@ export const CreatePhoneNumberRequest = z
     inbound_workflow_id: BodyId.nullish(),
     is_active: z.boolean().default(true),
     is_default_caller_id: z.boolean().default(false),
-    extra_metadata: ExtraMetadata.default({}),
+    extra_metadata: ExtraMetadataInput.default({}),
   })
   .openapi('CreatePhoneNumberRequest');
 
@@ -155,7 +159,7 @@ export const UpdatePhoneNumberRequest = z
     clear_inbound_workflow: z.boolean().default(false).openapi({ description: '`true` removes the inbound binding.' }),
     is_active: z.boolean().optional(),
     country_code: CountryCode.nullish(),
-    extra_metadata: ExtraMetadata.optional(),
+    extra_metadata: ExtraMetadataInput.optional(),
   })
   .refine((body) => !(body.clear_inbound_workflow && body.inbound_workflow_id), {
     error: 'send either inbound_workflow_id or clear_inbound_workflow: true, not both',

@@ -1,6 +1,6 @@
 import { z } from '../zod';
 import { checkGraphRules } from '../services/agents/graph-rules';
-import { boundedJsonObject, GRAPH_LIMITS, TEXT_LIMITS } from './limits';
+import { boundedJsonObject, GRAPH_LIMITS, JSON_LIMITS, jsonBounds, TEXT_LIMITS } from './limits';
 
 /**
  * An agent's conversation graph, a React Flow document: `nodes[]` and `edges[]`. Unknown keys inside
@@ -178,9 +178,13 @@ export const WorkflowGraph = z.looseObject({
   edges: z.array(WorkflowEdge).max(GRAPH_LIMITS.edges).default([]),
 });
 
-export const WorkflowDefinition = WorkflowGraph.superRefine(checkGraphRules).openapi('WorkflowDefinition', {
-  description: 'Nodes and edges; graph rules: docs/guides/agents.md. Problems answer 422 with `loc` inside it.',
-});
+export const WorkflowDefinition = WorkflowGraph.superRefine(jsonBounds({ depth: JSON_LIMITS.definitionDepth }))
+  .superRefine(checkGraphRules)
+  .openapi('WorkflowDefinition', {
+    description:
+      'Nodes and edges; graph rules: docs/guides/agents.md. Problems answer 422 with `loc` inside it. ' +
+      `At most ${JSON_LIMITS.definitionDepth} levels deep as JSON, editor keys included.`,
+  });
 
 export type WorkflowDefinition = z.output<typeof WorkflowDefinition>;
 export type WorkflowNode = z.output<typeof WorkflowNode>;

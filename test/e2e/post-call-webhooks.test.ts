@@ -5,7 +5,6 @@ import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { createActivities } from '../../activities';
 import type { WebhookLogEntry } from '../../activities/webhook.activities';
-import { webhookSigningKey } from '../../activities/webhook/signing-key';
 import { verifySignatureHeader } from '../../activities/webhook/signature';
 import { converse } from '../../agent-runtime';
 import { Run } from '../../entities';
@@ -22,7 +21,6 @@ import { TEST_SECRETS_KEY } from '../helpers/telephony';
 
 const services = useTestServices();
 const secrets = new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex'));
-const SIGNING_SECRET = 'post-call-webhook-signing-secret-for-tests';
 
 interface Received {
   method: string;
@@ -101,6 +99,8 @@ let baseUrl: string;
 let app: ReturnType<typeof buildTestApp>['app'];
 let org: CallingOrganization;
 let taskQueue: string;
+/** The organization's own signing secret, from the one answer that shows it. */
+let signingSecret: string;
 
 beforeAll(async () => {
   await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
@@ -118,6 +118,10 @@ beforeAll(async () => {
   const handle = app.callback();
   http.on('request', (req, res) => void handle(req, res));
   org = await callingOrganization(app.callback(), { ring_seconds: 0, talk_seconds: 1 });
+  const rotated = await request(app.callback())
+    .post('/api/v1/organizations/webhook-signing-secret/rotate')
+    .auth(org.owner.token, { type: 'bearer' });
+  signingSecret = (rotated.body as { secret: string }).secret;
 });
 
 afterAll(async () => {
@@ -127,7 +131,7 @@ afterAll(async () => {
 
 /** A worker configured from the environment as `workers/main.ts` does it. */
 const createWorker = (env: Record<string, string>) => {
-  const config = parseConfig({ NODE_ENV: 'test', WEBHOOK_SIGNING_SECRET: SIGNING_SECRET, ...env });
+  const config = parseConfig({ NODE_ENV: 'test', ...env });
   return Worker.create({
     connection: services.temporal.nativeConnection,
     taskQueue,
@@ -142,7 +146,6 @@ const createWorker = (env: Record<string, string>) => {
         temporal: services.temporal.client,
       },
       webhooks: {
-        signingKey: webhookSigningKey(config, secrets),
         allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS,
         limits: { timeoutMs: 2_000, deadlineMs: 5_000, maxAnswerBytes: 64 * 1024 },
       },
@@ -204,12 +207,12 @@ describe('post-call webhooks (ALLOW_PRIVATE_WEBHOOKS=true)', () => {
       email: 'not collected',
     });
 
-    // What a receiver does (docs/guides/post-call-webhooks.md): HMAC-SHA256 over "<t>.<raw body>" with the shared secret.
+    // What a receiver does (docs/guides/post-call-webhooks.md): HMAC-SHA256 over "<t>.<raw body>" with the organization's own secret.
     const header = String(delivery?.headers['x-switchboard-signature']);
     const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) ?? [];
-    const expected = createHmac('sha256', SIGNING_SECRET).update(`${timestamp}.${delivery?.body}`).digest('hex');
+    const expected = createHmac('sha256', signingSecret).update(`${timestamp}.${delivery?.body}`).digest('hex');
     expect(signature).toBe(expected);
-    expect(verifySignatureHeader(Buffer.from(SIGNING_SECRET), delivery?.body ?? '', header)).toBe(true);
+    expect(verifySignatureHeader(Buffer.from(signingSecret), delivery?.body ?? '', header)).toBe(true);
     expect(webhookLogs(run).ok).toMatchObject({ status: 'delivered', attempts: 1, http_status: 200, error: null });
   });
 

@@ -41,6 +41,15 @@ describe("the post-call webhooks guide's receiver", () => {
     expect(verify(secret, body, signatureHeader(Buffer.from(secret, 'utf8'), body, now))).toBe(true);
   });
 
+  it("accepts either secret's signature during a rotation's overlap, whichever entry is its own", () => {
+    const previous = `${secret} (previous)`;
+    const header = signatureHeader([Buffer.from(secret, 'utf8'), Buffer.from(previous, 'utf8')], body, now);
+    expect(header.match(/v1=/g)).toHaveLength(2);
+    expect(verify(secret, body, header)).toBe(true);
+    expect(verify(previous, body, header)).toBe(true);
+    expect(verify(`${secret}!`, body, header)).toBe(false);
+  });
+
   it('refuses another body, another secret and an old timestamp', () => {
     const header = signatureHeader(Buffer.from(secret, 'utf8'), body, now);
     expect(verify(secret, `${body} `, header)).toBe(false);

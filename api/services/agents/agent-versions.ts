@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { Agent, AgentVersion } from '../../../entities';
 import type { AuthContext } from '../../context';
 import { NotFoundError } from '../../errors';
+import type { Quotas } from '../../quotas';
 import type { WorkflowDefinition } from '../../schemas/workflow-definition';
 import { syncTriggers, withTriggerPaths } from './triggers';
 
@@ -38,6 +39,7 @@ async function publishVersion(manager: EntityManager, agent: Agent, content: Ver
 export async function createAgent(
   dataSource: DataSource,
   caller: AuthContext,
+  quotas: Quotas,
   name: string,
   content: VersionContent,
 ): Promise<number> {
@@ -56,6 +58,7 @@ export async function createAgent(
       { ...content, workflowDefinition: withTriggerPaths(content.workflowDefinition) },
       1,
     );
+    await quotas.claim(manager, 'agents', caller.organizationId);
     return agent.id;
   });
 }
@@ -69,6 +72,7 @@ export async function createAgent(
 export async function updateAgent(
   dataSource: DataSource,
   caller: AuthContext,
+  quotas: Quotas,
   id: number,
   changes: AgentChanges,
 ): Promise<void> {
@@ -97,6 +101,7 @@ export async function updateAgent(
     const latest = await manager.maximum(AgentVersion, 'versionNumber', { agentId: id });
     await manager.update(AgentVersion, { id: current.id }, { status: 'archived' });
     await publishVersion(manager, agent, next, (latest ?? 0) + 1);
+    await quotas.claim(manager, 'agent_versions', id);
   });
 }
 

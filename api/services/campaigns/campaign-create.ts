@@ -3,6 +3,7 @@ import { Agent, AgentVersion, Campaign, CampaignSource, TelephonyConfiguration }
 import type { CampaignSettings } from '../../../workflows/definitions';
 import type { AuthContext } from '../../context';
 import { BadRequestError } from '../../errors';
+import type { Quotas } from '../../quotas';
 import type { WorkflowDefinition } from '../../schemas/workflow-definition';
 import { requiredTemplateVariables } from '../agents/templates';
 import { settingsColumns } from './campaign-settings';
@@ -80,13 +81,14 @@ export interface NewCampaign {
 export async function insertDraftCampaign(
   manager: EntityManager,
   caller: AuthContext,
+  quotas: Quotas,
   campaign: NewCampaign,
 ): Promise<Campaign> {
   const { version } = await campaignAgent(manager, caller, campaign.workflowId);
   const source = await campaignSource(manager, caller, campaign.sourceId);
   const telephonyConfigurationId = await campaignConfigurationId(manager, caller, campaign.telephonyConfigurationId);
   checkTemplateVariables(version, source.columns);
-  return manager.save(
+  const saved = await manager.save(
     manager.create(Campaign, {
       organizationId: caller.organizationId,
       workflowId: campaign.workflowId,
@@ -99,7 +101,13 @@ export async function insertDraftCampaign(
       ...settingsColumns(campaign.settings),
     }),
   );
+  await quotas.claim(manager, 'campaigns', caller.organizationId);
+  return saved;
 }
 
-export const createDraftCampaign = (dataSource: DataSource, caller: AuthContext, campaign: NewCampaign) =>
-  dataSource.transaction((manager) => insertDraftCampaign(manager, caller, campaign));
+export const createDraftCampaign = (
+  dataSource: DataSource,
+  caller: AuthContext,
+  quotas: Quotas,
+  campaign: NewCampaign,
+) => dataSource.transaction((manager) => insertDraftCampaign(manager, caller, quotas, campaign));

@@ -4,6 +4,7 @@ import { Campaign, CampaignSource } from '../../../entities';
 import type { TerminalCallStatus } from '../../../workflows/definitions';
 import type { AuthContext } from '../../context';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
+import type { Quotas } from '../../quotas';
 import type { RedialCampaignRequest } from '../../schemas/campaigns';
 import { insertDraftCampaign } from './campaign-create';
 import { settingsOf } from './campaign-settings';
@@ -30,6 +31,7 @@ function selectedOutcomes(body: RedialCampaignRequest): TerminalCallStatus[] {
 export async function redialCampaign(
   dataSource: DataSource,
   caller: AuthContext,
+  quotas: Quotas,
   parentId: number,
   body: RedialCampaignRequest,
 ): Promise<Campaign> {
@@ -55,6 +57,7 @@ export async function redialCampaign(
         columns: source.columns,
       }),
     );
+    await quotas.claim(manager, 'campaign_sources', caller.organizationId);
     const [counted] = await manager.query<{ copied: number }[]>(
       `WITH copied AS (
          INSERT INTO campaign_contacts (source_id, row_number, phone_number, timezone, initial_context)
@@ -73,7 +76,7 @@ export async function redialCampaign(
     await manager.update(CampaignSource, { id: copy.id }, { totalRows: copied });
 
     const settings = settingsOf(parent);
-    const child = await insertDraftCampaign(manager, caller, {
+    const child = await insertDraftCampaign(manager, caller, quotas, {
       settings: {
         ...settings,
         name: body.name ?? `${parent.name} (Redial)`.slice(0, 255),

@@ -7,6 +7,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AppError, BadRequestError } from '../../../errors';
+import { QuotaExceededError, type Quotas } from '../../../quotas';
 import { ContactCopyLines } from './copy-lines';
 import { RowProblems } from './row-problems';
 
@@ -34,6 +35,7 @@ export async function importCampaignSource(
   organizationId: number,
   csv: Readable,
   fileName: string,
+  quotas: Quotas,
 ): Promise<ImportedSource> {
   const pool = (dataSource.driver as PostgresDriver).master as Pool;
   const client = await pool.connect();
@@ -42,12 +44,14 @@ export async function importCampaignSource(
   try {
     await client.query('BEGIN');
     const imported = await copyContacts(session, organizationId, csv, fileName);
+    // Last, so the quota's lock is held only until the commit, never while the file is read.
+    await quotas.claimOn(client, 'campaign_sources', organizationId);
     await client.query('COMMIT');
     reusable = true;
     return imported;
   } catch (error) {
     // Refused after the COPY: the connection is idle in the transaction, roll back and keep it.
-    if (error instanceof BadRequestError && !session.copying) {
+    if ((error instanceof BadRequestError || error instanceof QuotaExceededError) && !session.copying) {
       reusable = await client.query('ROLLBACK').then(
         () => true,
         () => false,
