@@ -55,7 +55,7 @@ interface ParameterObject {
   in: string;
   schema?: unknown;
   example?: unknown;
-  content?: Record<string, { schema: unknown }>;
+  content?: Record<string, { schema: unknown; example?: unknown }>;
 }
 
 const TAGS = [
@@ -76,7 +76,8 @@ const JSON_QUERY_PARAMETERS: Record<string, string> = { filters: 'RunFilters' };
 
 /**
  * zod-to-openapi gives every parameter a `schema`; a parameter that carries JSON is declared with
- * `content` instead, so clients serialize it and generated types know its shape.
+ * `content` instead, so clients serialize it and generated types know its shape. Its example, JSON
+ * text on the string schema, becomes the value it stands for.
  */
 function typeJsonQueryParameters(document: OpenAPIObject): void {
   for (const item of Object.values(document.paths ?? {})) {
@@ -84,9 +85,15 @@ function typeJsonQueryParameters(document: OpenAPIObject): void {
       for (const parameter of operation.parameters ?? []) {
         const component = JSON_QUERY_PARAMETERS[parameter.name];
         if (parameter.in !== 'query' || !component) continue;
+        const example = parameter.example ?? (parameter.schema as { example?: unknown } | undefined)?.example;
         delete parameter.schema;
-        parameter.content = { 'application/json': { schema: { $ref: `#/components/schemas/${component}` } } };
         delete parameter.example;
+        parameter.content = {
+          'application/json': {
+            schema: { $ref: `#/components/schemas/${component}` },
+            ...(typeof example === 'string' ? { example: JSON.parse(example) as unknown } : {}),
+          },
+        };
       }
     }
   }

@@ -1,4 +1,4 @@
-import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { getOpenApiMetadata, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import { UnsupportedMediaTypeError } from './errors';
@@ -32,7 +32,7 @@ export interface RouteSpec<
   headers?: AnyObject;
   /** A JSON body (`application/json` only: any other content type answers 415). */
   body?: B;
-  /** A documented example of `body`. */
+  /** A documented example of `body`; by default the example declared on its schema. */
   bodyExample?: unknown;
   /**
    * A body the handler reads itself as a stream (a CSV upload), one schema per accepted content
@@ -60,6 +60,7 @@ export interface ResponseSpec {
   contentType?: string;
   /** Further content types the status may answer, each with its schema. */
   otherContent?: Record<string, z.ZodType>;
+  /** A documented example of the body; by default the example declared on `schema`. */
   example?: unknown;
   /** Response headers, each with a JSON Schema of its value. */
   headers?: Record<string, { description: string; schema: HeaderSchema; required?: boolean }>;
@@ -127,6 +128,19 @@ const headersByStatus: Record<number, ResponseSpec['headers']> = {
   },
 };
 
+/**
+ * The example declared on a schema (`.openapi({ example })`), repeated on the operation's media type:
+ * generators, documentation viewers and the contract fuzzer read examples there.
+ */
+export function exampleOf(schema: z.ZodType | undefined): unknown {
+  return schema ? getOpenApiMetadata(schema)?.example : undefined;
+}
+
+/** A media type object with the schema's example, when it has one. */
+function mediaType(schema: z.ZodType, example: unknown = exampleOf(schema)) {
+  return { schema, ...(example === undefined ? {} : { example }) };
+}
+
 /** The JSON body of a request, or undefined when it has none; 415 for any other content type. */
 function jsonBody(ctx: ParameterizedContext<AppState>): unknown {
   const { headers } = ctx.req;
@@ -167,7 +181,8 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
   for (const [status, response] of Object.entries(spec.responses)) {
     const headers = { ...headersByStatus[Number(status)], ...response.headers };
     const { schema } = response;
-    const example = response.example ?? (schema === ErrorBody ? { detail: response.description } : undefined);
+    const example =
+      response.example ?? exampleOf(schema) ?? (schema === ErrorBody ? { detail: response.description } : undefined);
     responses[status] = {
       description: response.description,
       ...(Object.keys(headers).length > 0
@@ -183,9 +198,9 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
       ...(schema
         ? {
             content: {
-              [response.contentType ?? 'application/json']: { schema, ...(example === undefined ? {} : { example }) },
+              [response.contentType ?? 'application/json']: mediaType(schema, example),
               ...Object.fromEntries(
-                Object.entries(response.otherContent ?? {}).map(([type, other]) => [type, { schema: other }]),
+                Object.entries(response.otherContent ?? {}).map(([type, other]) => [type, mediaType(other)]),
               ),
             },
           }
@@ -212,10 +227,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
             body: {
               required: true,
               content: {
-                'application/json': {
-                  schema: spec.body,
-                  ...(spec.bodyExample === undefined ? {} : { example: spec.bodyExample }),
-                },
+                'application/json': mediaType(spec.body, spec.bodyExample ?? exampleOf(spec.body)),
               },
             },
           }
@@ -226,7 +238,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
               required: spec.providerBody.required,
               description: spec.providerBody.description,
               content: Object.fromEntries(
-                Object.entries(spec.providerBody.content).map(([type, schema]) => [type, { schema }]),
+                Object.entries(spec.providerBody.content).map(([type, schema]) => [type, mediaType(schema)]),
               ),
             },
           }
@@ -237,7 +249,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
               required: true,
               description: spec.streamedBody.description,
               content: Object.fromEntries(
-                Object.entries(spec.streamedBody.content).map(([type, schema]) => [type, { schema }]),
+                Object.entries(spec.streamedBody.content).map(([type, schema]) => [type, mediaType(schema)]),
               ),
             },
           }

@@ -1,9 +1,9 @@
 import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
-  AgentListItem,
+  AgentList,
   AgentResponse,
-  AgentVersionResponse,
+  AgentVersionList,
   CreateAgentFromDefinitionRequest,
   CreateAgentFromTemplateRequest,
   ListAgentsQuery,
@@ -96,7 +96,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         tags,
         security,
         query: ListAgentsQuery,
-        responses: { 200: { description: 'Agents', schema: AgentListItem.array() } },
+        responses: { 200: { description: 'Agents', schema: AgentList } },
       },
       async (ctx, { query, auth }) => {
         ctx.body = await agentList(dataSource, auth, query.status);
@@ -172,7 +172,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         tags,
         security,
         params: WorkflowIdParams,
-        responses: { 200: { description: 'Versions', schema: AgentVersionResponse.array() }, 404: NOT_FOUND },
+        responses: { 200: { description: 'Versions', schema: AgentVersionList }, 404: NOT_FOUND },
       },
       async (ctx, { params, auth }) => {
         ctx.body = await versionList(dataSource, auth, params.workflow_id);

@@ -6,7 +6,8 @@ import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   ApiKeyIdParams,
-  ApiKeyListItem,
+  ApiKeyList,
+  type ApiKeyListItem,
   CreateApiKeyRequest,
   CreatedApiKey,
   ListApiKeysQuery,
@@ -80,7 +81,7 @@ export function createApiKeyRoutes({ dataSource }: ApiDeps): Route[] {
         tags: ['api-keys'],
         security: ['ApiKey', 'SessionToken'],
         query: ListApiKeysQuery,
-        responses: { 200: { description: 'API keys (never the full key)', schema: ApiKeyListItem.array() } },
+        responses: { 200: { description: 'API keys (never the full key)', schema: ApiKeyList } },
       },
       async (ctx, { query, auth }) => {
         const keys = await apiKeys.find({
