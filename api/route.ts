@@ -2,7 +2,7 @@ import { getOpenApiMetadata, type RouteConfig } from '@asteasolutions/zod-to-ope
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import { UnsupportedMediaTypeError } from './errors';
-import { requiredScope } from './auth/scopes';
+import { requiredScope, type ApiKeyScope } from './auth/scopes';
 import { ErrorBody, ValidationErrorBody } from './schemas/common';
 import { parseRequest } from './validation';
 import type { AppState, AuthContext } from './context';
@@ -115,6 +115,17 @@ const standardErrors = {
   503: { description: 'PostgreSQL or Temporal unavailable', content: errorContent },
 } satisfies RouteConfig['responses'];
 
+/** What an API key whose scope is below `needed` answers; session tokens act as `admin`. */
+const scopeRefused = (needed: ApiKeyScope) => ({
+  description: `The API key's scope does not include \`${needed}\``,
+  content: {
+    'application/json': {
+      schema: ErrorBody,
+      example: { detail: `This API key's scope is read; this route needs ${needed}` },
+    },
+  },
+});
+
 /** Headers some statuses always carry, documented wherever the status is. */
 const headersByStatus: Record<number, ResponseSpec['headers']> = {
   429: {
@@ -208,6 +219,9 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     };
   }
   const hasInput = Boolean(spec.params ?? spec.query ?? spec.body ?? spec.headers);
+  // Every key may read; only a write can meet a key whose scope is too low.
+  const scope = requiredScope(spec);
+  const scopeCanRefuse = (spec.security as Security).includes('ApiKey') && scope !== 'read';
   const takesBody = Boolean(spec.body ?? spec.streamedBody ?? spec.providerBody);
   const openapi: RouteConfig = {
     method: spec.method,
@@ -217,7 +231,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     description: spec.description,
     tags: spec.tags,
     // An API key's entry names the scope it needs (OpenAPI 3.1 allows roles for any scheme).
-    security: spec.security.map((scheme) => ({ [scheme]: scheme === 'ApiKey' ? [requiredScope(spec)] : [] })),
+    security: spec.security.map((scheme) => ({ [scheme]: scheme === 'ApiKey' ? [scope] : [] })),
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
@@ -257,6 +271,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     },
     responses: {
       ...(spec.security.length > 0 ? { 401: standardErrors[401] } : {}),
+      ...(scopeCanRefuse ? { 403: scopeRefused(scope) } : {}),
       ...(hasInput || takesBody ? { 422: standardErrors[422] } : {}),
       ...(takesBody ? { 413: standardErrors[413], 415: standardErrors[415] } : {}),
       ...(spec.query ? { 431: standardErrors[431] } : {}),

@@ -66,6 +66,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         body: CreateAgentFromTemplateRequest,
         responses: {
           201: { description: 'Created', schema: AgentResponse },
+          409: TRIGGER_TAKEN,
           502: errorResponse('The language model failed or answered an invalid agent twice'),
         },
       },

@@ -138,6 +138,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
           },
           403: errorResponse('Invalid signature'),
           404: errorResponse('Unknown provider or run'),
+          502: errorResponse('The provider refused the answer command'),
         },
       },
       answer,
@@ -217,6 +218,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
           200: { description: 'Accepted (or ignored and logged)', schema: WebhookReceived },
           400: errorResponse('The payload is not a status event'),
           403: errorResponse('Invalid signature'),
+          404: errorResponse("Run not found: the call's telephony configuration was deleted"),
         },
       },
       async (ctx) => {

@@ -139,42 +139,67 @@ describe.each(cases)('%s', (_operationId, route) => {
   });
 });
 
-/** Properties of a request schema, with their paths, wherever they nest. */
-function* properties(
-  schema: SchemaObject | undefined,
-  path: string,
-  seen: Set<string>,
-): Generator<[string, SchemaObject, boolean]> {
-  if (!schema || typeof schema !== 'object') return;
+/** Every schema object a request body uses, through the components it refers to. */
+function requestSchemas(schema: SchemaObject | undefined, seen = new Set<string>()): SchemaObject[] {
+  if (!schema || typeof schema !== 'object') return [];
   if (schema.$ref) {
-    if (seen.has(schema.$ref)) return;
-    yield* properties(resolve(schema), path, new Set([...seen, schema.$ref]));
-    return;
+    if (seen.has(schema.$ref)) return [];
+    seen.add(schema.$ref);
+    return requestSchemas(resolve(schema), seen);
   }
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    yield [`${path}.${name}`, resolve(property) ?? property, (schema.required ?? []).includes(name)];
-    yield* properties(property, `${path}.${name}`, seen);
-  }
-  for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', 'prefixItems'] as const) {
-    const nested = schema[key];
-    for (const child of Array.isArray(nested) ? nested : [nested]) {
-      if (child && typeof child === 'object') yield* properties(child as SchemaObject, path, seen);
+  const found = [schema];
+  for (const [key, value] of Object.entries(schema)) {
+    if (['example', 'examples', 'default', 'enum', 'const'].includes(key)) continue;
+    const children = key === 'properties' ? Object.values(value as object) : Array.isArray(value) ? value : [value];
+    for (const child of children) {
+      if (child && typeof child === 'object') found.push(...requestSchemas(child as SchemaObject, seen));
     }
   }
+  return found;
 }
 
-test('a request field with a default is optional, so generated clients may leave it out', () => {
-  const requiredDefaults: string[] = [];
+test('a request field with a default is optional in generated types: its default is stated in words', () => {
+  // Generators make a component property with `default` required (openapi-typescript's
+  // defaultNonNullable), so no schema a request body uses carries one.
+  const withDefault: string[] = [];
   for (const route of routes) {
     for (const media of Object.values(operationOf(route).requestBody?.content ?? {})) {
-      for (const [path, property, required] of properties(media.schema, route.spec.operationId, new Set())) {
-        if (required && property.default !== undefined) requiredDefaults.push(path);
+      for (const schema of requestSchemas(media.schema)) {
+        if (schema.default !== undefined) withDefault.push(`${route.spec.operationId}: ${JSON.stringify(schema)}`);
       }
     }
   }
-  expect(requiredDefaults).toEqual([]);
-  // The check sees defaults at all: the API key scope is one.
-  const createApiKey = routes.find(({ spec }) => spec.operationId === 'createApiKey');
-  const body = createApiKey && operationOf(createApiKey).requestBody?.content['application/json']?.schema;
-  expect(resolve(body)?.properties?.scope).toMatchObject({ default: 'admin' });
+  expect(withDefault).toEqual([]);
+  const scope = components.CreateApiKeyRequest?.properties?.scope;
+  expect(scope?.description).toContain('Default: `"admin"`.');
+  expect(components.CreateApiKeyRequest?.required).toEqual(['name']);
+  // Answers keep `default`: a stored agent's nodes always carry those fields.
+  expect(components.StartCallNode?.properties?.position).toMatchObject({ default: { x: 0, y: 0 } });
+  expect(components.StartCallNodeInput?.properties?.position).not.toHaveProperty('default');
+});
+
+describe('documented statuses', () => {
+  interface Answer {
+    headers?: Record<string, { required?: boolean; schema?: SchemaObject }>;
+  }
+  const answers = (route: Route) => operationOf(route).responses as Record<string, Answer>;
+
+  test('every operation that throttles documents 429 with Retry-After, and only those', () => {
+    const throttled = routes.filter((route) => answers(route)['429']).map(({ spec }) => spec.operationId);
+    expect(throttled.sort()).toEqual(['changePassword', 'logIn', 'signUp']);
+    for (const route of routes.filter((candidate) => answers(candidate)['429'])) {
+      expect(answers(route)['429']?.headers?.['Retry-After']).toMatchObject({
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+      });
+    }
+  });
+
+  test('every operation an API key below its scope can call documents 403', () => {
+    const missing = routes
+      .filter(({ spec }) => spec.security.includes('ApiKey') && spec.method !== 'get')
+      .filter((route) => !answers(route)['403'])
+      .map(({ spec }) => spec.operationId);
+    expect(missing).toEqual([]);
+  });
 });
