@@ -116,7 +116,6 @@ export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
         example: names.includes('twilio')
           ? {
               name: 'Twilio production',
-              is_default_outbound: true,
               config: {
                 provider: 'twilio',
                 account_sid: 'AC0123456789abcdef0123456789abcd',
