@@ -117,7 +117,7 @@ const standardErrors = {
 
 /** What an API key whose scope is below `needed` answers; session tokens act as `admin`. */
 const scopeRefused = (needed: ApiKeyScope) => ({
-  description: `The API key's scope does not include \`${needed}\``,
+  description: `The API key's scope does not cover \`${needed}\``,
   content: {
     'application/json': {
       schema: ErrorBody,
@@ -143,7 +143,7 @@ const headersByStatus: Record<number, ResponseSpec['headers']> = {
  * The example declared on a schema (`.openapi({ example })`), repeated on the operation's media type:
  * generators, documentation viewers and the contract fuzzer read examples there.
  */
-export function exampleOf(schema: z.ZodType | undefined): unknown {
+function exampleOf(schema: z.ZodType | undefined): unknown {
   return schema ? getOpenApiMetadata(schema)?.example : undefined;
 }
 
@@ -241,7 +241,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
             body: {
               required: true,
               content: {
-                'application/json': mediaType(spec.body, spec.bodyExample ?? exampleOf(spec.body)),
+                'application/json': mediaType(spec.body, spec.bodyExample),
               },
             },
           }
