@@ -46,6 +46,7 @@ export function buildOpenApiDocument(routes: Route[], publicBaseUrl: string): Op
     tags: TAGS,
   });
   typeJsonQueryParameters(document);
+  documentRequestDefaults(document);
   return document;
 }
 
@@ -55,7 +56,7 @@ interface ParameterObject {
   in: string;
   schema?: unknown;
   example?: unknown;
-  content?: Record<string, { schema: unknown }>;
+  content?: Record<string, { schema: unknown; example?: unknown }>;
 }
 
 const TAGS = [
@@ -77,7 +78,8 @@ const JSON_QUERY_PARAMETERS: Record<string, string> = { filters: 'RunFilters' };
 
 /**
  * zod-to-openapi gives every parameter a `schema`; a parameter that carries JSON is declared with
- * `content` instead, so clients serialize it and generated types know its shape.
+ * `content` instead, so clients serialize it and generated types know its shape. Its example, JSON
+ * text on the string schema, becomes the value it stands for.
  */
 function typeJsonQueryParameters(document: OpenAPIObject): void {
   for (const item of Object.values(document.paths ?? {})) {
@@ -85,10 +87,115 @@ function typeJsonQueryParameters(document: OpenAPIObject): void {
       for (const parameter of operation.parameters ?? []) {
         const component = JSON_QUERY_PARAMETERS[parameter.name];
         if (parameter.in !== 'query' || !component) continue;
+        const example = parameter.example ?? (parameter.schema as { example?: unknown } | undefined)?.example;
         delete parameter.schema;
-        parameter.content = { 'application/json': { schema: { $ref: `#/components/schemas/${component}` } } };
         delete parameter.example;
+        parameter.content = {
+          'application/json': {
+            schema: { $ref: `#/components/schemas/${component}` },
+            ...(typeof example === 'string' ? { example: JSON.parse(example) as unknown } : {}),
+          },
+        };
       }
     }
+  }
+}
+
+const SCHEMA_REF = '#/components/schemas/';
+/** Keys whose values are data, not schemas: never walked. */
+const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
+type Node = Record<string, unknown>;
+
+/** Calls `visit` on every schema object in `root`, not following `$ref`s. */
+function walkSchemas(root: unknown, visit: (schema: Node) => void): void {
+  if (Array.isArray(root)) {
+    for (const item of root) walkSchemas(item, visit);
+    return;
+  }
+  if (!root || typeof root !== 'object') return;
+  const schema = root as Node;
+  visit(schema);
+  for (const [key, value] of Object.entries(schema)) {
+    if (DATA_KEYS.has(key)) continue;
+    if (key === 'properties' && value && typeof value === 'object') {
+      for (const property of Object.values(value)) walkSchemas(property, visit);
+    } else {
+      walkSchemas(value, visit);
+    }
+  }
+}
+
+/** Names of the components `roots` refer to, directly or through other components. */
+function referencedComponents(roots: unknown[], components: Record<string, unknown>): Set<string> {
+  const found = new Set<string>();
+  const pending = [...roots];
+  while (pending.length > 0) {
+    walkSchemas(pending.pop(), (schema) => {
+      const ref = schema.$ref;
+      if (typeof ref !== 'string' || !ref.startsWith(SCHEMA_REF)) return;
+      const name = ref.slice(SCHEMA_REF.length);
+      if (found.has(name)) return;
+      found.add(name);
+      pending.push(components[name]);
+    });
+  }
+  return found;
+}
+
+/**
+ * Request bodies may leave out a field with a default. zod-to-openapi already keeps such fields out
+ * of `required`, but generators read `default` as "always present" in component schemas
+ * (openapi-typescript's `defaultNonNullable`), which suits answers and makes requests demand the
+ * field. So the schemas a request body uses state their defaults in the description instead; a
+ * component that answers use too gets an `...Input` copy for the requests.
+ */
+function documentRequestDefaults(document: OpenAPIObject): void {
+  const components = (document.components?.schemas ?? {}) as Record<string, Node>;
+  const bodies: Node[] = [];
+  const elsewhere: unknown[] = [];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, Node>)) {
+      const { requestBody, ...rest } = operation;
+      const content = (requestBody as { content?: Record<string, { schema?: Node }> } | undefined)?.content ?? {};
+      for (const media of Object.values(content)) if (media.schema) bodies.push(media.schema);
+      elsewhere.push(rest);
+    }
+  }
+  const requestSide = referencedComponents(bodies, components);
+  const answerSide = referencedComponents(elsewhere, components);
+  const hasDefault = (name: string) => {
+    let found = false;
+    walkSchemas(components[name], (schema) => {
+      found ||= 'default' in schema;
+    });
+    return found;
+  };
+  // A shared component is copied when it, or a component it uses, has a default.
+  const copied = new Set<string>();
+  for (const name of requestSide) {
+    const uses = referencedComponents([components[name]], components);
+    if (answerSide.has(name) && [name, ...uses].some(hasDefault)) copied.add(name);
+  }
+  const inputName = (name: string) => `${name}Input`;
+  for (const name of copied) {
+    if (components[inputName(name)]) throw new Error(`The component ${inputName(name)} exists already`);
+    components[inputName(name)] = structuredClone(components[name] ?? {});
+  }
+  const requestSchemas = [
+    ...bodies,
+    ...[...requestSide].map((name) => components[copied.has(name) ? inputName(name) : name]),
+  ];
+  for (const root of requestSchemas) {
+    walkSchemas(root, (schema) => {
+      const ref = schema.$ref;
+      if (typeof ref === 'string' && copied.has(ref.slice(SCHEMA_REF.length))) {
+        schema.$ref = SCHEMA_REF + inputName(ref.slice(SCHEMA_REF.length));
+      }
+      if (!('default' in schema)) return;
+      const stated = `Default: \`${JSON.stringify(schema.default)}\`.`;
+      const description = typeof schema.description === 'string' ? schema.description : '';
+      if (!/\bdefault\b/i.test(description)) schema.description = description ? `${description} ${stated}` : stated;
+      delete schema.default;
+    });
   }
 }

@@ -1,8 +1,8 @@
-import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { getOpenApiMetadata, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import { UnsupportedMediaTypeError } from './errors';
-import { requiredScope } from './auth/scopes';
+import { requiredScope, type ApiKeyScope } from './auth/scopes';
 import { ErrorBody, ValidationErrorBody } from './schemas/common';
 import { parseRequest } from './validation';
 import type { AppState, AuthContext } from './context';
@@ -32,7 +32,7 @@ export interface RouteSpec<
   headers?: AnyObject;
   /** A JSON body (`application/json` only: any other content type answers 415). */
   body?: B;
-  /** A documented example of `body`. */
+  /** A documented example of `body`; by default the example declared on its schema. */
   bodyExample?: unknown;
   /**
    * A body the handler reads itself as a stream (a CSV upload), one schema per accepted content
@@ -60,6 +60,7 @@ export interface ResponseSpec {
   contentType?: string;
   /** Further content types the status may answer, each with its schema. */
   otherContent?: Record<string, z.ZodType>;
+  /** A documented example of the body; by default the example declared on `schema`. */
   example?: unknown;
   /** Response headers, each with a JSON Schema of its value. */
   headers?: Record<string, { description: string; schema: HeaderSchema; required?: boolean }>;
@@ -114,6 +115,17 @@ const standardErrors = {
   503: { description: 'PostgreSQL or Temporal unavailable', content: errorContent },
 } satisfies RouteConfig['responses'];
 
+/** What an API key whose scope is below `needed` answers; session tokens act as `admin`. */
+const scopeRefused = (needed: ApiKeyScope) => ({
+  description: `The API key's scope does not cover \`${needed}\``,
+  content: {
+    'application/json': {
+      schema: ErrorBody,
+      example: { detail: `This API key's scope is read; this route needs ${needed}` },
+    },
+  },
+});
+
 /** Headers some statuses always carry, documented wherever the status is. */
 const headersByStatus: Record<number, ResponseSpec['headers']> = {
   429: {
@@ -126,6 +138,19 @@ const headersByStatus: Record<number, ResponseSpec['headers']> = {
     },
   },
 };
+
+/**
+ * The example declared on a schema (`.openapi({ example })`), repeated on the operation's media type:
+ * generators, documentation viewers and the contract fuzzer read examples there.
+ */
+function exampleOf(schema: z.ZodType | undefined): unknown {
+  return schema ? getOpenApiMetadata(schema)?.example : undefined;
+}
+
+/** A media type object with the schema's example, when it has one. */
+function mediaType(schema: z.ZodType, example: unknown = exampleOf(schema)) {
+  return { schema, ...(example === undefined ? {} : { example }) };
+}
 
 /** The JSON body of a request, or undefined when it has none; 415 for any other content type. */
 function jsonBody(ctx: ParameterizedContext<AppState>): unknown {
@@ -167,7 +192,8 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
   for (const [status, response] of Object.entries(spec.responses)) {
     const headers = { ...headersByStatus[Number(status)], ...response.headers };
     const { schema } = response;
-    const example = response.example ?? (schema === ErrorBody ? { detail: response.description } : undefined);
+    const example =
+      response.example ?? exampleOf(schema) ?? (schema === ErrorBody ? { detail: response.description } : undefined);
     responses[status] = {
       description: response.description,
       ...(Object.keys(headers).length > 0
@@ -183,9 +209,9 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
       ...(schema
         ? {
             content: {
-              [response.contentType ?? 'application/json']: { schema, ...(example === undefined ? {} : { example }) },
+              [response.contentType ?? 'application/json']: mediaType(schema, example),
               ...Object.fromEntries(
-                Object.entries(response.otherContent ?? {}).map(([type, other]) => [type, { schema: other }]),
+                Object.entries(response.otherContent ?? {}).map(([type, other]) => [type, mediaType(other)]),
               ),
             },
           }
@@ -193,6 +219,9 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     };
   }
   const hasInput = Boolean(spec.params ?? spec.query ?? spec.body ?? spec.headers);
+  // Every key may read; only a write can meet a key whose scope is too low.
+  const scope = requiredScope(spec);
+  const scopeCanRefuse = (spec.security as Security).includes('ApiKey') && scope !== 'read';
   const takesBody = Boolean(spec.body ?? spec.streamedBody ?? spec.providerBody);
   const openapi: RouteConfig = {
     method: spec.method,
@@ -202,7 +231,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     description: spec.description,
     tags: spec.tags,
     // An API key's entry names the scope it needs (OpenAPI 3.1 allows roles for any scheme).
-    security: spec.security.map((scheme) => ({ [scheme]: scheme === 'ApiKey' ? [requiredScope(spec)] : [] })),
+    security: spec.security.map((scheme) => ({ [scheme]: scheme === 'ApiKey' ? [scope] : [] })),
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
@@ -212,10 +241,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
             body: {
               required: true,
               content: {
-                'application/json': {
-                  schema: spec.body,
-                  ...(spec.bodyExample === undefined ? {} : { example: spec.bodyExample }),
-                },
+                'application/json': mediaType(spec.body, spec.bodyExample),
               },
             },
           }
@@ -226,7 +252,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
               required: spec.providerBody.required,
               description: spec.providerBody.description,
               content: Object.fromEntries(
-                Object.entries(spec.providerBody.content).map(([type, schema]) => [type, { schema }]),
+                Object.entries(spec.providerBody.content).map(([type, schema]) => [type, mediaType(schema)]),
               ),
             },
           }
@@ -237,7 +263,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
               required: true,
               description: spec.streamedBody.description,
               content: Object.fromEntries(
-                Object.entries(spec.streamedBody.content).map(([type, schema]) => [type, { schema }]),
+                Object.entries(spec.streamedBody.content).map(([type, schema]) => [type, mediaType(schema)]),
               ),
             },
           }
@@ -245,6 +271,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
     },
     responses: {
       ...(spec.security.length > 0 ? { 401: standardErrors[401] } : {}),
+      ...(scopeCanRefuse ? { 403: scopeRefused(scope) } : {}),
       ...(hasInput || takesBody ? { 422: standardErrors[422] } : {}),
       ...(takesBody ? { 413: standardErrors[413], 415: standardErrors[415] } : {}),
       ...(spec.query ? { 431: standardErrors[431] } : {}),

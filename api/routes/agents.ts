@@ -2,9 +2,9 @@ import type { ApiDeps } from '../context';
 import { quotaBreach, Quotas } from '../quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
-  AgentListItem,
+  AgentList,
   AgentResponse,
-  AgentVersionResponse,
+  AgentVersionList,
   CreateAgentFromDefinitionRequest,
   CreateAgentFromTemplateRequest,
   ListAgentsQuery,
@@ -71,7 +71,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         body: CreateAgentFromTemplateRequest,
         responses: {
           201: { description: 'Created', schema: AgentResponse },
-          409: errorResponse(quotaBreach('agents')),
+          409: errorResponse(`${TRIGGER_TAKEN.description}, or ${quotaBreach('agents')}`),
           502: errorResponse('The language model failed or answered an invalid agent twice'),
         },
       },
@@ -102,7 +102,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         tags,
         security,
         query: ListAgentsQuery,
-        responses: { 200: { description: 'Agents', schema: AgentListItem.array() } },
+        responses: { 200: { description: 'Agents', schema: AgentList } },
       },
       async (ctx, { query, auth }) => {
         ctx.body = await agentList(dataSource, auth, query.status);
@@ -182,7 +182,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         tags,
         security,
         params: WorkflowIdParams,
-        responses: { 200: { description: 'Versions', schema: AgentVersionResponse.array() }, 404: NOT_FOUND },
+        responses: { 200: { description: 'Versions', schema: AgentVersionList }, 404: NOT_FOUND },
       },
       async (ctx, { params, auth }) => {
         ctx.body = await versionList(dataSource, auth, params.workflow_id);

@@ -7,7 +7,8 @@ import { quotaBreach, Quotas } from '../quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   ApiKeyIdParams,
-  ApiKeyListItem,
+  ApiKeyList,
+  type ApiKeyListItem,
   CreateApiKeyRequest,
   CreatedApiKey,
   ListApiKeysQuery,
@@ -89,7 +90,7 @@ export function createApiKeyRoutes({ dataSource, config }: ApiDeps): Route[] {
         tags: ['api-keys'],
         security: ['ApiKey', 'SessionToken'],
         query: ListApiKeysQuery,
-        responses: { 200: { description: 'API keys (never the full key)', schema: ApiKeyListItem.array() } },
+        responses: { 200: { description: 'API keys (never the full key)', schema: ApiKeyList } },
       },
       async (ctx, { query, auth }) => {
         const keys = await apiKeys.find({

@@ -107,7 +107,10 @@ export function createAuthRoutes(
           'The user behind the session token or API key of the request, with the organization it belongs to.',
         tags: ['auth'],
         security: ['ApiKey', 'SessionToken'],
-        responses: { 200: { description: 'The user the credentials act as', schema: UserResponse } },
+        responses: {
+          200: { description: 'The user the credentials act as', schema: UserResponse },
+          404: errorResponse('User not found: deleted after the credentials were checked'),
+        },
       },
       async (ctx, { auth }) => {
         const user = await users.findOneBy({ id: auth.userId });
@@ -149,6 +152,7 @@ export function createAuthRoutes(
         responses: {
           200: { description: 'Changed; a new session token', schema: SessionResponse },
           403: errorResponse('The current password is wrong'),
+          404: errorResponse('User not found: deleted after the credentials were checked'),
           429: errorResponse('Too many failed attempts; `Retry-After` says when to try again'),
         },
       },

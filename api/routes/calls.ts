@@ -121,7 +121,14 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
         security: ['ApiKey', 'SessionToken'],
         params: WorkflowRunParams,
         responses: {
-          200: { description: 'The transcript', schema: z.string(), contentType: 'text/plain' },
+          200: {
+            description: 'The transcript',
+            schema: z.string(),
+            contentType: 'text/plain',
+            example:
+              '[2026-03-02T15:04:10.000Z] assistant: Hello Ada, this is a reminder of your appointment tomorrow.\n' +
+              '[2026-03-02T15:04:15.000Z] user: Hi, yes, that still suits me.\n',
+          },
           404: errorResponse('Workflow run not found'),
         },
       },

@@ -15,12 +15,15 @@ import { acceptInboundCall, findCalledNumber, inboundAddress, signalStatus } fro
 import { createTelephonyServices } from '../services/telephony/telephony-services';
 import { z } from '../zod';
 
-const ProviderParams = z.object({ provider: z.string() });
+const ProviderParams = z.object({ provider: z.string().openapi({ example: 'twilio' }) });
 
 const Markup = z.string().openapi({
   description:
     "The provider's call instructions: TwiML or cXML (`text/xml`), Plivo/Vobiz XML, a Vonage NCCO or the " +
     'simulator\'s JSON; `{"status": "received"}` where answering takes call-control commands (Telnyx).',
+  example:
+    '<Response><Connect><Stream url="wss://switchboard.example.com/api/v1/telephony/twilio/media/501?token=' +
+    'eyJydW4iOjUwMX0.c2lnbmF0dXJl"><Parameter name="run_id" value="501"/></Stream></Connect><Hangup/></Response>',
 });
 
 const RingRequest = z
@@ -28,7 +31,7 @@ const RingRequest = z
     to: z.string().min(1).openapi({ description: 'One of your numbers on a simulator configuration.' }),
     from: z.string().min(1).nullish().openapi({ description: "The caller's number.", example: '+14155550199' }),
   })
-  .openapi('SimulatorRingRequest');
+  .openapi('SimulatorRingRequest', { example: { to: '+14155550123', from: '+14155550199' } });
 
 const RingResult = z
   .object({
@@ -36,7 +39,9 @@ const RingResult = z
     answered: z.boolean(),
     workflow_run_id: z.number().int().nullable(),
   })
-  .openapi('SimulatorRingResult');
+  .openapi('SimulatorRingResult', {
+    example: { call_id: 'SIM8c1f0e2d4b6a49f3a7e5d9c0b2f4a6e8', answered: true, workflow_run_id: 502 },
+  });
 
 const send = (ctx: RouteContext, reply: ProviderReply): void => {
   ctx.type = reply.contentType;
@@ -133,6 +138,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
           },
           403: errorResponse('Invalid signature'),
           404: errorResponse('Unknown provider or run'),
+          502: errorResponse('The provider refused the answer command'),
         },
       },
       answer,
@@ -212,6 +218,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
           200: { description: 'Accepted (or ignored and logged)', schema: WebhookReceived },
           400: errorResponse('The payload is not a status event'),
           403: errorResponse('Invalid signature'),
+          404: errorResponse("Run not found: the call's telephony configuration was deleted"),
         },
       },
       async (ctx) => {

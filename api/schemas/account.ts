@@ -5,6 +5,7 @@ export const SIGNUP_RECEIVED = 'Signup received: log in with this email and pass
 
 export const SignupAccepted = z.object({ detail: z.literal(SIGNUP_RECEIVED) }).openapi('SignupAccepted', {
   description: 'The same answer whether or not the email was already registered, so signup reveals no accounts.',
+  example: { detail: SIGNUP_RECEIVED },
 });
 
 export const ChangePasswordRequest = z
@@ -12,4 +13,6 @@ export const ChangePasswordRequest = z
     current_password: z.string().min(1).max(1024),
     new_password: NewPassword,
   })
-  .openapi('ChangePasswordRequest');
+  .openapi('ChangePasswordRequest', {
+    example: { current_password: 'correct horse battery', new_password: 'battery staple horse' },
+  });

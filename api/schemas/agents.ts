@@ -1,9 +1,9 @@
 import { z } from '../zod';
 import { boundedJsonObject, JSON_BOUNDS_DESCRIPTION, JSON_LIMITS, jsonBounds } from './limits';
-import { DateTimeString, IdParam, name, text } from './common';
-import { WorkflowDefinition } from './workflow-definition';
+import { DateTimeString, EXAMPLE_TIME, IdParam, name, text } from './common';
+import { EXAMPLE_DEFINITION, WorkflowDefinition } from './workflow-definition';
 
-export const WorkflowIdParams = z.object({ workflow_id: IdParam });
+export const WorkflowIdParams = z.object({ workflow_id: IdParam.openapi({ example: 12 }) });
 
 const dropNulls = (value: unknown) =>
   value && typeof value === 'object' && !Array.isArray(value)
@@ -51,6 +51,10 @@ export const TemplateContextVariables = boundedJsonObject('Default variables, ap
 
 const AgentName = name(255);
 
+const EXAMPLE_AGENT_UUID = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
+/** The example definition as stored and answered: the defaults filled in. */
+const STORED_DEFINITION = WorkflowDefinition.parse(EXAMPLE_DEFINITION);
+
 export const CreateAgentFromDefinitionRequest = z
   .object({
     name: AgentName,
@@ -58,7 +62,14 @@ export const CreateAgentFromDefinitionRequest = z
     workflow_configurations: WorkflowConfigurations.optional(),
     template_context_variables: TemplateContextVariables.optional(),
   })
-  .openapi('CreateAgentFromDefinitionRequest');
+  .openapi('CreateAgentFromDefinitionRequest', {
+    example: {
+      name: 'Appointment reminder',
+      workflow_definition: EXAMPLE_DEFINITION,
+      workflow_configurations: { max_call_duration: 300 },
+      template_context_variables: { first_name: 'Ada', appointment_time: '10:30' },
+    },
+  });
 
 export const CreateAgentFromTemplateRequest = z
   .object({
@@ -66,7 +77,13 @@ export const CreateAgentFromTemplateRequest = z
     activity_description: name(10000).openapi({ description: 'What the agent should do on a call, in plain words.' }),
     call_type: z.enum(['inbound', 'outbound']).default('outbound'),
   })
-  .openapi('CreateAgentFromTemplateRequest');
+  .openapi('CreateAgentFromTemplateRequest', {
+    example: {
+      use_case: 'Appointment reminders for a dental clinic',
+      activity_description: 'Remind the patient of tomorrow’s appointment and ask them to confirm or cancel it.',
+      call_type: 'outbound',
+    },
+  });
 
 export const UpdateAgentRequest = z
   .object({
@@ -78,11 +95,14 @@ export const UpdateAgentRequest = z
   .openapi('UpdateAgentRequest', {
     description:
       'Each field is optional. A change to the definition, configurations or variables creates a new version.',
+    example: { name: 'Appointment reminder (evenings)', workflow_configurations: { max_call_duration: 600 } },
   });
 
 export const AgentStatus = z.enum(['active', 'archived']);
 
-export const UpdateAgentStatusRequest = z.object({ status: AgentStatus }).openapi('UpdateAgentStatusRequest');
+export const UpdateAgentStatusRequest = z
+  .object({ status: AgentStatus })
+  .openapi('UpdateAgentStatusRequest', { example: { status: 'archived' } });
 
 export const ListAgentsQuery = z.object({ status: AgentStatus.optional() });
 
@@ -96,7 +116,7 @@ export const ValidateAgentRequest = z
         description: `A definition to check; the agent's current one when omitted. At most ${JSON_LIMITS.definitionDepth} levels deep as JSON.`,
       }),
   })
-  .openapi('ValidateAgentRequest');
+  .openapi('ValidateAgentRequest', { example: { workflow_definition: EXAMPLE_DEFINITION } });
 
 export const DispositionCodes = z.object({ disposition_codes: z.array(z.unknown()) }).openapi('CallDispositionCodes');
 
@@ -116,7 +136,23 @@ export const AgentResponse = z
     version_status: z.enum(['published', 'archived']),
     workflow_uuid: z.uuid().openapi({ description: "The stable Agent UUID; not a trigger node's `trigger_path`." }),
   })
-  .openapi('Agent');
+  .openapi('Agent', {
+    example: {
+      id: 12,
+      name: 'Appointment reminder',
+      status: 'active',
+      created_at: EXAMPLE_TIME,
+      workflow_definition: STORED_DEFINITION,
+      current_definition_id: 31,
+      template_context_variables: { first_name: 'Ada', appointment_time: '10:30' },
+      call_disposition_codes: { disposition_codes: [] },
+      total_runs: 0,
+      workflow_configurations: { max_call_duration: 300 },
+      version_number: 1,
+      version_status: 'published',
+      workflow_uuid: EXAMPLE_AGENT_UUID,
+    },
+  });
 
 export const AgentListItem = z
   .object({
@@ -131,6 +167,21 @@ export const AgentListItem = z
   })
   .openapi('AgentListItem');
 
+export const AgentList = AgentListItem.array().openapi({
+  example: [
+    {
+      id: 12,
+      name: 'Appointment reminder',
+      status: 'active',
+      created_at: EXAMPLE_TIME,
+      total_runs: 140,
+      workflow_uuid: EXAMPLE_AGENT_UUID,
+      current_definition_id: 31,
+      version_number: 1,
+    },
+  ],
+});
+
 export const AgentVersionResponse = z
   .object({
     id: z.number().int().openapi({ description: 'The definition id runs record as `definition_id`.' }),
@@ -143,6 +194,20 @@ export const AgentVersionResponse = z
   })
   .openapi('AgentVersion');
 
+export const AgentVersionList = AgentVersionResponse.array().openapi({
+  example: [
+    {
+      id: 31,
+      version_number: 1,
+      status: 'published',
+      created_at: EXAMPLE_TIME,
+      workflow_definition: STORED_DEFINITION,
+      workflow_configurations: { max_call_duration: 300 },
+      template_context_variables: { first_name: 'Ada', appointment_time: '10:30' },
+    },
+  ],
+});
+
 export const ValidationReport = z
   .object({
     is_valid: z.boolean(),
@@ -154,4 +219,15 @@ export const ValidationReport = z
       }),
     ),
   })
-  .openapi('WorkflowValidationReport');
+  .openapi('WorkflowValidationReport', {
+    example: {
+      is_valid: false,
+      errors: [
+        {
+          loc: ['workflow_definition', 'edges', 1, 'target'],
+          msg: "Edge target 'goodbye' is not a node",
+          type: 'value_error',
+        },
+      ],
+    },
+  });

@@ -1,6 +1,8 @@
 import { z } from '../zod';
 import { name, text } from './common';
 
+const EXAMPLE_USER = { id: 7, email: 'ada@example.com', name: 'Ada Lovelace', organization_id: 3 };
+
 /**
  * An address as RFC 5321 allows one outside quotes: a dot-atom local part (letters, digits and
  * ``!#$%&'*+/=?^_`{|}~-``, up to 64) and a domain of letter-digit-hyphen labels. Emails compare
@@ -29,9 +31,13 @@ export const SignupRequest = z
     password: NewPassword,
     name: name(255).nullish(),
   })
-  .openapi('SignupRequest');
+  .openapi('SignupRequest', {
+    example: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada Lovelace' },
+  });
 
-export const LoginRequest = z.object({ email: Email, password: text(1024).min(1) }).openapi('LoginRequest');
+export const LoginRequest = z
+  .object({ email: Email, password: text(1024).min(1) })
+  .openapi('LoginRequest', { example: { email: 'ada@example.com', password: 'correct horse battery' } });
 
 export const UserResponse = z
   .object({
@@ -40,11 +46,18 @@ export const UserResponse = z
     name: z.string().nullable(),
     organization_id: z.number().int(),
   })
-  .openapi('User');
+  .openapi('User', { example: EXAMPLE_USER });
 
 export const SessionResponse = z
   .object({
     token: z.string().openapi({ description: 'Session token: send it as `Authorization: Bearer <token>`.' }),
     user: UserResponse,
   })
-  .openapi('SessionResponse');
+  .openapi('SessionResponse', {
+    example: {
+      token:
+        'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI3Iiwib3JnIjozLCJqdGkiOiJkNGUxIiwiZXhwIjoxNzcyNTUwMjQ1fQ.' +
+        'm3Qn4b8yGx2lq0a6sV7d1wPzR5tKcH9uE2fJ8oL3iYs',
+      user: EXAMPLE_USER,
+    },
+  });

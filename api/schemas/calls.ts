@@ -8,11 +8,17 @@ const E164 = z
   .openapi({ example: '+14155550100' });
 
 export const TriggerPathParams = z.object({
-  uuid: text(255).openapi({ description: "The agent's API trigger path (a UUID)." }),
+  uuid: text(255).openapi({
+    description: "The agent's API trigger path (a UUID).",
+    example: '2d7c4e1a-9b3f-4f6e-8a21-5c0d9e7b3a14',
+  }),
 });
 
 export const AgentUuidParams = z.object({
-  workflow_uuid: text(255).openapi({ description: 'The Agent UUID (`workflow_uuid`).' }),
+  workflow_uuid: text(255).openapi({
+    description: 'The Agent UUID (`workflow_uuid`).',
+    example: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+  }),
 });
 
 export const CallRequest = z
@@ -26,7 +32,9 @@ export const CallRequest = z
       description: "The caller id; default: the configuration's default caller id, else an active number.",
     }),
   })
-  .openapi('CallRequest');
+  .openapi('CallRequest', {
+    example: { phone_number: '+14155550100', initial_context: { first_name: 'Ada', appointment_time: '10:30' } },
+  });
 export type CallRequest = z.output<typeof CallRequest>;
 
 export const CallInitiated = z
@@ -35,9 +43,14 @@ export const CallInitiated = z
     workflow_run_id: z.number().int(),
     workflow_run_name: z.string(),
   })
-  .openapi('CallInitiated');
+  .openapi('CallInitiated', { example: { status: 'initiated', workflow_run_id: 501, workflow_run_name: 'call-501' } });
 export type CallInitiated = z.output<typeof CallInitiated>;
 
-export const StatusWebhookParams = z.object({ provider: text(64), run_id: IdParam });
+export const StatusWebhookParams = z.object({
+  provider: text(64).openapi({ example: 'twilio' }),
+  run_id: IdParam.openapi({ example: 501 }),
+});
 
-export const WebhookReceived = z.object({ status: z.literal('received') }).openapi('WebhookReceived');
+export const WebhookReceived = z
+  .object({ status: z.literal('received') })
+  .openapi('WebhookReceived', { example: { status: 'received' } });

@@ -16,7 +16,7 @@ export const CsvBody = z.string().openapi({
 /** The CSV as the `file` field of a form. */
 export const CsvMultipartBody = z
   .object({ file: z.string().openapi({ format: 'binary', description: 'The CSV file' }) })
-  .openapi('CsvMultipartBody');
+  .openapi('CsvMultipartBody', { example: { file: 'phone_number,first_name\n+14155550100,Ada\n' } });
 
 export const CampaignSourceResponse = z
   .object({
@@ -25,4 +25,11 @@ export const CampaignSourceResponse = z
     total_rows: z.number().int().openapi({ description: 'Data rows stored (the header not counted)' }),
     columns: z.array(z.string()).openapi({ description: 'Normalized headers (trimmed, lower-cased), in file order' }),
   })
-  .openapi('CampaignSourceResponse');
+  .openapi('CampaignSourceResponse', {
+    example: {
+      source_id: 'src_3f0c9a1e-6c2b-4f57-9a59-2f7f2f0b7c11',
+      file_name: 'contacts.csv',
+      total_rows: 1,
+      columns: ['phone_number', 'first_name', 'timezone'],
+    },
+  });

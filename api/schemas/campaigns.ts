@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from '../zod';
-import { BodyId, DateTimeString, IdParam, name, PageQuery, text } from './common';
+import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, name, PageQuery, text } from './common';
 import { CAMPAIGN_LIMITS, CLOCK_TIME } from '../../workflows/campaign/settings-change';
 import { WorkflowRunsQuery } from './runs';
 
@@ -23,7 +23,7 @@ export const DEFAULT_MAX_CONCURRENCY = 10;
 
 export const CAMPAIGN_STATES = ['draft', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 
-export const CampaignIdParams = z.object({ campaign_id: IdParam });
+export const CampaignIdParams = z.object({ campaign_id: IdParam.openapi({ example: 4 }) });
 
 const CampaignName = name(CAMPAIGN_LIMITS.name.max);
 /** The workflow's `configureCampaign` validator applies the same bounds (`CAMPAIGN_LIMITS`). */
@@ -117,7 +117,20 @@ export const CreateCampaignRequest = z
     circuit_breaker: CircuitBreakerInput.optional(),
     time_slots: TimeSlotsRejected,
   })
-  .openapi('CreateCampaignRequest');
+  .openapi('CreateCampaignRequest', {
+    example: {
+      name: 'March reminders',
+      workflow_id: 12,
+      source_type: 'csv',
+      source_id: 'src_3f0c9a1e-6c2b-4f57-9a59-2f7f2f0b7c11',
+      max_concurrency: 5,
+      retry_config: { max_retries: 1, retry_on_voicemail: false },
+      schedule_config: {
+        timezone: 'America/New_York',
+        slots: [{ day_of_week: 0, start_time: '09:00', end_time: '17:00' }],
+      },
+    },
+  });
 export type CreateCampaignRequest = z.output<typeof CreateCampaignRequest>;
 
 export const UpdateCampaignRequest = z
@@ -129,7 +142,9 @@ export const UpdateCampaignRequest = z
     circuit_breaker: CircuitBreakerInput.optional().openapi({ description: 'Merged over the stored values.' }),
     time_slots: TimeSlotsRejected,
   })
-  .openapi('UpdateCampaignRequest');
+  .openapi('UpdateCampaignRequest', {
+    example: { max_concurrency: 3, circuit_breaker: { enabled: true, failure_threshold: 0.4 } },
+  });
 export type UpdateCampaignRequest = z.output<typeof UpdateCampaignRequest>;
 
 export const RedialCampaignRequest = z
@@ -143,7 +158,7 @@ export const RedialCampaignRequest = z
   .refine((body) => body.retry_on_busy || body.retry_on_no_answer || body.retry_on_voicemail, {
     message: 'At least one of retry_on_busy, retry_on_no_answer and retry_on_voicemail must be true',
   })
-  .openapi('RedialCampaignRequest');
+  .openapi('RedialCampaignRequest', { example: { name: 'March reminders (Redial)', retry_on_voicemail: false } });
 export type RedialCampaignRequest = z.output<typeof RedialCampaignRequest>;
 
 export const CampaignListQuery = PageQuery.extend({ state: z.enum(CAMPAIGN_STATES).optional() });
@@ -184,6 +199,45 @@ export const CampaignLogEntry = z
   })
   .openapi('CampaignLogEntry');
 
+const EXAMPLE_CAMPAIGN = {
+  id: 4,
+  name: 'March reminders',
+  workflow_id: 12,
+  workflow_name: 'Appointment reminder',
+  state: 'running',
+  source_type: 'csv',
+  source_id: 'src_3f0c9a1e-6c2b-4f57-9a59-2f7f2f0b7c11',
+  total_rows: 200,
+  processed_rows: 120,
+  failed_rows: 14,
+  created_at: EXAMPLE_TIME,
+  started_at: '2026-03-02T15:10:00.000Z',
+  completed_at: null,
+  retry_config: { ...DEFAULT_RETRY_CONFIG, max_retries: 1, retry_on_voicemail: false },
+  max_concurrency: 5,
+  schedule_config: {
+    enabled: true,
+    timezone: 'America/New_York',
+    slots: [{ day_of_week: 0, start_time: '09:00', end_time: '17:00' }],
+  },
+  circuit_breaker: DEFAULT_CIRCUIT_BREAKER,
+  executed_count: 131,
+  total_queued_count: 136,
+  parent_campaign_id: null,
+  redialed_campaign_id: null,
+  telephony_configuration_id: 2,
+  telephony_configuration_name: 'Twilio production',
+  logs: [
+    {
+      ts: '2026-03-02T15:10:00.000Z',
+      level: 'info',
+      event: 'campaign_started',
+      message: 'Campaign started with 200 contacts',
+      details: { total_rows: 200 },
+    },
+  ],
+};
+
 export const Campaign = z
   .object({
     id: z.number().int(),
@@ -211,7 +265,7 @@ export const Campaign = z
     telephony_configuration_name: z.string().nullable(),
     logs: z.array(CampaignLogEntry),
   })
-  .openapi('Campaign');
+  .openapi('Campaign', { example: EXAMPLE_CAMPAIGN });
 export type CampaignView = z.output<typeof Campaign>;
 
 export const CampaignList = z
@@ -222,7 +276,9 @@ export const CampaignList = z
     limit: z.number().int(),
     total_pages: z.number().int(),
   })
-  .openapi('CampaignList');
+  .openapi('CampaignList', {
+    example: { campaigns: [EXAMPLE_CAMPAIGN], total_count: 1, page: 1, limit: 50, total_pages: 1 },
+  });
 
 export const CampaignProgressResponse = z
   .object({
@@ -246,5 +302,23 @@ export const CampaignProgressResponse = z
       .enum(['workflow', 'database'])
       .openapi({ description: "`workflow`: the running campaign's own query; `database`: the stored counters." }),
   })
-  .openapi('CampaignProgress');
+  .openapi('CampaignProgress', {
+    example: {
+      campaign_id: 4,
+      state: 'running',
+      total_rows: 200,
+      processed_rows: 120,
+      failed_rows: 14,
+      executed_count: 131,
+      total_queued_count: 136,
+      in_flight: 5,
+      pending_retries: 6,
+      outcomes: { completed: 106, busy: 8, 'no-answer': 6 },
+      progress_percentage: 60,
+      next_open_at: null,
+      started_at: '2026-03-02T15:10:00.000Z',
+      completed_at: null,
+      source: 'workflow',
+    },
+  });
 export type CampaignProgressResponse = z.output<typeof CampaignProgressResponse>;

@@ -90,6 +90,10 @@ export const queryBoolean = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((value) => value === 'true');
 
-export const SuccessResponse = z
-  .object({ success: z.literal(true), message: z.string() })
-  .openapi('SuccessResponse', { description: 'An action that has nothing else to return.' });
+export const SuccessResponse = z.object({ success: z.literal(true), message: z.string() }).openapi('SuccessResponse', {
+  description: 'An action that has nothing else to return.',
+  example: { success: true, message: 'API key archived successfully' },
+});
+
+/** The timestamp every example shows, so examples read as one consistent account. */
+export const EXAMPLE_TIME = '2026-03-02T15:04:05.000Z';

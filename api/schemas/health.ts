@@ -8,14 +8,22 @@ export const HealthResponse = z
     deployment_mode: z.string(),
     auth_provider: z.string(),
   })
-  .openapi('HealthResponse');
+  .openapi('HealthResponse', {
+    example: {
+      status: 'ok',
+      version: '0.1.0',
+      backend_api_endpoint: 'https://switchboard.example.com',
+      deployment_mode: 'oss',
+      auth_provider: 'local',
+    },
+  });
 
 export const ReadinessResponse = z
   .object({
     status: z.literal('ready'),
     checks: z.object({ database: z.literal('ok'), temporal: z.literal('ok') }),
   })
-  .openapi('ReadinessResponse');
+  .openapi('ReadinessResponse', { example: { status: 'ready', checks: { database: 'ok', temporal: 'ok' } } });
 
 export const DeepHealthResponse = z
   .object({
@@ -26,4 +34,13 @@ export const DeepHealthResponse = z
     database_time: z.string().openapi({ format: 'date-time' }),
     latency_ms: z.number(),
   })
-  .openapi('DeepHealthResponse');
+  .openapi('DeepHealthResponse', {
+    example: {
+      status: 'ok',
+      workflow_id: 'health-check-0b6f1d9e-2c51-4a7e-9d0b-6a3c2f8e4b17',
+      worker_identity: '4242@worker-1',
+      database_name: 'switchboard',
+      database_time: '2026-03-02T15:04:05.123Z',
+      latency_ms: 38.4,
+    },
+  });

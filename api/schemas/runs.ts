@@ -1,5 +1,5 @@
 import { z } from '../zod';
-import { BodyId, DateTimeString, IdParam, IsoDateTime, PageQuery, text } from './common';
+import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, IsoDateTime, PageQuery, text } from './common';
 
 const filter = <A extends string, T extends string, V extends z.ZodType>(attribute: A, type: T, value: V) =>
   z.object({ attribute: z.literal(attribute), type: z.literal(type), value });
@@ -48,7 +48,10 @@ const FiltersParam = text(8192).optional().openapi({
   example: '[{"attribute":"calledNumber","type":"text","value":{"value":"555"}}]',
 });
 
-export const WorkflowRunParams = z.object({ workflow_id: IdParam, run_id: IdParam });
+export const WorkflowRunParams = z.object({
+  workflow_id: IdParam.openapi({ example: 12 }),
+  run_id: IdParam.openapi({ example: 501 }),
+});
 
 export const WorkflowRunsQuery = PageQuery.extend({
   filters: FiltersParam,
@@ -62,8 +65,8 @@ const BoundDateTime = IsoDateTime.openapi({
 });
 
 export const UsageRunsQuery = PageQuery.extend({
-  start_date: BoundDateTime.optional(),
-  end_date: BoundDateTime.optional(),
+  start_date: BoundDateTime.optional().openapi({ example: '2026-03-01T00:00:00Z' }),
+  end_date: BoundDateTime.optional().openapi({ example: '2026-03-31T23:59:59Z' }),
   filters: FiltersParam,
 });
 
@@ -76,6 +79,30 @@ export const CostInfo = z
   .openapi('CostInfo', { description: 'Derived from the run; `charge_usd` uses the configured prices.' });
 
 const JsonObject = z.record(z.string(), z.unknown());
+
+/** A completed outbound reminder call, as the run lists and details answer it. */
+const EXAMPLE_RUN = {
+  id: 501,
+  workflow_id: 12,
+  name: 'call-501',
+  mode: 'twilio',
+  created_at: EXAMPLE_TIME,
+  is_completed: true,
+  transcript_url: '/api/v1/workflow/12/runs/501/transcript',
+  recording_url: '/api/v1/workflow/12/runs/501/recording',
+  cost_info: { platform_token_usage: 1830, call_duration_seconds: 74, charge_usd: 0.0925 },
+  definition_id: 31,
+  initial_context: {
+    provider: 'twilio',
+    direction: 'outbound',
+    first_name: 'Ada',
+    called_number: '+14155550100',
+    caller_number: '+14155550123',
+  },
+  gathered_context: { call_status: 'completed', mapped_call_disposition: 'completed' },
+  logs: { ended_by: 'end_node', node_path: ['start', 'confirm', 'end'] },
+  annotations: {},
+};
 
 export const WorkflowRunItem = z
   .object({
@@ -104,7 +131,21 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
   called_number: z.string().nullable(),
   disposition: z.string().nullable(),
   usage_info: JsonObject,
-}).openapi('WorkflowRunDetail');
+}).openapi('WorkflowRunDetail', {
+  example: {
+    ...EXAMPLE_RUN,
+    call_type: 'outbound',
+    state: 'completed',
+    campaign_id: 4,
+    caller_number: '+14155550123',
+    called_number: '+14155550100',
+    disposition: 'completed',
+    usage_info: {
+      llm: { model: 'gpt-4o-mini', total_tokens: 1830, prompt_tokens: 1520, completion_tokens: 310 },
+      call_duration_seconds: 74,
+    },
+  },
+});
 
 export const AppliedFilters = z
   .array(z.object({ attribute: z.string(), type: z.string(), value: z.unknown() }))
@@ -120,7 +161,16 @@ export const WorkflowRunsPage = z
     total_pages: z.number().int(),
     applied_filters: AppliedFilters,
   })
-  .openapi('WorkflowRunsPage');
+  .openapi('WorkflowRunsPage', {
+    example: {
+      runs: [EXAMPLE_RUN],
+      total_count: 1,
+      page: 1,
+      limit: 50,
+      total_pages: 1,
+      applied_filters: [{ attribute: 'calledNumber', type: 'text', value: { value: '555' } }],
+    },
+  });
 
 export const UsageRunItem = z
   .object({
@@ -158,4 +208,35 @@ export const UsageRunsPage = z
     limit: z.number().int(),
     total_pages: z.number().int(),
   })
-  .openapi('UsageRunsPage');
+  .openapi('UsageRunsPage', {
+    example: {
+      runs: [
+        {
+          id: 501,
+          workflow_id: 12,
+          workflow_name: 'Appointment reminder',
+          name: 'call-501',
+          created_at: EXAMPLE_TIME,
+          platform_token_usage: 1830,
+          call_duration_seconds: 74,
+          recording_url: '/api/v1/workflow/12/runs/501/recording',
+          transcript_url: '/api/v1/workflow/12/runs/501/transcript',
+          phone_number: '+14155550100',
+          caller_number: '+14155550123',
+          called_number: '+14155550100',
+          call_type: 'outbound',
+          mode: 'twilio',
+          disposition: 'completed',
+          initial_context: { first_name: 'Ada' },
+          gathered_context: { call_status: 'completed', mapped_call_disposition: 'completed' },
+          charge_usd: 0.0925,
+        },
+      ],
+      total_dograh_tokens: 1830,
+      total_duration_seconds: 74,
+      total_count: 1,
+      page: 1,
+      limit: 50,
+      total_pages: 1,
+    },
+  });

@@ -1,12 +1,19 @@
 import { KEYED_SPEECH_PROVIDERS } from '../../voice/speech/speech-keys';
 import { z } from '../zod';
-import { DateTimeString } from './common';
+import { DateTimeString, EXAMPLE_TIME } from './common';
 
 export const SpeechCredentialProvider = z.enum(KEYED_SPEECH_PROVIDERS).openapi('SpeechCredentialProvider', {
   description:
     'A speech provider that needs an API key. `openai` serves OpenAI speech-to-text and text-to-speech ' +
     "(at `LLM_BASE_URL`), not the conversation's language model.",
 });
+
+const EXAMPLE_CREDENTIAL = {
+  provider: 'deepgram',
+  api_key: '******************************cdef',
+  created_at: EXAMPLE_TIME,
+  updated_at: EXAMPLE_TIME,
+};
 
 export const SpeechCredentialParams = z.object({ provider: SpeechCredentialProvider });
 
@@ -26,7 +33,7 @@ export const PutSpeechCredentialRequest = z
         example: 'sk_0123456789abcdef0123456789abcdef',
       }),
   })
-  .openapi('PutSpeechCredentialRequest');
+  .openapi('PutSpeechCredentialRequest', { example: { api_key: 'sk_0123456789abcdef0123456789abcdef' } });
 
 export const SpeechCredential = z
   .object({
@@ -38,8 +45,11 @@ export const SpeechCredential = z
     created_at: DateTimeString,
     updated_at: DateTimeString,
   })
-  .openapi('SpeechCredential');
+  .openapi('SpeechCredential', { example: EXAMPLE_CREDENTIAL });
 
 export const SpeechCredentialList = z
   .object({ speech_credentials: z.array(SpeechCredential) })
-  .openapi('SpeechCredentialList', { description: 'Sorted by provider; providers without a stored key are absent.' });
+  .openapi('SpeechCredentialList', {
+    description: 'Sorted by provider; providers without a stored key are absent.',
+    example: { speech_credentials: [EXAMPLE_CREDENTIAL] },
+  });

@@ -1,13 +1,27 @@
 import { isSupportedCountry } from 'libphonenumber-js';
 import type { ProviderDefinition } from '../../telephony/provider';
 import { z } from '../zod';
-import { BodyId, DateTimeString, IdParam, name, text } from './common';
+import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, name, text } from './common';
 import { boundedJsonObject, JSON_LIMITS, jsonBounds } from './limits';
 
-export const ConfigIdParams = z.object({ config_id: IdParam });
-export const PhoneNumberParams = z.object({ config_id: IdParam, phone_number_id: IdParam });
+export const ConfigIdParams = z.object({ config_id: IdParam.openapi({ example: 2 }) });
+export const PhoneNumberParams = ConfigIdParams.extend({ phone_number_id: IdParam.openapi({ example: 5 }) });
 
 const ConfigurationName = name(64);
+
+const EXAMPLE_CONFIGURATION = {
+  id: 2,
+  name: 'Twilio production',
+  provider: 'twilio',
+  is_default_outbound: true,
+  credentials: {
+    account_sid: '******************************1234',
+    auth_token: '****************************abcd',
+    amd_enabled: false,
+  },
+  created_at: EXAMPLE_TIME,
+  updated_at: EXAMPLE_TIME,
+};
 
 export const ProviderFieldDescriptor = z
   .object({
@@ -33,7 +47,29 @@ export const ProviderMetadataList = z
       }),
     ),
   })
-  .openapi('ProviderMetadataList');
+  .openapi('ProviderMetadataList', {
+    example: {
+      providers: [
+        {
+          provider: 'twilio',
+          display_name: 'Twilio',
+          docs_url: 'https://www.twilio.com/docs/voice/api/call-resource',
+          connectivity: 'api',
+          fields: [
+            {
+              name: 'account_sid',
+              label: 'Account SID',
+              type: 'password',
+              description: 'Your Twilio Account SID (Console, Account Info).',
+              placeholder: 'ACxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+              required: true,
+              sensitive: true,
+            },
+          ],
+        },
+      ],
+    },
+  });
 
 export const TelephonyConfiguration = z
   .object({
@@ -48,11 +84,11 @@ export const TelephonyConfiguration = z
     created_at: DateTimeString,
     updated_at: DateTimeString,
   })
-  .openapi('TelephonyConfiguration');
+  .openapi('TelephonyConfiguration', { example: EXAMPLE_CONFIGURATION });
 
 export const TelephonyConfigurationList = z
   .object({ configurations: z.array(TelephonyConfiguration) })
-  .openapi('TelephonyConfigurationList');
+  .openapi('TelephonyConfigurationList', { example: { configurations: [EXAMPLE_CONFIGURATION] } });
 
 /** A provider's config schema with its `provider` discriminator; every provider's schema is an object. */
 function providerConfigVariant(
@@ -77,7 +113,18 @@ export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
         is_default_outbound: z.boolean().default(false),
         config: z.discriminatedUnion('provider', [first, ...rest]),
       })
-      .openapi('CreateTelephonyConfigRequest'),
+      .openapi('CreateTelephonyConfigRequest', {
+        example: names.includes('twilio')
+          ? {
+              name: 'Twilio production',
+              config: {
+                provider: 'twilio',
+                account_sid: 'AC0123456789abcdef0123456789abcd',
+                auth_token: '0123456789abcdef0123456789abcdef',
+              },
+            }
+          : { name: 'Simulator', config: { provider: 'simulator' } },
+      }),
     UpdateTelephonyConfigRequest: z
       .object({
         name: ConfigurationName.optional(),
@@ -90,7 +137,7 @@ export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
               "`provider` (unchanged) and the fields that change; fields not sent keep their value. A masked value sent back unchanged keeps the stored secret. The result must satisfy the provider's config schema.",
           }),
       })
-      .openapi('UpdateTelephonyConfigRequest'),
+      .openapi('UpdateTelephonyConfigRequest', { example: { name: 'Twilio (main account)' } }),
   };
 }
 
@@ -107,6 +154,23 @@ const Label = text(64).trim();
 const ExtraMetadata = z.record(z.string(), z.unknown());
 /** What a client sends as `extra_metadata`: stored as is, so bounded. */
 const ExtraMetadataInput = boundedJsonObject('Free metadata, stored as sent.');
+
+const EXAMPLE_PHONE_NUMBER = {
+  id: 5,
+  telephony_configuration_id: 2,
+  address: '+14155550123',
+  address_normalized: '+14155550123',
+  address_type: 'pstn',
+  country_code: 'US',
+  label: 'Support line',
+  inbound_workflow_id: 12,
+  inbound_workflow_name: 'Appointment reminder',
+  is_active: true,
+  is_default_caller_id: true,
+  extra_metadata: {},
+  created_at: EXAMPLE_TIME,
+  updated_at: EXAMPLE_TIME,
+};
 
 export const ProviderSync = z.object({ ok: z.boolean(), message: z.string() }).openapi('ProviderSync', {
   description:
@@ -131,9 +195,11 @@ export const PhoneNumber = z
     updated_at: DateTimeString,
     provider_sync: ProviderSync.optional(),
   })
-  .openapi('PhoneNumber');
+  .openapi('PhoneNumber', { example: EXAMPLE_PHONE_NUMBER });
 
-export const PhoneNumberList = z.object({ phone_numbers: z.array(PhoneNumber) }).openapi('PhoneNumberList');
+export const PhoneNumberList = z
+  .object({ phone_numbers: z.array(PhoneNumber) })
+  .openapi('PhoneNumberList', { example: { phone_numbers: [EXAMPLE_PHONE_NUMBER] } });
 
 export const CreatePhoneNumberRequest = z
   .object({
@@ -147,7 +213,9 @@ export const CreatePhoneNumberRequest = z
     is_default_caller_id: z.boolean().default(false),
     extra_metadata: ExtraMetadataInput.default({}),
   })
-  .openapi('CreatePhoneNumberRequest');
+  .openapi('CreatePhoneNumberRequest', {
+    example: { address: '+14155550123', label: 'Support line', inbound_workflow_id: 12, is_default_caller_id: true },
+  });
 
 export const UpdatePhoneNumberRequest = z
   .object({
@@ -165,10 +233,17 @@ export const UpdatePhoneNumberRequest = z
     error: 'send either inbound_workflow_id or clear_inbound_workflow: true, not both',
     path: ['clear_inbound_workflow'],
   })
-  .openapi('UpdatePhoneNumberRequest');
+  .openapi('UpdatePhoneNumberRequest', { example: { label: 'Sales line', inbound_workflow_id: 12 } });
 
-export const DeletedTelephonyConfiguration = z.object({ message: z.string() }).openapi('DeletedTelephonyConfiguration');
+export const DeletedTelephonyConfiguration = z
+  .object({ message: z.string() })
+  .openapi('DeletedTelephonyConfiguration', { example: { message: 'Telephony configuration deleted' } });
 
 export const DeletedPhoneNumber = z
   .object({ message: z.string(), provider_sync: ProviderSync })
-  .openapi('DeletedPhoneNumber');
+  .openapi('DeletedPhoneNumber', {
+    example: {
+      message: 'Phone number deleted',
+      provider_sync: { ok: true, message: 'No inbound binding: the provider was not contacted.' },
+    },
+  });

@@ -1,5 +1,5 @@
 import { z } from '../zod';
-import { DateTimeString } from './common';
+import { DateTimeString, EXAMPLE_TIME } from './common';
 
 const fields = {
   created_at: DateTimeString.openapi({ description: 'When the current secret was created (rotated).' }),
@@ -17,7 +17,13 @@ export const WebhookSigningSecret = z
     }),
     ...fields,
   })
-  .openapi('WebhookSigningSecret');
+  .openapi('WebhookSigningSecret', {
+    example: {
+      secret: 'whsec_****************************************abcd',
+      created_at: EXAMPLE_TIME,
+      previous_secret_expires_at: null,
+    },
+  });
 
 export const RotatedWebhookSigningSecret = z
   .object({
@@ -28,4 +34,10 @@ export const RotatedWebhookSigningSecret = z
     }),
     ...fields,
   })
-  .openapi('RotatedWebhookSigningSecret');
+  .openapi('RotatedWebhookSigningSecret', {
+    example: {
+      secret: 'whsec_3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      created_at: EXAMPLE_TIME,
+      previous_secret_expires_at: '2026-03-03T15:04:05.000Z',
+    },
+  });

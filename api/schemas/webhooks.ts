@@ -30,4 +30,18 @@ export const vonageWebhookBody = {
 /** A JSON answer to a provider: a Vonage NCCO (an array), the simulator's instructions or `{status}`. */
 export const ProviderJsonReply = z
   .union([z.array(z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown())])
-  .openapi('ProviderJsonReply');
+  .openapi('ProviderJsonReply', {
+    example: [
+      {
+        action: 'connect',
+        endpoint: [
+          {
+            type: 'websocket',
+            uri: 'wss://switchboard.example.com/api/v1/telephony/vonage/media/501?token=eyJydW4iOjUwMX0.c2lnbmF0dXJl',
+            'content-type': 'audio/l16;rate=16000',
+            headers: { run_id: '501' },
+          },
+        ],
+      },
+    ],
+  });

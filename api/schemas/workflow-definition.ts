@@ -178,12 +178,41 @@ export const WorkflowGraph = z.looseObject({
   edges: z.array(WorkflowEdge).max(GRAPH_LIMITS.edges).default([]),
 });
 
+/** A reminder call (start, one conversation step, end), as a client sends it. */
+export const EXAMPLE_DEFINITION = {
+  nodes: [
+    {
+      id: 'start',
+      type: 'startCall',
+      position: { x: 0, y: 0 },
+      data: { name: 'Start', prompt: 'Greet {{first_name}} and say you are calling about tomorrow’s appointment.' },
+    },
+    {
+      id: 'confirm',
+      type: 'agentNode',
+      position: { x: 0, y: 150 },
+      data: { name: 'Confirm', prompt: 'Ask whether the appointment at {{appointment_time}} still suits them.' },
+    },
+    {
+      id: 'end',
+      type: 'endCall',
+      position: { x: 0, y: 300 },
+      data: { name: 'End', prompt: 'Thank them and say goodbye.' },
+    },
+  ],
+  edges: [
+    { id: 'e1', source: 'start', target: 'confirm', data: { label: 'Answered', condition: 'The person answered' } },
+    { id: 'e2', source: 'confirm', target: 'end', data: { label: 'Done', condition: 'They confirmed or declined' } },
+  ],
+};
+
 export const WorkflowDefinition = WorkflowGraph.superRefine(jsonBounds({ depth: JSON_LIMITS.definitionDepth }))
   .superRefine(checkGraphRules)
   .openapi('WorkflowDefinition', {
     description:
       'Nodes and edges; graph rules: docs/guides/agents.md. Problems answer 422 with `loc` inside it. ' +
       `At most ${JSON_LIMITS.definitionDepth} levels deep as JSON, editor keys included.`,
+    example: EXAMPLE_DEFINITION,
   });
 
 export type WorkflowDefinition = z.output<typeof WorkflowDefinition>;

@@ -46,11 +46,21 @@ async function main(): Promise<void> {
   if (!created.data) throw new Error('create answered ' + JSON.stringify(created.error));
   const listed = await client.GET('/user/api-keys', { params: { query: { include_archived: 'false' } } });
   if (!listed.data?.some((key) => key.id === created.data.id)) throw new Error('list answered ' + JSON.stringify(listed.error));
+  // Fields with a default may be left out, at any depth: the key's scope, the configuration's
+  // is_default_outbound and the simulator's timings.
+  const defaulted = await client.POST('/user/api-keys', { body: { name: 'default scope' } });
+  if (!defaulted.data) throw new Error('a key without a scope answered ' + JSON.stringify(defaulted.error));
+  const configuration = await client.POST('/organizations/telephony-configs', {
+    body: { name: 'generated client', config: { provider: 'simulator' } },
+  });
+  if (!configuration.data) throw new Error('a configuration without defaults answered ' + JSON.stringify(configuration.error));
   const missing = await client.GET('/campaign/{campaign_id}', { params: { path: { campaign_id: 2147483647 } } });
   if (missing.response.status !== 404 || typeof missing.error?.detail !== 'string') {
     throw new Error('a missing campaign answered ' + missing.response.status);
   }
-  console.log(JSON.stringify({ key: created.data.id }));
+  console.log(
+    JSON.stringify({ key: created.data.id, defaultScope: defaulted.data.scope, configuration: configuration.data.credentials }),
+  );
 }
 
 main().catch((error: unknown) => {
@@ -87,6 +97,8 @@ test('a client generated from the document type-checks and drives the API', asyn
     baseUrl,
     key.api_key,
   ]);
-  const result = JSON.parse(stdout) as { key: number };
+  const result = JSON.parse(stdout) as { key: number; defaultScope: string; configuration: Record<string, unknown> };
   expect(result.key).toBeGreaterThan(key.id);
+  expect(result.defaultScope).toBe('admin');
+  expect(result.configuration).toEqual({ ring_seconds: 1, talk_seconds: 3, audio: false });
 }, 120_000);

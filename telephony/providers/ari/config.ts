@@ -21,8 +21,14 @@ export const ariConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.-]*$/, 'must be a websocket_client.conf connection name (letters, digits, _ . -)')
     .default(''),
-  /** How a number becomes a dial string; `{number}` is replaced by the called number. */
-  dial_string_template: z.string().includes('{number}').default(DEFAULT_DIAL_STRING_TEMPLATE),
+  /**
+   * How a number becomes a dial string; `{number}` is replaced by the called number. A pattern rather
+   * than `includes`, so the OpenAPI document states the rule too.
+   */
+  dial_string_template: z
+    .string()
+    .regex(/\{number\}/, 'must include "{number}"')
+    .default(DEFAULT_DIAL_STRING_TEMPLATE),
   /** Server-managed: minted with `mintStasisAppName` when the configuration is created, then kept. */
   stasis_app_name: z.string().min(1).optional(),
 });
