@@ -5,6 +5,7 @@ import {
   log,
   proxyLocalActivities,
   setHandler,
+  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createCallConclusionActivities } from '../activities/call-conclusion.activities';
@@ -71,6 +72,8 @@ const refused = (error: unknown): boolean => {
  * of a connected call, hangs up at `max_call_duration`, and records exactly one terminal status.
  * An inbound call (`direction: 'inbound'`) rang us and is already answered: nothing is dialed.
  */
+// Minutes long: it ends on the build it started on, so its code never changes under it.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, callWorkflow);
 export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcome> {
   const { runId } = input;
   const pollMs = (input.statusPollSeconds ?? DEFAULT_STATUS_POLL_SECONDS) * 1000;

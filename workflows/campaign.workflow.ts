@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, continueAsNew, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  setCurrentDetails,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { campaignActivities } from './campaign/activities';
 import { CampaignCalls } from './campaign/children';
 import { dispatchDials } from './campaign/dispatch';
@@ -19,6 +26,8 @@ const IN_FLIGHT_DRAIN_MS = 15 * 60_000;
  * resume, cancel and configuration Updates; completes when every contact has a final outcome.
  * Its state and decisions are in `CampaignTracker`; this function is the loop that carries them out.
  */
+// Days long: it moves to the current build at its next workflow task, so a change to it needs a patch.
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, campaignWorkflow);
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignProgress> {
   const { campaignId } = input;
   const { openCampaign, logCampaignEvent, closeCampaignRetries } = campaignActivities;
