@@ -24,6 +24,7 @@ import {
 } from './definitions';
 import { sendPostCallWebhooks } from './post-call-webhooks';
 import { reportsToCampaign, reportToCampaign } from './campaign/report';
+import { versioningBehavior } from './versioning-behavior';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 type ConclusionActivities = ReturnType<typeof createCallConclusionActivities>;
@@ -73,7 +74,7 @@ const refused = (error: unknown): boolean => {
  * An inbound call (`direction: 'inbound'`) rang us and is already answered: nothing is dialed.
  */
 // Minutes long: it ends on the build it started on, so its code never changes under it.
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, callWorkflow);
+setWorkflowOptions(versioningBehavior('PINNED'), callWorkflow);
 export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcome> {
   const { runId } = input;
   const pollMs = (input.statusPollSeconds ?? DEFAULT_STATUS_POLL_SECONDS) * 1000;

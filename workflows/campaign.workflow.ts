@@ -15,6 +15,7 @@ import { CampaignTracker } from './campaign/tracker';
 import { campaignDetails } from './campaign/ui-metadata';
 import { CampaignWrites, showState } from './campaign/writes';
 import type { CampaignProgress, CampaignWorkflowInput } from './definitions';
+import { versioningBehavior } from './versioning-behavior';
 
 /** After a cancel, how long the campaign waits for its calls in flight to report their outcomes. */
 const IN_FLIGHT_DRAIN_MS = 15 * 60_000;
@@ -27,7 +28,7 @@ const IN_FLIGHT_DRAIN_MS = 15 * 60_000;
  * Its state and decisions are in `CampaignTracker`; this function is the loop that carries them out.
  */
 // Days long: it moves to the current build at its next workflow task, so a change to it needs a patch.
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, campaignWorkflow);
+setWorkflowOptions(versioningBehavior('AUTO_UPGRADE'), campaignWorkflow);
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignProgress> {
   const { campaignId } = input;
   const { openCampaign, logCampaignEvent, closeCampaignRetries } = campaignActivities;
