@@ -6,6 +6,7 @@ import {
   proxyLocalActivities,
   setHandler,
   setWorkflowOptions,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createCallConclusionActivities } from '../activities/call-conclusion.activities';
@@ -24,6 +25,7 @@ import {
 } from './definitions';
 import { sendPostCallWebhooks } from './post-call-webhooks';
 import { reportsToCampaign, reportToCampaign } from './campaign/report';
+import { CallStatusAttribute, DispositionAttribute } from './search-attributes';
 import { versioningBehavior } from './versioning-behavior';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
@@ -76,6 +78,17 @@ const refused = (error: unknown): boolean => {
 // Minutes long: it ends on the build it started on, so its code never changes under it.
 setWorkflowOptions(versioningBehavior('PINNED'), callWorkflow);
 export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcome> {
+  const outcome = await followCall(input);
+  // Operators list calls by outcome in the Temporal UI: `CallStatus="busy"`.
+  upsertSearchAttributes([
+    { key: CallStatusAttribute, value: outcome.callStatus },
+    { key: DispositionAttribute, value: outcome.disposition },
+  ]);
+  return outcome;
+}
+
+/** The call itself, from the dial to its outcome written. */
+async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   const { runId } = input;
   const pollMs = (input.statusPollSeconds ?? DEFAULT_STATUS_POLL_SECONDS) * 1000;
   const maxDurationMs = input.maxDurationSeconds * 1000;

@@ -16,6 +16,7 @@ import {
   type CampaignCallResult,
 } from '../../workflows/definitions';
 import { localActivityTypes } from '../helpers/histories';
+import { waitFor } from '../helpers/wait-for';
 import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
@@ -221,6 +222,44 @@ describe('callWorkflow', () => {
     const outcome = await runCall(activities, [], { ringTimeoutSeconds: 1 });
     expect(outcome.callStatus).toBe('no-answer');
     expectCalledAsOnce(finalizeRun);
+  });
+
+  it('is listed by its outcome once it ends (`CallStatus` and `Disposition`)', async () => {
+    const { activities } = concludingActivities();
+    const taskQueue = uniqueTaskQueue('call-search-attributes');
+    const worker = await Worker.create({
+      connection: temporal.nativeConnection,
+      taskQueue,
+      workflowBundle: testWorkflowBundle(),
+      activities,
+    });
+    const finished = { completed: '', busy: '' };
+    await worker.runUntil(async () => {
+      for (const status of ['completed', 'busy'] as const) {
+        const handle = await temporal.client.workflow.start(callWorkflow, {
+          workflowId: `${taskQueue}-${status}`,
+          taskQueue,
+          args: [{ runId: 7, attempt: 1, maxDurationSeconds: 30, conversation: 'simulated' }],
+        });
+        await handle.signal(callStatusSignal, { status, providerCallId: 'P1', durationSeconds: 1 });
+        await handle.result();
+        finished[status] = handle.workflowId;
+      }
+    });
+    const listed = async (query: string): Promise<string[]> => {
+      const ids: string[] = [];
+      for await (const execution of temporal.client.workflow.list({
+        query: `TaskQueue = "${taskQueue}" AND ${query}`,
+      })) {
+        ids.push(execution.workflowId);
+      }
+      return ids;
+    };
+    // Visibility is written after the workflow closes: wait for it.
+    await waitFor('the calls in visibility', async () => (await listed('CallStatus = "busy"')).length > 0);
+    expect(await listed('CallStatus = "completed"')).toEqual([finished.completed]);
+    expect(await listed('CallStatus = "busy"')).toEqual([finished.busy]);
+    expect(await listed('Disposition = "interested"')).toEqual([finished.completed]);
   });
 
   it('ends a refused call as failed without dialing again', async () => {
