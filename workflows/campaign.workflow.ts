@@ -10,7 +10,7 @@ import { campaignActivities } from './campaign/activities';
 import { CampaignCalls } from './campaign/children';
 import { dispatchDials } from './campaign/dispatch';
 import { registerCampaignHandlers } from './campaign/handlers';
-import { recordReports } from './campaign/reports';
+import { recordReports } from './campaign/record-reports';
 import { CampaignTracker } from './campaign/tracker';
 import { campaignDetails } from './campaign/ui-metadata';
 import { CampaignWrites, showState } from './campaign/writes';
