@@ -7,8 +7,10 @@ import { conversationModeOf } from '../telephony/conversation-mode';
 import type { StoredCredentials } from '../telephony/credentials';
 import type { Secrets } from '../telephony/secrets';
 import {
+  campaignAttemptKey,
   campaignCallWorkflowId,
   DEFAULT_MAX_CALL_DURATION_SECONDS,
+  isTerminalCampaignState,
   type CampaignSettings,
   type CampaignState,
   type TerminalCallStatus,
@@ -59,7 +61,7 @@ export interface AttemptRef {
 
 export type PreparedAttempt = AttemptRef &
   (
-    | { ok: true; runId: number; maxDurationSeconds: number; conversation?: 'live' | 'simulated' }
+    | { ok: true; runId: number; maxDurationSeconds: number; conversation: 'live' | 'simulated' }
     | { ok: false; error: string }
   );
 
@@ -79,8 +81,6 @@ export interface CampaignTransition {
   to: CampaignState;
   log: CampaignLogEntry;
 }
-
-const TERMINAL_STATES: CampaignState[] = ['completed', 'failed', 'cancelled'];
 
 const countersOf = (row: Campaign): CampaignCounters => ({
   total_rows: row.totalRows ?? 0,
@@ -248,10 +248,9 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         }
 
         const runIds = new Map<string, number>();
-        const key = (contactId: string, attempt: number) => `${contactId}/${attempt}`;
         for (const row of rows) {
           if (row.run_id !== null) {
-            runIds.set(key(String(row.contact_id), row.attempt_number), row.run_id);
+            runIds.set(campaignAttemptKey(String(row.contact_id), row.attempt_number), row.run_id);
           }
         }
         const fresh = route ? rows.filter((row) => row.run_id === null) : [];
@@ -290,7 +289,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
             [JSON.stringify(fresh.map((row, index) => ({ id: row.id, run_id: ids[index] })))],
           );
           fresh.forEach((row, index) => {
-            runIds.set(key(String(row.contact_id), row.attempt_number), ids[index] ?? 0);
+            runIds.set(campaignAttemptKey(String(row.contact_id), row.attempt_number), ids[index] ?? 0);
           });
         }
         const counters = await addCounters(manager, campaignId, { queued: inserted.length, executed: fresh.length });
@@ -317,12 +316,13 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         );
         const modes = new Map(perRun.map((row) => [row.id, conversationModeOf(row, secrets)]));
         const prepared = attempts.map(({ contactId, attempt }): PreparedAttempt => {
-          const runId = runIds.get(key(contactId, attempt));
-          if (runId === undefined) {
+          const runId = runIds.get(campaignAttemptKey(contactId, attempt));
+          const conversation = runId === undefined ? undefined : modes.get(runId);
+          if (runId === undefined || conversation === undefined) {
             return { contactId, attempt, ok: false, error: routeError ?? 'The attempt could not be prepared' };
           }
           const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
-          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation: modes.get(runId) };
+          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation };
         });
         return { prepared, counters, routeError };
       });
@@ -439,7 +439,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
      */
     async transitionCampaign({ campaignId, from, to, log }: CampaignTransition): Promise<void> {
       await dataSource.transaction(async (manager) => {
-        const terminal = TERMINAL_STATES.includes(to);
+        const terminal = isTerminalCampaignState(to);
         const moved = await manager
           .createQueryBuilder()
           .update(Campaign)

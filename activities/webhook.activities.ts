@@ -6,7 +6,7 @@ import { Run } from '../entities';
 import type { Resolver } from '../platform/address-guard';
 import type { Secrets } from '../telephony/secrets';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
-import { enabledWebhookNodes, postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
+import { enabledWebhookNodes } from './webhook/nodes';
 import { renderPayload, type PayloadContext } from './webhook/payload';
 import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits } from './webhook/send';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook/signature';
@@ -89,19 +89,6 @@ export function createWebhookActivities({
   const loadRun = (runId: number): Promise<Run> => runs.findOneByOrFail({ id: runId });
 
   return {
-    /**
-     * The enabled `webhook` nodes of the run's agent version. `finalizeRun` now returns them; calls
-     * whose recorded `finalizeRun` returned nothing ask here, as their histories recorded.
-     */
-    async listPostCallWebhooks({ runId }: { runId: number }): Promise<PostCallWebhook[]> {
-      const [run] = await dataSource.query<{ definition_id: number }[]>(
-        'SELECT definition_id FROM runs WHERE id = $1',
-        [runId],
-      );
-      if (!run) throw new Error(`Run ${runId} does not exist`);
-      return postCallWebhooksOf(versions, run.definition_id);
-    },
-
     /**
      * Renders, signs and sends one webhook node's request against the finished run. Each attempt's
      * outcome is written to `logs.webhooks`; failures throw, typed for the workflow's retry policy.

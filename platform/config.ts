@@ -102,6 +102,14 @@ export const configSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /** The worker's task queue. */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('switchboard'),
+  /**
+   * Temporal Worker Versioning (docs/workflow-versioning.md): the worker runs as version
+   * `<TEMPORAL_DEPLOYMENT_NAME>:<package version>+<commit>` and makes it the deployment's current
+   * version once it polls; calls stay on the version they started on, campaigns move to the current one.
+   */
+  TEMPORAL_WORKER_VERSIONING: envBoolean(true),
+  /** The worker deployment every worker of this service belongs to (with TEMPORAL_WORKER_VERSIONING). */
+  TEMPORAL_DEPLOYMENT_NAME: z.string().min(1).default('switchboard'),
 
   /** Port of the worker's Prometheus endpoint (`/metrics`, the Temporal SDK's metrics). */
   WORKER_METRICS_PORT: port(9464),

@@ -14,6 +14,7 @@ import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { providerFor } from '../telephony/registry';
 import { loadSecrets } from '../telephony/secrets';
 import { AriListener } from './ari-listener';
+import { buildId, setCurrentVersion, workerDeploymentOptions } from './versioning';
 import { workflowSource } from './workflow-source';
 
 const sdkLogLevel = {
@@ -55,6 +56,9 @@ async function main(): Promise<void> {
   const secrets = loadSecrets(cfg);
   // Campaign calls report to their campaign through it; the ARI listener signals calls with it.
   const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+  const deployment = cfg.TEMPORAL_WORKER_VERSIONING
+    ? workerDeploymentOptions(cfg.TEMPORAL_DEPLOYMENT_NAME, buildId())
+    : undefined;
   try {
     const worker = await Worker.create({
       connection,
@@ -72,9 +76,10 @@ async function main(): Promise<void> {
       // No eager activities: under load an eagerly dispatched task whose workflow-task completion
       // times out is lost until its start-to-close timeout (minutes for a conversation); see docs/BENCHMARKS.md.
       maxEagerActivityReservationsPerWorkflowTask: 0,
+      ...(deployment ? { workerDeploymentOptions: deployment } : {}),
     });
     logger.info(
-      { taskQueue: cfg.TEMPORAL_TASK_QUEUE, metricsPort: cfg.WORKER_METRICS_PORT, identity },
+      { taskQueue: cfg.TEMPORAL_TASK_QUEUE, metricsPort: cfg.WORKER_METRICS_PORT, identity, ...deployment?.version },
       'worker running',
     );
     // The SDK itself stops the worker on these signals; this says what the stop waits for.
@@ -119,6 +124,14 @@ async function main(): Promise<void> {
       },
     });
     await ariListener.start();
+    // The server knows the version once the worker polls: made current meanwhile, so tasks reach it.
+    if (deployment) {
+      setCurrentVersion(temporal, deployment.version).then(
+        () => logger.info(deployment.version, 'worker deployment version is current'),
+        (error: unknown) =>
+          logger.error({ error: String(error) }, 'worker deployment version could not be made current'),
+      );
+    }
     try {
       await worker.run();
     } finally {

@@ -3,17 +3,17 @@ import {
   ApplicationFailure,
   condition,
   log,
-  proxyActivities,
   proxyLocalActivities,
   setHandler,
+  setWorkflowOptions,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createCallConclusionActivities } from '../activities/call-conclusion.activities';
-import type { createCallActivities, FinalizedRun } from '../activities/call.activities';
+import type { createCallActivities } from '../activities/call.activities';
 import type { ConversationResult } from '../agent-runtime/contract';
 import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
 import {
-  callDisposition,
   callStatusSignal,
   campaignReportRequestedSignal,
   conversationEndedSignal,
@@ -25,6 +25,8 @@ import {
 } from './definitions';
 import { sendPostCallWebhooks } from './post-call-webhooks';
 import { reportsToCampaign, reportToCampaign } from './campaign/report';
+import { CallStatusAttribute, DispositionAttribute } from './search-attributes';
+import { versioningBehavior } from './versioning-behavior';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 type ConclusionActivities = ReturnType<typeof createCallConclusionActivities>;
@@ -46,12 +48,6 @@ const { placeCall } = proxyLocalActivities<CallActivities>({
 const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { maximumAttempts: 4, initialInterval: '1 second', nonRetryableErrorTypes: NON_RETRYABLE },
-});
-
-// The outcome must be written: retried until PostgreSQL takes it.
-const { finalizeRun } = proxyLocalActivities<CallActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
 const DEFAULT_RING_TIMEOUT_SECONDS = 60;
@@ -79,7 +75,20 @@ const refused = (error: unknown): boolean => {
  * of a connected call, hangs up at `max_call_duration`, and records exactly one terminal status.
  * An inbound call (`direction: 'inbound'`) rang us and is already answered: nothing is dialed.
  */
+// Minutes long: it ends on the build it started on, so its code never changes under it.
+setWorkflowOptions(versioningBehavior('PINNED'), callWorkflow);
 export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcome> {
+  const outcome = await followCall(input);
+  // Operators list calls by outcome in the Temporal UI: `CallStatus="busy"`.
+  upsertSearchAttributes([
+    { key: CallStatusAttribute, value: outcome.callStatus },
+    { key: DispositionAttribute, value: outcome.disposition },
+  ]);
+  return outcome;
+}
+
+/** The call itself, from the dial to its outcome written. */
+async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   const { runId } = input;
   const pollMs = (input.statusPollSeconds ?? DEFAULT_STATUS_POLL_SECONDS) * 1000;
   const maxDurationMs = input.maxDurationSeconds * 1000;
@@ -119,8 +128,8 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
   // Read through a function: TypeScript cannot see the handler change `terminal` across awaits.
   const terminalStatus = (): TerminalCallStatus | undefined => terminal?.status;
 
-  /** The last step in one local activity; `simulate`: the call's conversation runs in it too. */
-  const conclude = async (
+  /** The last step, in one local activity; `simulate`: the call's conversation runs in it too. */
+  const finish = async (
     callStatus: TerminalCallStatus,
     durationSeconds: number,
     conversation: ConversationResult | null,
@@ -136,21 +145,8 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     const concluded = await concludeCall({ runId, callStatus, durationSeconds, conversation, simulate, campaign });
     // Asked while the conclusion ran.
     if (!reportedHere && reportsToCampaign(input, reportAsked)) await reportToCampaign(input, callStatus);
-    await sendPostCallWebhooks(runId, input.conversation === undefined, concluded.postCallWebhooks);
+    await sendPostCallWebhooks(runId, concluded.postCallWebhooks);
     return { runId, callStatus, durationSeconds, disposition: concluded.disposition };
-  };
-
-  const finish = async (
-    callStatus: TerminalCallStatus,
-    durationSeconds: number,
-    conversation: ConversationResult | null,
-  ): Promise<CallOutcome> => {
-    if (input.conclusion === 'one-activity') return conclude(callStatus, durationSeconds, conversation);
-    // Undefined when replaying a finalizeRun recorded before it returned the webhooks: those calls list them apart.
-    const finalized: FinalizedRun | undefined = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
-    if (reportsToCampaign(input, reportAsked)) await reportToCampaign(input, callStatus);
-    await sendPostCallWebhooks(runId, input.conversation === undefined, finalized?.postCallWebhooks);
-    return { runId, callStatus, durationSeconds, disposition: callDisposition(callStatus, conversation) };
   };
 
   /** Asks the provider instead of guessing when no webhook came. */
@@ -228,10 +224,10 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? spoken : null);
   }
 
-  if (input.conclusion === 'one-activity' && input.conversation === 'simulated' && terminal?.status === 'completed') {
+  if (terminal?.status === 'completed') {
     // Over before its conversation began (a simulator that talks for 0 s): talk, write, report at once.
     const { maxDurationSeconds } = input;
-    return conclude('completed', terminal.durationSeconds ?? 0, null, { maxDurationSeconds });
+    return finish('completed', terminal.durationSeconds ?? 0, null, { maxDurationSeconds });
   }
   const conversation = await converse(input);
   const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;
@@ -245,21 +241,15 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
   return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? conversation : null);
 }
 
-/** The conversation of a connected call; a failed engine leaves the call without one. */
+/**
+ * The simulated conversation of a connected call, in a local activity (the simulated callee answers
+ * at once); a failed engine leaves the call without one.
+ */
 async function converse(input: CallWorkflowInput): Promise<ConversationResult | null> {
-  const startToCloseTimeout = `${input.maxDurationSeconds + 60} seconds`;
-  const retry = { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE };
-  // The simulated callee answers at once: a local activity saves an activity task and a workflow
-  // task per call. Calls started without a mode keep the regular activity their histories recorded.
-  const { runConversation } =
-    input.conversation === 'simulated'
-      ? proxyLocalActivities<CallActivities>({ startToCloseTimeout, retry })
-      : proxyActivities<CallActivities>({
-          startToCloseTimeout,
-          // The activity heartbeats every 5 s: a conversation lost with its worker is retried soon.
-          heartbeatTimeout: '30 seconds',
-          retry,
-        });
+  const { runConversation } = proxyLocalActivities<CallActivities>({
+    startToCloseTimeout: `${input.maxDurationSeconds + 60} seconds`,
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
   try {
     return await runConversation({ runId: input.runId, maxDurationSeconds: input.maxDurationSeconds });
   } catch (error) {

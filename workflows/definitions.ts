@@ -23,16 +23,12 @@ export const callWorkflowId = (runId: number): string => `call-${runId}`;
 
 export interface CallWorkflowInput {
   runId: number;
-  /** Set for a campaign's call: the child reports its outcome to the parent by workflow id. */
-  campaign?: CampaignCallLink;
   /**
-   * How a campaign's call reports. `when-asked` (children started now): the campaign learns the
-   * outcome from the child's completion, and the child signals it only once asked to
-   * (`campaignReportRequestedSignal`, sent before the campaign continues as new, whose next run
-   * cannot see the completion). `local-activity`: always signals, from a local activity in the
-   * call's last workflow task; unset (children started before that): from the workflow.
+   * Set for a campaign's call. The campaign learns the outcome from the call's completion; the call
+   * signals it (by workflow id, so it reaches the campaign's latest run) only once asked with
+   * `campaignReportRequestedSignal`, which a campaign sends before it continues as new.
    */
-  campaignReport?: 'local-activity' | 'when-asked';
+  campaign?: CampaignCallLink;
   /** Which dial of this call it is (1 for API calls; a campaign's retries count up): part of the provider idempotency key. */
   attempt: number;
   /** Seconds a call may ring before it is hung up as `no-answer` (default 60). */
@@ -49,18 +45,9 @@ export interface CallWorkflowInput {
    * How the call converses once answered. `live`: the call carries audio, and the conversation
    * runs on the media stream (in the API process that holds it), which reports it with
    * `conversationEndedSignal`. `simulated`: the simulator's text-only callee, in a local activity
-   * of the worker that runs the workflow. Unset (calls started before these modes existed): the
-   * same text-only callee in a regular activity.
+   * of the worker that runs the workflow.
    */
-  conversation?: 'live' | 'simulated';
-  /**
-   * How the call ends. `one-activity` (calls started now): one local activity, `concludeCall`,
-   * writes the outcome and reports to the campaign, and first runs the simulated conversation of
-   * a call that had already ended by the time it was known to be answered. Unset (calls started
-   * before it): `runConversation`, `finalizeRun` and the campaign report one by one, as their
-   * histories recorded.
-   */
-  conclusion?: 'one-activity';
+  conversation: 'live' | 'simulated';
 }
 
 /** A normalized status event, as the webhook route (or a status lookup) delivers it to the workflow. */
@@ -102,6 +89,14 @@ export const DEFAULT_MAX_CALL_DURATION_SECONDS = 300;
 import type { CampaignState } from '../entities/campaign.entity';
 
 export type { CampaignState };
+
+/** States a campaign never leaves. */
+export const TERMINAL_CAMPAIGN_STATES: readonly CampaignState[] = ['completed', 'failed', 'cancelled'];
+
+export const isTerminalCampaignState = (state: CampaignState): boolean => TERMINAL_CAMPAIGN_STATES.includes(state);
+
+/** One dial of one contact, as the workflow and the activities key it. */
+export const campaignAttemptKey = (contactId: string, attempt: number): string => `${contactId}/${attempt}`;
 
 /** One long-running workflow per campaign. */
 export const campaignWorkflowId = (campaignId: number): string => `campaign-${campaignId}`;
@@ -216,7 +211,7 @@ export interface CampaignProgress {
 export const campaignCallFinishedSignal = defineSignal<[CampaignCallResult]>('campaignCallFinished');
 
 /**
- * Sent by a campaign to a `when-asked` child still in flight when the campaign continues as new:
+ * Sent by a campaign to a child still in flight when the campaign continues as new:
  * the child then reports with `campaignCallFinishedSignal`, which reaches the campaign's next run.
  */
 export const campaignReportRequestedSignal = defineSignal('campaignReportRequested');

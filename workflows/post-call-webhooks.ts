@@ -1,12 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  TimeoutFailure,
-  log,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhook.activities';
 import type { PostCallWebhook } from '../activities/webhook/nodes';
 
@@ -27,19 +19,6 @@ const { deliverPostCallWebhook } = proxyActivities<WebhookActivities>({
   },
 });
 
-// One quick read per call, run by the worker that runs the workflow (a local activity: no extra
-// task round trip on the hot path). A worker that does not register it (tests with only the call
-// activities) answers NotFoundError: the call then simply has no webhooks.
-const { listPostCallWebhooks } = proxyLocalActivities<WebhookActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: {
-    initialInterval: '1 second',
-    maximumInterval: '30 seconds',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: ['NotFoundError'],
-  },
-});
-
 // Bookkeeping in PostgreSQL: retried until it succeeds, within reason.
 const { recordWebhookFailure } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '20 seconds',
@@ -57,22 +36,9 @@ function describeFailure(error: unknown): { errorType: string; message: string }
 /**
  * After the run is finalized: every enabled `webhook` node of the agent gets its request, in
  * parallel, each with its own retries. Nothing here fails the call workflow: a webhook that cannot
- * be delivered is recorded in `runs.logs.webhooks` and logged.
- *
- * Calls started before `CallWorkflowInput.conversation` existed (`legacy`) recorded a
- * `patched('post-call-webhooks')` marker here and replay through it; newer calls skip the patch,
- * whose marker and search-attribute upsert cost two history events per call. `listed`: the webhooks
- * `finalizeRun` returned; calls whose recorded `finalizeRun` returned none list them here.
+ * be delivered is recorded in `runs.logs.webhooks` and logged. `webhooks`: as `concludeCall` listed them.
  */
-export async function sendPostCallWebhooks(runId: number, legacy: boolean, listed?: PostCallWebhook[]): Promise<void> {
-  if (legacy && !patched('post-call-webhooks')) return;
-  let webhooks = listed;
-  try {
-    webhooks ??= await listPostCallWebhooks({ runId });
-  } catch (error) {
-    log.warn('post-call webhooks could not be listed', { runId, error: String(error) });
-    return;
-  }
+export async function sendPostCallWebhooks(runId: number, webhooks: PostCallWebhook[]): Promise<void> {
   await Promise.all(
     webhooks.map(async ({ nodeId }) => {
       try {

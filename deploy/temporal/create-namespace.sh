@@ -29,7 +29,7 @@ SETTLE_SECONDS="${SETTLE_SECONDS:-15}"
 # (Text, Keyword, Int, Double, Bool, Datetime, KeywordList).
 # Note: SQL visibility has a fixed number of columns per type per namespace (3 Int in the base schema),
 # so these three Int attributes use all of them.
-SEARCH_ATTRIBUTES="CampaignId:Int OrganizationId:Int AgentId:Int CampaignState:Keyword"
+SEARCH_ATTRIBUTES="CampaignId:Int OrganizationId:Int AgentId:Int CampaignState:Keyword CallStatus:Keyword Disposition:Keyword"
 
 created_something=0
 

@@ -326,8 +326,6 @@ describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
       // A carrier's call carries audio: its conversation runs on the media stream; the simulator
       // here has no audio, so its callee is the text-only one.
       conversation: item.provider === 'simulator' ? 'simulated' : 'live',
-      // Every call started now ends in one local activity (`concludeCall`).
-      conclusion: 'one-activity',
     });
     const description = await services.temporal.client.workflow.getHandle(`call-${run.id}`).describe();
     expect(description.taskQueue).toBe(taskQueue);

@@ -16,6 +16,7 @@ import {
   type CampaignCallResult,
 } from '../../workflows/definitions';
 import { localActivityTypes } from '../helpers/histories';
+import { waitFor } from '../helpers/wait-for';
 import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
@@ -111,7 +112,17 @@ async function runCallWithHistory(
     const handle = await temporal.client.workflow.start(callWorkflow, {
       workflowId: `call-test-${randomUUID()}`,
       taskQueue,
-      args: [{ runId: 7, attempt: 1, maxDurationSeconds: 30, ringTimeoutSeconds: 30, statusPollSeconds: 1, ...input }],
+      args: [
+        {
+          runId: 7,
+          attempt: 1,
+          maxDurationSeconds: 30,
+          ringTimeoutSeconds: 30,
+          statusPollSeconds: 1,
+          conversation: 'simulated',
+          ...input,
+        },
+      ],
       ...(options.workflowTaskTimeout ? { workflowTaskTimeout: options.workflowTaskTimeout } : {}),
     });
     await options.before?.(handle);
@@ -123,7 +134,7 @@ async function runCallWithHistory(
 
 describe('callWorkflow', () => {
   it('takes completed-before-answered as a connected call, with its conversation', async () => {
-    const { activities, finalizeRun } = fakeActivities();
+    const { activities, finalizeRun } = concludingActivities();
     const outcome = await runCall(activities, [
       { status: 'completed', providerCallId: 'P1', durationSeconds: 5 },
       { status: 'answered', providerCallId: 'P1' },
@@ -133,7 +144,7 @@ describe('callWorkflow', () => {
   });
 
   it('keeps the first terminal status: repeats and later ones change nothing', async () => {
-    const { activities, finalizeRun, mocks } = fakeActivities();
+    const { activities, finalizeRun, mocks } = concludingActivities();
     const outcome = await runCall(activities, [
       { status: 'ringing' },
       { status: 'busy', providerCallId: 'P1' },
@@ -146,7 +157,7 @@ describe('callWorkflow', () => {
   });
 
   it("ignores another call's events", async () => {
-    const { activities } = fakeActivities();
+    const { activities } = concludingActivities();
     const outcome = await runCall(activities, [
       { status: 'failed', providerCallId: 'OTHER' },
       { status: 'no-answer', providerCallId: 'P1' },
@@ -159,7 +170,7 @@ describe('callWorkflow', () => {
       { status: 'answered' },
       { status: 'completed', providerCallId: 'P1', durationSeconds: 4 },
     ];
-    const { activities, mocks } = fakeActivities({
+    const { activities, mocks } = concludingActivities({
       getCallStatus: jest.fn(() => Promise.resolve(statuses.length > 1 ? (statuses.shift() ?? null) : statuses[0]!)),
     });
     const outcome = await runCall(activities);
@@ -169,7 +180,7 @@ describe('callWorkflow', () => {
 
   it('hangs up at max_call_duration and takes the final status', async () => {
     let hungUp = false;
-    const { activities, mocks } = fakeActivities({
+    const { activities, mocks } = concludingActivities({
       hangupCall: jest.fn(() => {
         hungUp = true;
         return Promise.resolve();
@@ -188,7 +199,7 @@ describe('callWorkflow', () => {
   });
 
   it('hangs up an unanswered call at the ring timeout as no-answer', async () => {
-    const { activities, finalizeRun, mocks } = fakeActivities({
+    const { activities, finalizeRun, mocks } = concludingActivities({
       getCallStatus: jest.fn(() => Promise.resolve<CallStatusUpdate>({ status: 'ringing' })),
     });
     const outcome = await runCall(activities, [], { ringTimeoutSeconds: 2 });
@@ -199,7 +210,7 @@ describe('callWorkflow', () => {
 
   it('takes its own hang-up of a ringing call (canceled) as no-answer, even when the hang-up fails', async () => {
     let hungUp = false;
-    const { activities, finalizeRun } = fakeActivities({
+    const { activities, finalizeRun } = concludingActivities({
       hangupCall: jest.fn(() => {
         hungUp = true;
         return Promise.reject(new CallSetupError('the provider is down'));
@@ -213,8 +224,46 @@ describe('callWorkflow', () => {
     expectCalledAsOnce(finalizeRun);
   });
 
+  it('is listed by its outcome once it ends (`CallStatus` and `Disposition`)', async () => {
+    const { activities } = concludingActivities();
+    const taskQueue = uniqueTaskQueue('call-search-attributes');
+    const worker = await Worker.create({
+      connection: temporal.nativeConnection,
+      taskQueue,
+      workflowBundle: testWorkflowBundle(),
+      activities,
+    });
+    const finished = { completed: '', busy: '' };
+    await worker.runUntil(async () => {
+      for (const status of ['completed', 'busy'] as const) {
+        const handle = await temporal.client.workflow.start(callWorkflow, {
+          workflowId: `${taskQueue}-${status}`,
+          taskQueue,
+          args: [{ runId: 7, attempt: 1, maxDurationSeconds: 30, conversation: 'simulated' }],
+        });
+        await handle.signal(callStatusSignal, { status, providerCallId: 'P1', durationSeconds: 1 });
+        await handle.result();
+        finished[status] = handle.workflowId;
+      }
+    });
+    const listed = async (query: string): Promise<string[]> => {
+      const ids: string[] = [];
+      for await (const execution of temporal.client.workflow.list({
+        query: `TaskQueue = "${taskQueue}" AND ${query}`,
+      })) {
+        ids.push(execution.workflowId);
+      }
+      return ids;
+    };
+    // Visibility is written after the workflow closes: wait for it.
+    await waitFor('the calls in visibility', async () => (await listed('CallStatus = "busy"')).length > 0);
+    expect(await listed('CallStatus = "completed"')).toEqual([finished.completed]);
+    expect(await listed('CallStatus = "busy"')).toEqual([finished.busy]);
+    expect(await listed('Disposition = "interested"')).toEqual([finished.completed]);
+  });
+
   it('ends a refused call as failed without dialing again', async () => {
-    const { activities, mocks } = fakeActivities({
+    const { activities, mocks } = concludingActivities({
       placeCall: jest.fn(() => Promise.reject(new ProviderRefusedError('Invalid number'))),
     });
     const outcome = await runCall(activities);
@@ -227,14 +276,10 @@ describe('callWorkflow', () => {
 const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, contactId: '11', attempt: 1 };
 
 /** A campaign's call with the simulator's text-only callee, as the campaign starts it. */
-const simulatedCampaignCall: Partial<CallWorkflowInput> = {
-  conversation: 'simulated',
-  conclusion: 'one-activity',
-  campaign: link,
-};
+const simulatedCampaignCall: Partial<CallWorkflowInput> = { conversation: 'simulated', campaign: link };
 
-describe('callWorkflow, ending in one local activity (`conclusion: one-activity`)', () => {
-  it('runs the conversation of a call already over when answered, writes it and reports, in one step', async () => {
+describe('callWorkflow, ending in one local activity', () => {
+  it('runs the conversation of a call already over when answered and writes it, in one step', async () => {
     const { activities, finalizeRun, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(
       activities,
@@ -244,26 +289,23 @@ describe('callWorkflow, ending in one local activity (`conclusion: one-activity`
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 5, disposition: 'interested' });
     expect(localActivities).toEqual(['placeCall', 'concludeCall']);
     expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 5, conversation });
-    expect(reports[0]).toEqual({ ...link, runId: 7, outcome: 'completed' });
-    for (const report of reports) expect(report).toEqual(reports[0]);
+    expect(reports).toEqual([]);
   });
 
   it('talks while the call lasts, then writes the conversation it had', async () => {
     const { activities, finalizeRun, mocks } = concludingActivities({
       getCallStatus: jest.fn(() => Promise.resolve<CallStatusUpdate>({ status: 'completed', durationSeconds: 4 })),
     });
-    const { outcome, localActivities } = await runCallWithHistory(
-      activities,
-      [{ status: 'answered', providerCallId: 'P1' }],
-      { conversation: 'simulated', conclusion: 'one-activity' },
-    );
+    const { outcome, localActivities } = await runCallWithHistory(activities, [
+      { status: 'answered', providerCallId: 'P1' },
+    ]);
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 4, disposition: 'interested' });
     expect(localActivities).toEqual(['placeCall', 'runConversation', 'getCallStatus', 'concludeCall']);
     expectCalledAsOnce(mocks.runConversation);
     expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 4, conversation });
   });
 
-  it('writes and reports an unanswered call without a conversation', async () => {
+  it('writes an unanswered call without a conversation', async () => {
     const { activities, finalizeRun, mocks, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(
       activities,
@@ -274,7 +316,7 @@ describe('callWorkflow, ending in one local activity (`conclusion: one-activity`
     expect(localActivities).toEqual(['placeCall', 'concludeCall']);
     expect(mocks.runConversation).not.toHaveBeenCalled();
     expect(finalizeRun.mock.calls[0]?.[0]).toMatchObject({ callStatus: 'busy', conversation: null });
-    expect(reports[0]).toEqual({ ...link, runId: 7, outcome: 'busy' });
+    expect(reports).toEqual([]);
   });
 
   it('tries a failing conversation twice, then writes the call without one', async () => {
@@ -305,8 +347,8 @@ describe('callWorkflow, ending in one local activity (`conclusion: one-activity`
   });
 });
 
-describe('a campaign call that reports when asked (`campaignReport: when-asked`)', () => {
-  const input: Partial<CallWorkflowInput> = { ...simulatedCampaignCall, campaignReport: 'when-asked' };
+describe('a campaign call, which reports by signal only when asked', () => {
+  const input = simulatedCampaignCall;
   const completed: CallStatusUpdate[] = [{ status: 'completed', providerCallId: 'P1', durationSeconds: 5 }];
 
   it('does not signal its campaign, which learns the outcome from its completion', async () => {

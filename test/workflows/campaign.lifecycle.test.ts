@@ -1,4 +1,4 @@
-import { ROUTE_RETRY_MS } from '../../workflows/campaign.workflow';
+import { ROUTE_RETRY_MS } from '../../workflows/campaign/tracker';
 import { campaignProgressQuery } from '../../workflows/definitions';
 import { CampaignStateAttribute } from '../../workflows/search-attributes';
 import {

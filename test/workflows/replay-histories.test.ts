@@ -5,9 +5,9 @@ import { replayHistory } from '../../platform/replay';
 import { testWorkflowBundle } from '../helpers/temporal';
 
 /**
- * Recorded histories of real executions (`npm run replay -- <id> --save ...`, see
- * docs/operations/replay.md) replayed against the current workflow code: a change that would break
- * running campaigns or calls fails here, before it ships. No server is needed.
+ * Histories recorded from the workflow code (`npm run record-histories`, see
+ * docs/workflow-versioning.md) replayed against the current workflow code: a change that would
+ * break running campaigns or calls fails here, before it ships. No server is needed.
  */
 const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');
 

@@ -33,8 +33,7 @@ export function callSummary(
     staticSummary: `Campaign ${campaignId} · contact ${dial.contactId} · attempt ${dial.attempt}`,
     staticDetails: [
       `Campaign **${campaignId}**, contact **${dial.contactId}**, attempt **${dial.attempt}**`,
-      `Run ${dial.runId} · at most ${dial.maxDurationSeconds} s` +
-        (dial.conversation ? ` · ${dial.conversation} conversation` : ''),
+      `Run ${dial.runId} · at most ${dial.maxDurationSeconds} s · ${dial.conversation} conversation`,
     ].join('\n\n'),
   };
 }

@@ -105,7 +105,7 @@ export async function startCallWorkflow(
     await deps.temporal.workflow.start(callWorkflow, {
       workflowId: callWorkflowId(run.id),
       taskQueue: deps.taskQueue,
-      args: [{ ...input, conclusion: 'one-activity' }],
+      args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [
         { key: AgentIdAttribute, value: agent.id },

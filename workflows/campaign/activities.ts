@@ -1,0 +1,16 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { createCampaignActivities } from '../../activities/campaign.activities';
+import type { createCampaignReportActivities } from '../../activities/campaign-report.activities';
+
+// Every campaign activity writes PostgreSQL idempotently: retried until the database takes it.
+export const campaignActivities = proxyActivities<ReturnType<typeof createCampaignActivities>>({
+  // Short: a worker killed mid-activity holds the campaign up for this long before the retry.
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+// Signals only; retried until Temporal takes them.
+export const reportActivities = proxyActivities<ReturnType<typeof createCampaignReportActivities>>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});

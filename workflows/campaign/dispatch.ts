@@ -1,0 +1,74 @@
+import { campaignActivities } from './activities';
+import type { CampaignCalls } from './children';
+import { PAGE_SIZE, ROUTE_RETRY_MS, type CampaignTracker, type Dispatch } from './tracker';
+import type { CampaignWrites } from './writes';
+
+/**
+ * Fills free slots: due retries first, then the next contacts in id order, paged from PostgreSQL
+ * by a cursor; prepares their runs and starts their calls. Returns the earliest window opening
+ * that held a contact back, if any.
+ */
+export async function dispatchDials(
+  tracker: CampaignTracker,
+  writes: CampaignWrites,
+  calls: CampaignCalls,
+): Promise<number | null> {
+  const { campaignId } = tracker;
+  const dispatch = tracker.beginDispatch(Date.now());
+  while (tracker.takeContacts(dispatch)) {
+    const after = tracker.fetchedUpTo;
+    tracker.addPage(await campaignActivities.fetchCampaignContacts({ campaignId, after, limit: PAGE_SIZE }));
+  }
+  if (dispatch.batch.length === 0) return dispatch.heldUntil;
+
+  tracker.launch(dispatch);
+  const prepared = await campaignActivities.prepareCampaignAttempts({
+    campaignId,
+    attempts: dispatch.batch.map(({ contactId, attempt }) => ({ contactId, attempt })),
+  });
+  tracker.counters = prepared.counters;
+  if (prepared.routeError !== null) {
+    await holdUnroutable(tracker, writes, dispatch, prepared.routeError);
+    return null;
+  }
+  tracker.routed();
+  for (const dial of prepared.prepared) {
+    const link = tracker.inFlightLink(dial.contactId, dial.attempt);
+    if (!link) continue;
+    if (!dial.ok) tracker.receive({ ...link, runId: null, outcome: 'error', initiationError: dial.error });
+    else calls.start(dial, link);
+  }
+  return null;
+}
+
+/**
+ * Nothing can be dialed (the organization has no usable configuration or agent version): the
+ * batch waits to be tried again; the third failure in a row fails the campaign.
+ */
+async function holdUnroutable(
+  tracker: CampaignTracker,
+  writes: CampaignWrites,
+  dispatch: Dispatch,
+  error: string,
+): Promise<void> {
+  const { consecutiveFailures, fails } = tracker.holdUnroutable(dispatch, Date.now());
+  const details = { error, consecutive_failures: consecutiveFailures };
+  if (fails) {
+    await writes.transition(['running', 'paused'], 'failed', {
+      level: 'error',
+      event: 'campaign_failed',
+      message: `Campaign failed: ${error}`,
+      details,
+    });
+    return;
+  }
+  await campaignActivities.logCampaignEvent({
+    campaignId: tracker.campaignId,
+    entry: {
+      level: 'warning',
+      event: 'call_initiation_failed',
+      message: `No call can be placed: ${error}; trying again in ${ROUTE_RETRY_MS / 1000}s`,
+      details,
+    },
+  });
+}

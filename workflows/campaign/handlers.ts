@@ -1,0 +1,99 @@
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import {
+  campaignCallFinishedSignal,
+  campaignProgressQuery,
+  cancelCampaignUpdate,
+  configureCampaignUpdate,
+  pauseCampaignUpdate,
+  resumeCampaignUpdate,
+  type CampaignSettings,
+  type CampaignState,
+} from '../definitions';
+import { campaignActivities } from './activities';
+import { settingsChangeProblem } from './settings-change';
+import type { CampaignTracker } from './tracker';
+import type { CampaignWrites } from './writes';
+
+const conflict = (state: CampaignState) =>
+  ApplicationFailure.create({ type: 'CampaignStateConflict', message: `Campaign is ${state}`, nonRetryable: true });
+
+/**
+ * The campaign's Signal, Query and Updates. Validators reject a wrong state (the API answers 409
+ * naming it) and invalid settings, so neither enters the history; handlers change the state at
+ * once, then write it (after the campaign was opened) before the Update answers.
+ */
+export function registerCampaignHandlers(
+  tracker: CampaignTracker,
+  writes: CampaignWrites,
+  opened: () => boolean,
+): void {
+  const requireState =
+    (...allowed: CampaignState[]) =>
+    (): void => {
+      if (!allowed.includes(tracker.state)) throw conflict(tracker.state);
+    };
+
+  setHandler(campaignCallFinishedSignal, (result) => tracker.receive(result));
+  setHandler(campaignProgressQuery, () => tracker.progress());
+
+  setHandler(
+    pauseCampaignUpdate,
+    async () => {
+      requireState('running')();
+      await writes.transition(['running'], 'paused', {
+        level: 'info',
+        event: 'campaign_paused',
+        message: 'Campaign paused',
+      });
+      return tracker.state;
+    },
+    { validator: requireState('running') },
+  );
+  setHandler(
+    resumeCampaignUpdate,
+    async () => {
+      requireState('paused')();
+      tracker.resume();
+      await writes.transition(['paused'], 'running', {
+        level: 'info',
+        event: 'campaign_resumed',
+        message: 'Campaign resumed',
+      });
+      return tracker.state;
+    },
+    { validator: requireState('paused') },
+  );
+  setHandler(
+    cancelCampaignUpdate,
+    async () => {
+      requireState('draft', 'running', 'paused')();
+      await writes.transition(['draft', 'running', 'paused'], 'cancelled', {
+        level: 'info',
+        event: 'campaign_cancelled',
+        message: 'Campaign cancelled',
+      });
+      return tracker.state;
+    },
+    { validator: requireState('draft', 'running', 'paused') },
+  );
+  setHandler(
+    configureCampaignUpdate,
+    async (change) => {
+      requireState('paused')();
+      await condition(opened);
+      tracker.configure(change);
+      const { campaignId } = tracker;
+      await writes.serially(() => campaignActivities.saveCampaignSettings({ campaignId, change }));
+      return tracker.state;
+    },
+    {
+      validator: (change: Partial<CampaignSettings>) => {
+        requireState('paused')();
+        const problem = settingsChangeProblem(change);
+        if (problem !== null) {
+          throw ApplicationFailure.create({ type: 'InvalidCampaignSettings', message: problem, nonRetryable: true });
+        }
+      },
+    },
+  );
+}

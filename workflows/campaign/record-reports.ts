@@ -1,0 +1,24 @@
+import { campaignActivities } from './activities';
+import type { CampaignTracker } from './tracker';
+import type { CampaignWrites } from './writes';
+
+const percent = (value: number) => `${(value * 100).toFixed(2)}%`;
+
+/** Records what the children reported: retries are queued, final outcomes counted, the breaker fed. */
+export async function recordReports(tracker: CampaignTracker, writes: CampaignWrites): Promise<void> {
+  if (!tracker.hasReports) return;
+  const now = Date.now();
+  const { batch, records } = tracker.takeReports(now);
+  const { campaignId } = tracker;
+  const counters = await campaignActivities.recordCampaignOutcomes({ campaignId, outcomes: records });
+  const trip = tracker.recorded(batch, records, counters, now);
+  if (!trip) return;
+  await writes.transition(['running'], 'paused', {
+    level: 'warning',
+    event: 'circuit_breaker_tripped',
+    message:
+      `Paused: failure rate ${percent(trip.failure_rate)} (${trip.failure_count}/${trip.call_count}) exceeded ` +
+      `threshold ${percent(trip.threshold)} in ${trip.window_seconds}s window`,
+    details: { ...trip },
+  });
+}
