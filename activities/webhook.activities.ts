@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import { renderTemplate } from '../api/services/agents/templates';
-import type { AgentVersionCache } from '../api/services/agents/version-cache';
+import { renderTemplate } from '../domain/agents/templates';
+import type { AgentVersionCache } from '../domain/agents/version-cache';
 import { Run } from '../entities';
 import type { Resolver } from '../platform/address-guard';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';

@@ -5,7 +5,7 @@ import { createActivities } from '../activities';
 import { callSettingsFrom } from '../activities/call-settings';
 import { webhookSigningKey } from '../activities/webhook/signing-key';
 import { converse } from '../agent-runtime';
-import { acceptAriStasisStart } from '../api/services/calls/inbound';
+import { acceptAriStasisStart } from '../domain/calls/inbound';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { lowerCpuPriority } from '../platform/cpu-priority';

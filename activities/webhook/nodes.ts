@@ -1,5 +1,5 @@
 import type { WorkflowNode } from '../../api/schemas/workflow-definition';
-import type { AgentVersionCache } from '../../api/services/agents/version-cache';
+import type { AgentVersionCache } from '../../domain/agents/version-cache';
 
 export type WebhookNode = Extract<WorkflowNode, { type: 'webhook' }>;
 

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { isDataException } from '../db-errors';
+import { isDataException } from '../../entities/db-errors';
 import { AppError, ValidationError } from '../errors';
 import { isDatabaseOutage, isTemporalOutage } from '../outages';
 import type { AppState } from '../context';

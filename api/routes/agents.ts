@@ -14,10 +14,10 @@ import {
   WorkflowIdParams,
 } from '../schemas/agents';
 import { WorkflowDefinition } from '../schemas/workflow-definition';
-import { createAgent, setAgentStatus, updateAgent } from '../services/agents/agent-versions';
-import { agentList, agentView, versionList } from '../services/agents/agent-views';
-import { defaultAgent } from '../services/agents/default-agent';
-import { draftAgentWithLlm } from '../services/agents/llm-agent';
+import { createAgent, setAgentStatus, updateAgent } from '../../domain/agents/agent-versions';
+import { agentList, agentView, versionList } from '../../domain/agents/agent-views';
+import { defaultAgent } from '../../domain/agents/default-agent';
+import { draftAgentWithLlm } from '../../domain/agents/llm-agent';
 import { toValidationIssues } from '../validation';
 
 const NOT_FOUND = errorResponse('Workflow with id {workflow_id} not found');

@@ -7,12 +7,12 @@ import { AgentUuidParams, CallInitiated, CallRequest, TriggerPathParams } from '
 import { text } from '../schemas/common';
 import { WorkflowRunParams } from '../schemas/runs';
 import { z } from '../zod';
-import { AgentVersionCache } from '../services/agents/version-cache';
-import { agentByTriggerPath, agentByUuid, callableVersion, callRoute } from '../services/calls/call-targets';
-import { idempotencyKeyOf, requestHash, withIdempotencyKey } from '../services/calls/idempotency';
-import { startOutboundCall } from '../services/calls/start-call';
-import { formatTranscript } from '../services/calls/transcript';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { AgentVersionCache } from '../../domain/agents/version-cache';
+import { agentByTriggerPath, agentByUuid, callableVersion, callRoute } from '../../domain/calls/call-targets';
+import { idempotencyKeyOf, requestHash, withIdempotencyKey } from '../../domain/calls/idempotency';
+import { startOutboundCall } from '../../domain/calls/start-call';
+import { formatTranscript } from '../../domain/calls/transcript';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 
 const callResponses = (notFound: string) => ({
   200: { description: 'The call was started', schema: CallInitiated },

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { Agent, PhoneNumber, TelephonyConfiguration } from '../../entities';
 import { ProviderError, type ProviderSync } from '../../telephony/provider';
 import type { AuthContext, ApiDeps } from '../context';
-import { isUniqueViolation } from '../db-errors';
+import { isUniqueViolation } from '../../entities/db-errors';
 import { BadGatewayError, BadRequestError, ConflictError, NotFoundError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
@@ -14,9 +14,9 @@ import {
   PhoneNumberParams,
   UpdatePhoneNumberRequest,
 } from '../schemas/telephony';
-import { normalizeAddress } from '../services/telephony/phone-address';
-import { phoneNumberViewOf, phoneNumberViews } from '../services/telephony/phone-number-views';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { normalizeAddress } from '../../domain/telephony/phone-address';
+import { phoneNumberViewOf, phoneNumberViews } from '../../domain/telephony/phone-number-views';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { findOwned } from '../tenancy';
 
 const CONFIG_NOT_FOUND = 'Telephony configuration not found';

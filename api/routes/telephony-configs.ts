@@ -1,7 +1,7 @@
 import { Campaign, TelephonyConfiguration } from '../../entities';
 import { mergeUpdate, openCredentials, sealCredentials, secretsFollowingNewAddress } from '../../telephony/credentials';
 import type { ApiDeps } from '../context';
-import { isUniqueViolation } from '../db-errors';
+import { isUniqueViolation } from '../../entities/db-errors';
 import { BadRequestError, ConflictError, ValidationError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
@@ -12,7 +12,7 @@ import {
   TelephonyConfiguration as ConfigurationResponse,
   telephonyConfigRequests,
 } from '../schemas/telephony';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { findOwned } from '../tenancy';
 import { toValidationIssues } from '../validation';
 

@@ -11,8 +11,8 @@ import { defineRoute, errorResponse, type Route, type RouteContext } from '../ro
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { ProviderJsonReply, providerWebhookBody, vonageWebhookBody } from '../schemas/webhooks';
-import { acceptInboundCall, findCalledNumber, inboundAddress, signalStatus } from '../services/calls/inbound';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { acceptInboundCall, findCalledNumber, inboundAddress, signalStatus } from '../../domain/calls/inbound';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { z } from '../zod';
 
 const ProviderParams = z.object({ provider: z.string() });

@@ -9,7 +9,7 @@ import { defineRoute, errorResponse, type Route } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { providerWebhookBody } from '../schemas/webhooks';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 
 const RECEIVED = { status: 'received' as const };
 

@@ -1,5 +1,5 @@
 import { z } from '../zod';
-import { checkGraphRules } from '../services/agents/graph-rules';
+import { checkGraphRules } from '../../domain/agents/graph-rules';
 import { boundedJsonObject, GRAPH_LIMITS, TEXT_LIMITS } from './limits';
 
 /**

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../api/schemas/limits';
-import { renderTemplate } from '../../api/services/agents/templates';
+import { renderTemplate } from '../../domain/agents/templates';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { bumpCampaignIds, insertContactSource } from '../helpers/campaign-api';
