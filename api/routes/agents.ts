@@ -18,7 +18,7 @@ import { createAgent, setAgentStatus, updateAgent } from '../../domain/agents/ag
 import { agentList, agentView, versionList } from '../../domain/agents/agent-views';
 import { defaultAgent } from '../../domain/agents/default-agent';
 import { draftAgentWithLlm } from '../../domain/agents/llm-agent';
-import { toValidationIssues } from '../validation';
+import { toValidationIssues } from '../../domain/validation-issues';
 
 const NOT_FOUND = errorResponse('Workflow with id {workflow_id} not found');
 const TRIGGER_TAKEN = errorResponse("A trigger node's `trigger_path` is already used by another agent");

@@ -1,7 +1,7 @@
 import type { Agent } from '../../entities';
 import { Run } from '../../entities';
 import type { ApiDeps } from '../context';
-import { NotFoundError } from '../errors';
+import { NotFoundError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { AgentUuidParams, CallInitiated, CallRequest, TriggerPathParams } from '../schemas/calls';
 import { text } from '../schemas/common';

@@ -6,7 +6,8 @@ import { simulatorConfigSchema } from '../../telephony/providers/simulator/confi
 import { ringSimulatorNumber } from '../../telephony/providers/simulator/inbound';
 import { jsonObjectBody } from '../../telephony/status-fields';
 import type { ApiDeps } from '../context';
-import { BadGatewayError, BadRequestError, ForbiddenError, NotFoundError } from '../errors';
+import { ForbiddenError } from '../errors';
+import { InvalidError, NotFoundError, UpstreamError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
@@ -48,7 +49,7 @@ async function viaProvider<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ProviderError) throw new BadGatewayError(error.message);
+    if (error instanceof ProviderError) throw new UpstreamError(error.message);
     throw error;
   }
 }
@@ -57,7 +58,7 @@ function parsed<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof ProviderError) throw new BadRequestError(error.message);
+    if (error instanceof ProviderError) throw new InvalidError(error.message);
     throw error;
   }
 }

@@ -4,7 +4,8 @@ import { ProviderError } from '../../telephony/provider';
 import type { ConfigurationRow } from '../../telephony/registry';
 import { callStatusSignal, callWorkflowId } from '../../workflows/definitions';
 import type { ApiDeps } from '../context';
-import { BadRequestError, ForbiddenError } from '../errors';
+import { ForbiddenError } from '../errors';
+import { InvalidError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
@@ -56,7 +57,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         try {
           event = adapter.parseStatusWebhook(request);
         } catch (error) {
-          if (error instanceof ProviderError) throw new BadRequestError(error.message);
+          if (error instanceof ProviderError) throw new InvalidError(error.message);
           throw error;
         }
         try {

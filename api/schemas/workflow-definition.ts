@@ -1,6 +1,7 @@
 import { z } from '../zod';
 import { checkGraphRules } from '../../domain/agents/graph-rules';
-import { boundedJsonObject, GRAPH_LIMITS, TEXT_LIMITS } from './limits';
+import { GRAPH_LIMITS, TEXT_LIMITS } from '../../domain/limits';
+import { boundedJsonObject } from './limits';
 
 /**
  * An agent's conversation graph, a React Flow document: `nodes[]` and `edges[]`. Unknown keys inside

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
-import { AppError, BadRequestError } from '../errors';
+import { AppError } from '../errors';
+import { DomainError, InvalidError } from '../../domain/errors';
 import { MinimumRate } from './minimum-rate';
 
 /** Room for the multipart boundaries and part headers around the file, on top of the file limit. */
@@ -91,7 +92,7 @@ function multipartFile(req: IncomingMessage, maxBytes: number, minBytesPerSecond
       });
     } catch (error) {
       // Missing or malformed boundary.
-      reject(new BadRequestError(`Malformed multipart body: ${(error as Error).message}`));
+      reject(new InvalidError(`Malformed multipart body: ${(error as Error).message}`));
       return;
     }
     parser.on('file', (name, stream, info) => {
@@ -103,13 +104,18 @@ function multipartFile(req: IncomingMessage, maxBytes: number, minBytesPerSecond
       stream.on('limit', () => stream.destroy(tooLarge(maxBytes)));
       resolve({ stream, fileName: info.filename || undefined });
     });
-    parser.on('error', (error: Error) => fail(new BadRequestError(`Malformed multipart body: ${error.message}`)));
+    parser.on('error', (error: Error) => fail(new InvalidError(`Malformed multipart body: ${error.message}`)));
     parser.on('close', () => {
-      if (!file) reject(new BadRequestError(`multipart/form-data body has no '${MULTIPART_FILE_FIELD}' file field`));
+      if (!file) reject(new InvalidError(`multipart/form-data body has no '${MULTIPART_FILE_FIELD}' file field`));
     });
     const limit = new ByteLimit(maxBytes + MULTIPART_OVERHEAD_BYTES, maxBytes);
     pipeline(req, new MinimumRate(minBytesPerSecond), limit, parser, (error) => {
-      if (error) fail(error instanceof AppError ? error : new BadRequestError('The upload was interrupted'));
+      if (error)
+        fail(
+          error instanceof AppError || error instanceof DomainError
+            ? error
+            : new InvalidError('The upload was interrupted'),
+        );
     });
   });
 }

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { Organization, User } from '../../entities';
 import { hashPassword } from './passwords';
 import { isUniqueViolation } from '../../entities/db-errors';
-import { ConflictError } from '../../api/errors';
+import { ConflictError } from '../errors';
 
 export interface NewAccount {
   /** Already lower-cased. */

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../../platform/config';
-import { ConflictError } from '../../api/errors';
+import { ConflictError } from '../errors';
 import { createAccount } from './accounts';
 
 /**

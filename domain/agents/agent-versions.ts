@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { DataSource, EntityManager } from 'typeorm';
 import { Agent, AgentVersion } from '../../entities';
-import type { AuthContext } from '../../api/context';
-import { NotFoundError } from '../../api/errors';
+import type { Actor } from '../actor';
+import { NotFoundError } from '../errors';
 import type { WorkflowDefinition } from '../../api/schemas/workflow-definition';
 import { syncTriggers, withTriggerPaths } from './triggers';
 
@@ -37,7 +37,7 @@ async function publishVersion(manager: EntityManager, agent: Agent, content: Ver
 /** Creates an agent with version 1 published; returns its id. */
 export async function createAgent(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   name: string,
   content: VersionContent,
 ): Promise<number> {
@@ -68,7 +68,7 @@ export async function createAgent(
  */
 export async function updateAgent(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   id: number,
   changes: AgentChanges,
 ): Promise<void> {
@@ -103,7 +103,7 @@ export async function updateAgent(
 /** Archives or restores an agent; 404 outside the caller's organization. */
 export async function setAgentStatus(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   id: number,
   status: Agent['status'],
 ): Promise<void> {

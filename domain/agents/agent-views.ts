@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { DataSource } from 'typeorm';
 import { AgentVersion } from '../../entities';
-import type { AuthContext } from '../../api/context';
+import type { Actor } from '../actor';
 import type { AgentListItem, AgentResponse, AgentVersionResponse } from '../../api/schemas/agents';
 import { workflowNotFound } from './agent-versions';
 
@@ -36,7 +36,7 @@ const AGENT_QUERY = `
    WHERE a.organization_id = $1`;
 
 /** An agent as the API answers it; 404 "Workflow with id {id} not found" outside the caller's organization. */
-export async function agentView(dataSource: DataSource, caller: AuthContext, id: number): Promise<AgentView> {
+export async function agentView(dataSource: DataSource, caller: Actor, id: number): Promise<AgentView> {
   const [row] = await dataSource.query<AgentRow[]>(`${AGENT_QUERY} AND a.id = $2`, [caller.organizationId, id]);
   if (!row) throw workflowNotFound(id);
   return { ...row, created_at: row.created_at.toISOString() };
@@ -45,7 +45,7 @@ export async function agentView(dataSource: DataSource, caller: AuthContext, id:
 /** The organization's agents, newest first, optionally only `active` or `archived` ones. */
 export async function agentList(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   status: AgentView['status'] | undefined,
 ): Promise<AgentListView[]> {
   const rows = await dataSource.query<AgentRow[]>(
@@ -65,7 +65,7 @@ export async function agentList(
 }
 
 /** Every version of an agent the caller owns, newest first. */
-export async function versionList(dataSource: DataSource, caller: AuthContext, id: number): Promise<VersionView[]> {
+export async function versionList(dataSource: DataSource, caller: Actor, id: number): Promise<VersionView[]> {
   const versions = await dataSource
     .getRepository(AgentVersion)
     .createQueryBuilder('v')

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { GRAPH_LIMITS } from '../../api/schemas/limits';
+import { GRAPH_LIMITS } from '../limits';
 import type { WorkflowEdge, WorkflowNode } from '../../api/schemas/workflow-definition';
 
 export interface GraphProblem {

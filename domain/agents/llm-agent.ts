@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from '../../api/zod';
-import { BadGatewayError } from '../../api/errors';
+import { UpstreamError } from '../errors';
 import { WorkflowDefinition } from '../../api/schemas/workflow-definition';
 import type { AgentBrief } from './default-agent';
 
@@ -57,7 +57,7 @@ async function complete(client: OpenAI, model: string, messages: ChatCompletionM
     });
     return completion.choices[0]?.message.content ?? '';
   } catch (error) {
-    if (error instanceof OpenAI.APIError) throw new BadGatewayError(`Language model request failed: ${error.message}`);
+    if (error instanceof OpenAI.APIError) throw new UpstreamError(`Language model request failed: ${error.message}`);
     throw error;
   }
 }
@@ -95,5 +95,5 @@ export async function draftAgentWithLlm(
       { role: 'user', content: `That answer is invalid: ${problems}. Send the whole corrected JSON object only.` },
     );
   }
-  throw new BadGatewayError(`The language model returned an invalid agent twice: ${problems}`);
+  throw new UpstreamError(`The language model returned an invalid agent twice: ${problems}`);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AgentTrigger } from '../../entities';
-import { ConflictError } from '../../api/errors';
+import { ConflictError } from '../errors';
 import type { WorkflowDefinition } from '../../api/schemas/workflow-definition';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

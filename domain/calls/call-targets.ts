@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { Agent, PhoneNumber, TelephonyConfiguration } from '../../entities';
 import { conversationModeOf } from '../../telephony/conversation-mode';
-import { BadRequestError, ConflictError, NotFoundError } from '../../api/errors';
+import { ConflictError, InvalidError, NotFoundError } from '../errors';
 import { resolveTrigger } from '../agents/triggers';
 import type { AgentVersionCache, AgentVersionContent } from '../agents/version-cache';
 import type { TelephonyServices } from '../telephony/telephony-services';
@@ -63,10 +63,10 @@ export async function callRoute(
     : await configurations.findOneBy({ organizationId, isDefaultOutbound: true });
   if (!configuration) {
     if (choice.telephonyConfigurationId) throw new NotFoundError('Telephony configuration not found');
-    throw new BadRequestError(NOT_CONFIGURED);
+    throw new InvalidError(NOT_CONFIGURED);
   }
   if (!telephony.providers.some((definition) => definition.name === configuration.provider)) {
-    throw new BadRequestError(NOT_CONFIGURED);
+    throw new InvalidError(NOT_CONFIGURED);
   }
   const numbers = await dataSource
     .getRepository(PhoneNumber)
@@ -78,14 +78,14 @@ export async function callRoute(
       isDefaultCallerId: number.isDefaultCallerId,
     })),
   );
-  if (!readiness.ready) throw new BadRequestError(`Telephony provider not ready: ${readiness.reason}`);
+  if (!readiness.ready) throw new InvalidError(`Telephony provider not ready: ${readiness.reason}`);
 
   const active = numbers.filter((number) => number.isActive);
   let caller: PhoneNumber | undefined;
   if (choice.fromPhoneNumberId) {
     caller = numbers.find((number) => number.id === choice.fromPhoneNumberId);
     if (!caller) throw new NotFoundError('Phone number not found');
-    if (!caller.isActive) throw new BadRequestError('The phone number to call from is not active');
+    if (!caller.isActive) throw new InvalidError('The phone number to call from is not active');
   } else {
     caller = active.find((number) => number.isDefaultCallerId) ?? active[0];
   }

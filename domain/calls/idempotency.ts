@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { ConflictError, ValidationError } from '../../api/errors';
+import { ConflictError, ValidationError } from '../errors';
 
 /** How long a key's first answer is replayed. */
 const KEY_TTL = '24 hours';

@@ -5,7 +5,7 @@ import { Run } from '../../entities';
 import { callWorkflow } from '../../workflows/call.workflow';
 import { callWorkflowId, DEFAULT_MAX_CALL_DURATION_SECONDS, type CallWorkflowInput } from '../../workflows/definitions';
 import { AgentIdAttribute, OrganizationIdAttribute } from '../../workflows/search-attributes';
-import { ConflictError } from '../../api/errors';
+import { ConflictError } from '../errors';
 import type { CallInitiated } from '../../api/schemas/calls';
 import type { CallableVersion, CallRoute } from './call-targets';
 

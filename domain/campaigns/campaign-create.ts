@@ -1,8 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Agent, AgentVersion, Campaign, CampaignSource, TelephonyConfiguration } from '../../entities';
 import type { CampaignSettings } from '../../workflows/definitions';
-import type { AuthContext } from '../../api/context';
-import { BadRequestError } from '../../api/errors';
+import type { Actor } from '../actor';
+import { InvalidError } from '../errors';
 import type { WorkflowDefinition } from '../../api/schemas/workflow-definition';
 import { requiredTemplateVariables } from '../agents/templates';
 import { settingsColumns } from './campaign-settings';
@@ -14,19 +14,19 @@ import { settingsColumns } from './campaign-settings';
 export const CAMPAIGN_CALL_VARIABLES = ['called_number', 'caller_number', 'direction', 'provider', 'campaign_id'];
 
 /** The caller's agent and the version its campaign calls will run with; 400 `workflow_not_found` otherwise. */
-export async function campaignAgent(manager: EntityManager, caller: AuthContext, agentId: number) {
+export async function campaignAgent(manager: EntityManager, caller: Actor, agentId: number) {
   const agent = await manager.findOneBy(Agent, { id: agentId, organizationId: caller.organizationId });
   const version = agent?.currentDefinitionId
     ? await manager.findOneBy(AgentVersion, { id: agent.currentDefinitionId })
     : null;
-  if (!agent || !version) throw new BadRequestError('workflow_not_found');
+  if (!agent || !version) throw new InvalidError('workflow_not_found');
   return { agent, version };
 }
 
 /** The caller's contact list; 400 `source_not_found` otherwise. */
-export async function campaignSource(manager: EntityManager, caller: AuthContext, sourceId: string) {
+export async function campaignSource(manager: EntityManager, caller: Actor, sourceId: string) {
   const source = await manager.findOneBy(CampaignSource, { id: sourceId, organizationId: caller.organizationId });
-  if (!source) throw new BadRequestError('source_not_found');
+  if (!source) throw new InvalidError('source_not_found');
   return source;
 }
 
@@ -37,7 +37,7 @@ export async function campaignSource(manager: EntityManager, caller: AuthContext
  */
 async function campaignConfigurationId(
   manager: EntityManager,
-  caller: AuthContext,
+  caller: Actor,
   explicitId: number | null | undefined,
 ): Promise<number | null> {
   if (explicitId) {
@@ -45,7 +45,7 @@ async function campaignConfigurationId(
       id: explicitId,
       organizationId: caller.organizationId,
     });
-    if (!found) throw new BadRequestError('telephony_configuration_not_found');
+    if (!found) throw new InvalidError('telephony_configuration_not_found');
     return found.id;
   }
   const fallback = await manager.findOneBy(TelephonyConfiguration, {
@@ -61,7 +61,7 @@ export function checkTemplateVariables(version: AgentVersion, columns: string[])
   const definition = version.workflowDefinition as Pick<WorkflowDefinition, 'nodes' | 'edges'>;
   const missing = requiredTemplateVariables(definition).filter((name) => !available.has(name));
   if (missing.length > 0) {
-    throw new BadRequestError(
+    throw new InvalidError(
       `Workflow uses template variables that are missing from the source data: ${missing.map((name) => `'${name}'`).join(', ')}. ` +
         'Add these columns to the CSV or give them a fallback ({{name | default}}).',
     );
@@ -79,7 +79,7 @@ export interface NewCampaign {
 /** Checks a new campaign's references and inserts it as a draft (inside the caller's transaction). */
 export async function insertDraftCampaign(
   manager: EntityManager,
-  caller: AuthContext,
+  caller: Actor,
   campaign: NewCampaign,
 ): Promise<Campaign> {
   const { version } = await campaignAgent(manager, caller, campaign.workflowId);
@@ -101,5 +101,5 @@ export async function insertDraftCampaign(
   );
 }
 
-export const createDraftCampaign = (dataSource: DataSource, caller: AuthContext, campaign: NewCampaign) =>
+export const createDraftCampaign = (dataSource: DataSource, caller: Actor, campaign: NewCampaign) =>
   dataSource.transaction((manager) => insertDraftCampaign(manager, caller, campaign));

@@ -2,7 +2,7 @@ import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@te
 import type { DataSource } from 'typeorm';
 import type { Campaign } from '../../entities';
 import { campaignProgressQuery, campaignWorkflowId, type CampaignProgress } from '../../workflows/definitions';
-import type { AuthContext } from '../../api/context';
+import type { Actor } from '../actor';
 import type { CampaignProgressResponse } from '../../api/schemas/campaigns';
 import { findCampaign } from './campaign-views';
 import { withinDeadline } from './campaign-workflow';
@@ -51,7 +51,7 @@ async function storedProgress(dataSource: DataSource, row: Campaign) {
  */
 export async function campaignProgress(
   deps: { dataSource: DataSource; temporal: Client },
-  caller: AuthContext,
+  caller: Actor,
   campaignId: number,
 ): Promise<CampaignProgressResponse> {
   const row = await findCampaign(deps.dataSource, caller, campaignId);

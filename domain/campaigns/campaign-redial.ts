@@ -1,18 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Campaign, CampaignSource } from '../../entities';
-import type { TerminalCallStatus } from '../../workflows/definitions';
-import type { AuthContext } from '../../api/context';
-import { BadRequestError, ConflictError, NotFoundError } from '../../api/errors';
-import type { RedialCampaignRequest } from '../../api/schemas/campaigns';
+import type { RetryConfig, TerminalCallStatus } from '../../workflows/definitions';
+import type { Actor } from '../actor';
+import { ConflictError, InvalidError, NotFoundError } from '../errors';
 import { insertDraftCampaign } from './campaign-create';
 import { settingsOf } from './campaign-settings';
 import { CAMPAIGN_NOT_FOUND } from './campaign-views';
 
 const REDIALABLE = new Set(['completed', 'cancelled']);
 
+/** Which last outcomes to dial again, and the redial's own name and retries (the parent's by default). */
+export interface RedialRequest {
+  name?: string;
+  retry_on_busy: boolean;
+  retry_on_no_answer: boolean;
+  retry_on_voicemail: boolean;
+  retry_config?: Partial<RetryConfig>;
+}
+
 /** The last outcomes each redial flag selects. */
-function selectedOutcomes(body: RedialCampaignRequest): TerminalCallStatus[] {
+function selectedOutcomes(body: RedialRequest): TerminalCallStatus[] {
   const outcomes: TerminalCallStatus[] = [];
   if (body.retry_on_busy) outcomes.push('busy');
   if (body.retry_on_no_answer) outcomes.push('no-answer');
@@ -29,9 +37,9 @@ function selectedOutcomes(body: RedialCampaignRequest): TerminalCallStatus[] {
  */
 export async function redialCampaign(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   parentId: number,
-  body: RedialCampaignRequest,
+  body: RedialRequest,
 ): Promise<Campaign> {
   return dataSource.transaction(async (manager) => {
     const parent = await manager.findOne(Campaign, {
@@ -69,7 +77,7 @@ export async function redialCampaign(
       [copy.id, parent.id, selectedOutcomes(body)],
     );
     const copied = counted?.copied ?? 0;
-    if (copied === 0) throw new BadRequestError('No contacts match the selected redial criteria');
+    if (copied === 0) throw new InvalidError('No contacts match the selected redial criteria');
     await manager.update(CampaignSource, { id: copy.id }, { totalRows: copied });
 
     const settings = settingsOf(parent);

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
-import type { AuthContext } from '../../api/context';
+import type { Actor } from '../actor';
 import type { CampaignRunsQuery } from '../../api/schemas/campaigns';
 import type { WorkflowRunsPage } from '../../api/schemas/runs';
 import { runsPage, type Prices } from '../runs/run-queries';
@@ -10,7 +10,7 @@ import { findCampaign } from './campaign-views';
 /** One page of a campaign's runs, with the filters and order of an agent's runs list. */
 export async function campaignRunsPage(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   campaignId: number,
   query: z.output<typeof CampaignRunsQuery>,
   prices: Prices,

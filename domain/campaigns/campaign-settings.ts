@@ -1,15 +1,18 @@
 import type { Campaign } from '../../entities';
 import type { CampaignSettings, CircuitBreakerConfig, RetryConfig, ScheduleConfig } from '../../workflows/definitions';
-import {
-  DEFAULT_CIRCUIT_BREAKER,
-  DEFAULT_MAX_CONCURRENCY,
-  DEFAULT_RETRY_CONFIG,
-  type CreateCampaignRequest,
-  type UpdateCampaignRequest,
-} from '../../api/schemas/campaigns';
+import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY_CONFIG } from './campaign-defaults';
+
+/** Settings as a client sends them: a create fills in what is missing, an update changes what is present. */
+export interface SettingsRequest {
+  name?: string;
+  max_concurrency?: number;
+  retry_config?: Partial<RetryConfig>;
+  schedule_config?: ScheduleConfig | null;
+  circuit_breaker?: Partial<CircuitBreakerConfig>;
+}
 
 /** A create body's settings with the decided defaults filled in. */
-export function settingsForCreate(body: CreateCampaignRequest): CampaignSettings {
+export function settingsForCreate(body: SettingsRequest & { name: string }): CampaignSettings {
   return {
     name: body.name,
     max_concurrency: body.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
@@ -34,7 +37,7 @@ export function settingsOf(row: Campaign): CampaignSettings {
  * The settings a PATCH changes, complete: `retry_config` and `circuit_breaker` are merged over the
  * stored values, `schedule_config` is replaced (null removes it). Fields the body leaves out are absent.
  */
-export function settingsChange(current: CampaignSettings, body: UpdateCampaignRequest): Partial<CampaignSettings> {
+export function settingsChange(current: CampaignSettings, body: SettingsRequest): Partial<CampaignSettings> {
   const change: Partial<CampaignSettings> = {};
   if (body.name !== undefined) change.name = body.name;
   if (body.max_concurrency !== undefined) change.max_concurrency = body.max_concurrency;

@@ -9,9 +9,10 @@ import {
   resumeCampaignUpdate,
   type CampaignState,
 } from '../../workflows/definitions';
-import type { AuthContext } from '../../api/context';
-import { ConflictError, NotFoundError } from '../../api/errors';
-import type { CampaignView, UpdateCampaignRequest } from '../../api/schemas/campaigns';
+import type { Actor } from '../actor';
+import { ConflictError, NotFoundError } from '../errors';
+import type { CampaignView } from '../../api/schemas/campaigns';
+import type { SettingsRequest } from './campaign-settings';
 import { callRoute } from '../calls/call-targets';
 import type { TelephonyServices } from '../telephony/telephony-services';
 import { settingsChange, settingsColumns, settingsOf } from './campaign-settings';
@@ -35,7 +36,7 @@ const wrongState = (action: string, allowed: string, state: CampaignState) =>
   new ConflictError(`Campaign must be in ${allowed} state to ${action}, current state: ${state}`);
 
 /** The caller's campaign row, locked for the rest of the transaction. */
-async function lockCampaign(manager: EntityManager, caller: AuthContext, id: number): Promise<Campaign> {
+async function lockCampaign(manager: EntityManager, caller: Actor, id: number): Promise<Campaign> {
   const row = await manager.findOne(Campaign, {
     where: { id, organizationId: caller.organizationId },
     lock: { mode: 'pessimistic_write' },
@@ -67,7 +68,7 @@ async function settledRow(
  * (or after the settle timeout, with the row as it is). The row lock keeps a concurrent cancel
  * or PATCH of the draft from slipping in between the check and the start.
  */
-export async function startCampaign(deps: CampaignTransitionDeps, caller: AuthContext, id: number) {
+export async function startCampaign(deps: CampaignTransitionDeps, caller: Actor, id: number) {
   await deps.dataSource.transaction(async (manager) => {
     const row = await lockCampaign(manager, caller, id);
     if (row.state !== 'draft') throw wrongState('start', "'draft'", row.state);
@@ -118,7 +119,7 @@ async function cancelDraft(manager: EntityManager, row: Campaign): Promise<void>
 /** Pause, resume or cancel through the workflow's Update; answers with the state it accepted. */
 export async function transitionCampaign(
   deps: CampaignTransitionDeps,
-  caller: AuthContext,
+  caller: Actor,
   id: number,
   action: Transition,
 ): Promise<CampaignView> {
@@ -152,9 +153,9 @@ export async function transitionCampaign(
  */
 export async function updateCampaign(
   deps: CampaignTransitionDeps,
-  caller: AuthContext,
+  caller: Actor,
   id: number,
-  body: UpdateCampaignRequest,
+  body: SettingsRequest,
 ): Promise<CampaignView> {
   const pending = await deps.dataSource.transaction(async (manager) => {
     const row = await lockCampaign(manager, caller, id);

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { Campaign } from '../../entities';
-import type { AuthContext } from '../../api/context';
-import { NotFoundError } from '../../api/errors';
+import type { Actor } from '../actor';
+import { NotFoundError } from '../errors';
 import type { CampaignListQuery, CampaignView } from '../../api/schemas/campaigns';
 import type { z } from '../../api/zod';
 import { settingsOf } from './campaign-settings';
@@ -98,22 +98,18 @@ export async function campaignViewOf(dataSource: DataSource, row: Campaign): Pro
 }
 
 /** One of the caller's campaigns; another organization's answers like a missing one (404). */
-export async function findCampaign(dataSource: DataSource, caller: AuthContext, id: number): Promise<Campaign> {
+export async function findCampaign(dataSource: DataSource, caller: Actor, id: number): Promise<Campaign> {
   const row = await dataSource.getRepository(Campaign).findOneBy({ id, organizationId: caller.organizationId });
   if (!row) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
   return row;
 }
 
-export async function campaignViewById(dataSource: DataSource, caller: AuthContext, id: number) {
+export async function campaignViewById(dataSource: DataSource, caller: Actor, id: number) {
   return campaignViewOf(dataSource, await findCampaign(dataSource, caller, id));
 }
 
 /** The caller's campaigns, newest first, optionally in one state. */
-export async function campaignPage(
-  dataSource: DataSource,
-  caller: AuthContext,
-  query: z.output<typeof CampaignListQuery>,
-) {
+export async function campaignPage(dataSource: DataSource, caller: Actor, query: z.output<typeof CampaignListQuery>) {
   const [rows, total] = await dataSource.getRepository(Campaign).findAndCount({
     where: { organizationId: caller.organizationId, ...(query.state ? { state: query.state } : {}) },
     order: { createdAt: 'DESC', id: 'DESC' },

@@ -9,7 +9,7 @@ import {
   CampaignStateAttribute,
   OrganizationIdAttribute,
 } from '../../workflows/search-attributes';
-import { ConflictError } from '../../api/errors';
+import { ConflictError } from '../errors';
 import { settingsOf } from './campaign-settings';
 
 /** Started by its type name, checked against its signature: the API loads no workflow code. */

@@ -1,7 +1,7 @@
-import { z } from '../../api/zod';
-import { BadRequestError, ValidationError } from '../../api/errors';
-import { BodyId, IsoDateTime, text } from '../../api/schemas/common';
-import { toValidationIssues } from '../../api/validation';
+import { z } from 'zod';
+import { InvalidError, ValidationError } from '../errors';
+import { boundedText, IsoDateTime, RowId } from '../input-rules';
+import { toValidationIssues } from '../validation-issues';
 import type { SqlWhere } from './sql-where';
 
 /**
@@ -40,10 +40,10 @@ const Seconds = z.number().min(-1e12).max(1e12);
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 const exactNumber = (column: string) =>
-  define('number', z.object({ value: BodyId }), (where, { value }) => where.add(`${column} = ?`, value));
+  define('number', z.object({ value: RowId }), (where, { value }) => where.add(`${column} = ?`, value));
 
 const substring = (column: string) =>
-  define('text', z.object({ value: text(255).min(1) }), (where, { value }) =>
+  define('text', z.object({ value: boundedText(255).min(1) }), (where, { value }) =>
     where.add(`${column} LIKE ?`, containing(value)),
   );
 
@@ -58,7 +58,7 @@ const FILTERS = {
   campaignId: exactNumber('r.campaign_id'),
   callerNumber: substring('r.caller_number'),
   calledNumber: substring('r.called_number'),
-  dispositionCode: define('multiSelect', z.object({ codes: z.array(text(255)).min(1) }), (where, { codes }) =>
+  dispositionCode: define('multiSelect', z.object({ codes: z.array(boundedText(255)).min(1) }), (where, { codes }) =>
     where.add('r.disposition = ANY(?::text[])', codes),
   ),
   // Durations are whole seconds: fractional bounds round inwards, so the integer index still applies.
@@ -105,9 +105,9 @@ export function applyFilters(
   try {
     entries = JSON.parse(raw);
   } catch {
-    throw new BadRequestError(badFormatDetail);
+    throw new InvalidError(badFormatDetail);
   }
-  if (!Array.isArray(entries)) throw new BadRequestError(badFormatDetail);
+  if (!Array.isArray(entries)) throw new InvalidError(badFormatDetail);
   const applied: AppliedFilter[] = [];
   entries.forEach((entry: unknown, index) => {
     if (!isRecord(entry) || typeof entry.attribute !== 'string') return;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { DataSource } from 'typeorm';
-import type { AuthContext } from '../../api/context';
-import { NotFoundError } from '../../api/errors';
+import type { Actor } from '../actor';
+import { NotFoundError } from '../errors';
 import type {
   UsageRunItem,
   UsageRunsPage,
@@ -106,7 +106,7 @@ const totalPages = (count: number, limit: number) => Math.ceil(count / limit);
 /** One page of an agent's runs, with the filters and order the query asks for. */
 export async function workflowRunsPage(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   workflowId: number,
   query: z.output<typeof WorkflowRunsQuery>,
   prices: Prices,
@@ -153,7 +153,7 @@ export async function runsPage(
 /** One run of one of the caller's agents; 404 "Workflow run not found" otherwise. */
 export async function workflowRunDetail(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   workflowId: number,
   runId: number,
   prices: Prices,
@@ -181,7 +181,7 @@ export async function workflowRunDetail(
  */
 export async function usageRunsPage(
   dataSource: DataSource,
-  caller: AuthContext,
+  caller: Actor,
   query: z.output<typeof UsageRunsQuery>,
   prices: Prices,
 ): Promise<z.output<typeof UsageRunsPage>> {

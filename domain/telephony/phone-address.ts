@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { AddressType } from '../../entities/phone-number.entity';
-import { ValidationError } from '../../api/errors';
+import { ValidationError } from '../errors';
 
 export interface NormalizedAddress {
   addressNormalized: string;

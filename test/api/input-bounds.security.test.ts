@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../api/schemas/limits';
+import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../domain/limits';
 import { renderTemplate } from '../../domain/agents/templates';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';

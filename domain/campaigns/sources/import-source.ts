@@ -6,7 +6,7 @@ import type { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { AppError, BadRequestError } from '../../../api/errors';
+import { InvalidError } from '../../errors';
 import { ContactCopyLines } from './copy-lines';
 import { RowProblems } from './row-problems';
 
@@ -47,7 +47,7 @@ export async function importCampaignSource(
     return imported;
   } catch (error) {
     // Refused after the COPY: the connection is idle in the transaction, roll back and keep it.
-    if (error instanceof BadRequestError && !session.copying) {
+    if (error instanceof InvalidError && !session.copying) {
       reusable = await client.query('ROLLBACK').then(
         () => true,
         () => false,
@@ -100,7 +100,7 @@ async function copyContacts(
   session.copying = false;
 
   const { header, rows } = contacts;
-  if (!header || !rows) throw new BadRequestError(EMPTY_FILE);
+  if (!header || !rows) throw new InvalidError(EMPTY_FILE);
   const problems = [
     rowsError(
       'Invalid phone numbers',
@@ -114,8 +114,8 @@ async function copyContacts(
     ),
     rowsError('NUL characters', rows.nulCharacters, 'The file must be text.'),
   ].filter((message) => message !== null);
-  if (problems.length > 0) throw new BadRequestError(problems.join(' '));
-  if (rows.rowCount === 0) throw new BadRequestError(EMPTY_FILE);
+  if (problems.length > 0) throw new InvalidError(problems.join(' '));
+  if (rows.rowCount === 0) throw new InvalidError(EMPTY_FILE);
 
   if (rows.repeats.mayHaveRepeats) {
     const duplicateError = rowsError(
@@ -123,7 +123,7 @@ async function copyContacts(
       await duplicateRows(client, sourceId),
       'Each repeats the number of an earlier row; phone numbers in a contact list must be unique.',
     );
-    if (duplicateError) throw new BadRequestError(duplicateError);
+    if (duplicateError) throw new InvalidError(duplicateError);
   }
 
   await client.query('UPDATE campaign_sources SET total_rows = $2, columns = $3 WHERE id = $1', [
@@ -134,13 +134,12 @@ async function copyContacts(
   return { source_id: sourceId, file_name: fileName, total_rows: rows.rowCount, columns: header.columns };
 }
 
-/** Parser errors and a client gone become 400s; 413 and the header's 400s pass; the rest are ours (500). */
+/** Parser errors and a client gone are the file's fault; anything else (the upload's own limits, the header's refusals, our failures) passes as it is. */
 function uploadError(error: unknown): unknown {
-  if (error instanceof AppError) return error;
-  if (error instanceof CsvError) return new BadRequestError(malformed(error));
+  if (error instanceof CsvError) return new InvalidError(malformed(error));
   const code = (error as { code?: unknown }).code;
   if ((typeof code === 'string' && CLIENT_GONE.has(code)) || (error as Error).message === 'aborted') {
-    return new BadRequestError('The upload was interrupted before the end of the file');
+    return new InvalidError('The upload was interrupted before the end of the file');
   }
   return error;
 }
