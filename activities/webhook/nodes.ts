@@ -1,7 +1,5 @@
-import type { WorkflowNode } from '../../api/schemas/workflow-definition';
+import type { WebhookNode } from '../../domain/agents/agent-graph';
 import type { AgentVersionCache } from '../../domain/agents/version-cache';
-
-export type WebhookNode = Extract<WorkflowNode, { type: 'webhook' }>;
 
 /** A webhook node a finished call sends, as the call workflow schedules its delivery. */
 export interface PostCallWebhook {

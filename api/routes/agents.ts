@@ -17,7 +17,7 @@ import { WorkflowDefinition } from '../schemas/workflow-definition';
 import { createAgent, setAgentStatus, updateAgent } from '../../domain/agents/agent-versions';
 import { agentList, agentView, versionList } from '../../domain/agents/agent-views';
 import { defaultAgent } from '../../domain/agents/default-agent';
-import { draftAgentWithLlm } from '../../domain/agents/llm-agent';
+import { draftAgentWithLlm } from '../agent-drafts/llm-agent';
 import { toValidationIssues } from '../../domain/validation-issues';
 
 const NOT_FOUND = errorResponse('Workflow with id {workflow_id} not found');

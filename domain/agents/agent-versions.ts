@@ -4,14 +4,14 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { Agent, AgentVersion } from '../../entities';
 import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
-import type { WorkflowDefinition } from '../../api/schemas/workflow-definition';
+import type { AgentGraph } from './agent-graph';
 import { syncTriggers, withTriggerPaths } from './triggers';
 
 export const workflowNotFound = (id: number) => new NotFoundError(`Workflow with id ${id} not found`);
 
 /** What a version holds; every change to it makes a new version. */
 export interface VersionContent {
-  workflowDefinition: WorkflowDefinition;
+  workflowDefinition: AgentGraph;
   workflowConfigurations: Record<string, unknown>;
   templateContextVariables: Record<string, unknown>;
 }
@@ -21,7 +21,7 @@ export interface AgentChanges extends Partial<VersionContent> {
 }
 
 // Stored definitions were validated by the WorkflowDefinition schema before they were written.
-const storedDefinition = (version: AgentVersion) => version.workflowDefinition as WorkflowDefinition;
+const storedDefinition = (version: AgentVersion) => version.workflowDefinition as AgentGraph;
 
 /** Compared as JSON, as PostgreSQL returns it (no `undefined` keys). */
 const sameJson = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), b);

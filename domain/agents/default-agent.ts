@@ -1,4 +1,4 @@
-import type { WorkflowDefinition } from '../../api/schemas/workflow-definition';
+import type { AgentGraph } from './agent-graph';
 
 export interface AgentBrief {
   use_case: string;
@@ -14,7 +14,7 @@ const clip = (text: string, length: number) => (text.length <= length ? text : `
  */
 export function defaultAgent({ use_case, activity_description, call_type }: AgentBrief): {
   name: string;
-  definition: WorkflowDefinition;
+  definition: AgentGraph;
 } {
   const opening =
     call_type === 'outbound'

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { GRAPH_LIMITS } from '../limits';
-import type { WorkflowEdge, WorkflowNode } from '../../api/schemas/workflow-definition';
+import type { GraphEdge, GraphNode } from './agent-graph';
 
 export interface GraphProblem {
   /** Inside `workflow_definition`, e.g. `['edges', 3, 'target']`. */
@@ -9,8 +9,8 @@ export interface GraphProblem {
 }
 
 interface Graph {
-  nodes: WorkflowNode[];
-  edges: WorkflowEdge[];
+  nodes: GraphNode[];
+  edges: GraphEdge[];
 }
 
 /** The LLM function an edge becomes: its label lower-cased, every other character `_`. */

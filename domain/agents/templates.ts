@@ -1,4 +1,4 @@
-import type { WorkflowDefinition } from '../../api/schemas/workflow-definition';
+import type { AgentGraph } from './agent-graph';
 
 /**
  * Prompt templates: `{{name}}`, `{{name | Default text}}`, the legacy `{{name | fallback:Default}}`
@@ -180,7 +180,7 @@ function collectStrings(value: unknown, into: string[]): string[] {
 const CONVERSATION_NODES = new Set(['startCall', 'agentNode', 'endCall', 'globalNode']);
 
 /** Sorted names of the variables a definition requires, e.g. to check a campaign's CSV columns. */
-export function requiredTemplateVariables(definition: Pick<WorkflowDefinition, 'nodes' | 'edges'>): string[] {
+export function requiredTemplateVariables(definition: Pick<AgentGraph, 'nodes' | 'edges'>): string[] {
   const texts = collectStrings(
     [
       ...definition.nodes.filter((node) => CONVERSATION_NODES.has(node.type)).map((node) => node.data),

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AgentTrigger } from '../../entities';
 import { ConflictError } from '../errors';
-import type { WorkflowDefinition } from '../../api/schemas/workflow-definition';
+import type { AgentGraph } from './agent-graph';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const triggerPaths = (definition: WorkflowDefinition): string[] =>
+const triggerPaths = (definition: AgentGraph): string[] =>
   definition.nodes.flatMap((node) =>
     node.type === 'trigger' && node.data.trigger_path ? [node.data.trigger_path.toLowerCase()] : [],
   );
@@ -15,7 +15,7 @@ const triggerPaths = (definition: WorkflowDefinition): string[] =>
  * Fills in a missing `trigger_path`: the agent's current path when it had one (so callers' URLs keep
  * working when a client sends a definition without it), otherwise a new UUID.
  */
-export function withTriggerPaths(definition: WorkflowDefinition, previous?: WorkflowDefinition): WorkflowDefinition {
+export function withTriggerPaths(definition: AgentGraph, previous?: AgentGraph): AgentGraph {
   const kept = previous ? triggerPaths(previous)[0] : undefined;
   return {
     ...definition,
@@ -34,7 +34,7 @@ export function withTriggerPaths(definition: WorkflowDefinition, previous?: Work
 export async function syncTriggers(
   manager: EntityManager,
   agent: { id: number; organizationId: number },
-  definition: WorkflowDefinition,
+  definition: AgentGraph,
 ): Promise<void> {
   await manager.delete(AgentTrigger, { agentId: agent.id });
   for (const path of triggerPaths(definition)) {

@@ -3,7 +3,7 @@ import { Agent, AgentVersion, Campaign, CampaignSource, TelephonyConfiguration }
 import type { CampaignSettings } from '../../workflows/definitions';
 import type { Actor } from '../actor';
 import { InvalidError } from '../errors';
-import type { WorkflowDefinition } from '../../api/schemas/workflow-definition';
+import type { AgentGraph } from '../agents/agent-graph';
 import { requiredTemplateVariables } from '../agents/templates';
 import { settingsColumns } from './campaign-settings';
 
@@ -58,7 +58,7 @@ async function campaignConfigurationId(
 /** Refuses (400) an agent whose templates need variables the contact list has no column for. */
 export function checkTemplateVariables(version: AgentVersion, columns: string[]): void {
   const available = new Set([...columns, ...CAMPAIGN_CALL_VARIABLES]);
-  const definition = version.workflowDefinition as Pick<WorkflowDefinition, 'nodes' | 'edges'>;
+  const definition = version.workflowDefinition as Pick<AgentGraph, 'nodes' | 'edges'>;
   const missing = requiredTemplateVariables(definition).filter((name) => !available.has(name));
   if (missing.length > 0) {
     throw new InvalidError(

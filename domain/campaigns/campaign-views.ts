@@ -3,7 +3,7 @@ import { Campaign } from '../../entities';
 import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
 import type { CampaignListQuery, CampaignView } from '../../api/schemas/campaigns';
-import type { z } from '../../api/zod';
+import type { z } from 'zod';
 import { settingsOf } from './campaign-settings';
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found';

@@ -1,12 +1,22 @@
-import type { z } from 'zod';
 import type { TelephonyConfiguration } from '../../entities';
 import { maskedCredentials } from '../../telephony/credentials';
 import type { ProviderDefinition, TelephonyProvider } from '../../telephony/provider';
 import { availableProviders, providerDefinition, providerFor, type ConfigurationRow } from '../../telephony/registry';
 import { ariEndpointPolicy } from '../../telephony/providers/ari/endpoint';
 import { loadSecrets, type Secrets } from '../../telephony/secrets';
-import type { ApiDeps } from '../../api/context';
-import type { TelephonyConfiguration as ConfigurationResponse } from '../../api/schemas/telephony';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../../platform/config';
+
+/** A configuration as clients see it: its credentials masked. */
+export interface ConfigurationView {
+  id: number;
+  name: string;
+  provider: string;
+  is_default_outbound: boolean;
+  credentials: ReturnType<typeof maskedCredentials>;
+  created_at: string;
+  updated_at: string;
+}
 
 export interface TelephonyServices {
   secrets: Secrets;
@@ -16,10 +26,16 @@ export interface TelephonyServices {
   adapterFor(row: ConfigurationRow): TelephonyProvider;
   /** Where a provider sends inbound calls: `${PUBLIC_BASE_URL}/api/v1/telephony/{provider}/inbound`. */
   inboundUrl(provider: string): string;
-  configurationView(row: TelephonyConfiguration): z.output<typeof ConfigurationResponse>;
+  configurationView(row: TelephonyConfiguration): ConfigurationView;
 }
 
-export function createTelephonyServices({ config, dataSource }: ApiDeps): TelephonyServices {
+export function createTelephonyServices({
+  config,
+  dataSource,
+}: {
+  config: Config;
+  dataSource: DataSource;
+}): TelephonyServices {
   const secrets = loadSecrets(config);
   const context = {
     apiBaseUrl: config.TELEPHONY_API_BASE_URL,

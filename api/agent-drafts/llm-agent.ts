@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { z } from '../../api/zod';
-import { UpstreamError } from '../errors';
-import { WorkflowDefinition } from '../../api/schemas/workflow-definition';
-import type { AgentBrief } from './default-agent';
+import { z } from '../zod';
+import { UpstreamError } from '../../domain/errors';
+import { WorkflowDefinition } from '../schemas/workflow-definition';
+import type { AgentBrief } from '../../domain/agents/default-agent';
 
 export interface LlmSettings {
   baseUrl?: string;
