@@ -12,7 +12,8 @@ import { defineRoute, errorResponse, type Route, type RouteContext } from '../ro
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { ProviderJsonReply, providerWebhookBody, vonageWebhookBody } from '../schemas/webhooks';
-import { acceptInboundCall, findCalledNumber, inboundAddress, signalStatus } from '../../domain/calls/inbound';
+import { signalCallStatus } from '../../domain/calls/call-status-signal';
+import { acceptInboundCall, findCalledNumber, inboundAddress } from '../../domain/calls/inbound';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { z } from '../zod';
 
@@ -232,7 +233,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
         if (run.isCompleted) return;
         const event = parsed(() => adapter.parseStatusWebhook(request));
-        await signalStatus(temporal, run, {
+        await signalCallStatus(temporal, run, {
           status: event.status,
           providerCallId: event.providerCallId,
           durationSeconds: event.durationSeconds,

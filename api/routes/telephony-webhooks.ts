@@ -1,8 +1,7 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { ProviderError } from '../../telephony/provider';
 import type { ConfigurationRow } from '../../telephony/registry';
-import { callStatusSignal, callWorkflowId } from '../../workflows/definitions';
+import { signalCallStatus } from '../../domain/calls/call-status-signal';
 import type { ApiDeps } from '../context';
 import { ForbiddenError } from '../errors';
 import { InvalidError } from '../../domain/errors';
@@ -60,18 +59,12 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           if (error instanceof ProviderError) throw new InvalidError(error.message);
           throw error;
         }
-        try {
-          await temporal.workflow
-            .getHandle(run.temporal_workflow_id ?? callWorkflowId(run.id))
-            .signal(callStatusSignal, {
-              status: event.status,
-              providerCallId: event.providerCallId,
-              durationSeconds: event.durationSeconds,
-            });
-        } catch (error) {
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-          log.info('status webhook for a closed call workflow: ignored');
-        }
+        const signalled = await signalCallStatus(
+          temporal,
+          { id: run.id, temporalWorkflowId: run.temporal_workflow_id },
+          { status: event.status, providerCallId: event.providerCallId, durationSeconds: event.durationSeconds },
+        );
+        if (!signalled) log.info('status webhook for a closed call workflow: ignored');
       },
     ),
   ];

@@ -1,9 +1,10 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { In, type DataSource } from 'typeorm';
 import { Agent, AgentVersion, PhoneNumber, Run, TelephonyConfiguration } from '../../entities';
 import { answerUrls } from '../../telephony/inbound';
 import { conversationModeOf } from '../../telephony/conversation-mode';
 import type { Secrets } from '../../telephony/secrets';
+import { signalCallStatus } from './call-status-signal';
 import { ariInbound } from '../../telephony/providers/ari/inbound';
 import type {
   AnswerTarget,
@@ -12,7 +13,7 @@ import type {
   TelephonyProvider,
   WebhookRequest,
 } from '../../telephony/provider';
-import { callStatusSignal, callWorkflowId, type CallStatusUpdate } from '../../workflows/definitions';
+import { callWorkflowId } from '../../workflows/definitions';
 import { normalizeAddress } from '../telephony/phone-address';
 import { maxCallDurationOf, startCallWorkflow } from './start-call';
 
@@ -145,7 +146,7 @@ export async function acceptInboundCall(
     return { answered: true, runId: run.id, reply: await adapter.answerCall(target) };
   } catch (error) {
     // The provider refused to answer (a call-control command failed): the call is over before it began.
-    await signalStatus(deps.temporal, run, { status: 'failed', providerCallId: call.providerCallId });
+    await signalCallStatus(deps.temporal, run, { status: 'failed', providerCallId: call.providerCallId });
     throw error;
   }
 }
@@ -209,17 +210,6 @@ async function inboundRun(
     await manager.update(Run, { id: run.id }, { name: run.name, temporalWorkflowId: run.temporalWorkflowId });
     return { run, created: true };
   });
-}
-
-/** Signals a status to the run's call workflow; a workflow already closed needs none. */
-export async function signalStatus(temporal: Client, run: Run, update: CallStatusUpdate): Promise<void> {
-  try {
-    await temporal.workflow
-      .getHandle(run.temporalWorkflowId ?? callWorkflowId(run.id))
-      .signal(callStatusSignal, update);
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-  }
 }
 
 /**
