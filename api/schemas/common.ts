@@ -1,5 +1,12 @@
 import { z } from '../zod';
-import { boundedText, codePoints, IsoDateTime, MAX_ID, RowId, SPACE } from '../../domain/input-rules';
+import {
+  boundedText,
+  codePoints,
+  IsoDateTime as DomainIsoDateTime,
+  MAX_ID,
+  RowId,
+  SPACE,
+} from '../../domain/input-rules';
 
 export const ErrorBody = z.object({ detail: z.string() }).openapi('ErrorBody', {
   description: 'Every error answers `{detail}`.',
@@ -17,13 +24,18 @@ export const ValidationErrorBody = z
   })
   .openapi('ValidationErrorBody', { description: 'A 422: one `{loc, msg, type}` per problem, as FastAPI answers.' });
 
-export { IsoDateTime, MAX_ID };
+export { MAX_ID };
+
+// Copies made here, after zod learned `.openapi()`: the domain's schemas may have been built before.
+
+/** An ISO 8601 date-time with an offset, read as UTC (see the domain's rule). */
+export const IsoDateTime = DomainIsoDateTime.clone();
 
 /** A path or query id: a decimal integer from 1 to `MAX_ID`. */
 export const IdParam = z.coerce.number().int().min(1).max(MAX_ID);
 
 /** An id in a JSON body: an integer from 1 to `MAX_ID`. */
-export const BodyId = RowId;
+export const BodyId = RowId.clone();
 
 /** At least one character that is neither whitespace nor NUL, and no NUL anywhere. */
 const NOT_BLANK = new RegExp(`^[^\\u0000]*[^\\u0000${SPACE}][^\\u0000]*$`);
