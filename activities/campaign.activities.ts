@@ -262,10 +262,10 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
               const workflowId = campaignCallWorkflowId(campaignId, String(row.contact_id), row.attempt_number);
               return manager.create(Run, {
                 organizationId: campaign.organizationId,
-                workflowId: campaign.workflowId,
-                definitionId: version.id,
+                agentId: campaign.workflowId,
+                agentVersionId: version.id,
                 name: workflowId,
-                mode: configuration.provider,
+                provider: configuration.provider,
                 callType: 'outbound' as const,
                 campaignId,
                 campaignAttemptId: row.id,

@@ -105,7 +105,9 @@ export function createWebhookActivities({
      */
     async deliverPostCallWebhook({ runId, nodeId }: DeliverWebhookInput): Promise<{ httpStatus: number }> {
       const run = await loadRun(runId);
-      const node = (await enabledWebhookNodes(versions, run.definitionId)).find((candidate) => candidate.id === nodeId);
+      const node = (await enabledWebhookNodes(versions, run.agentVersionId)).find(
+        (candidate) => candidate.id === nodeId,
+      );
       if (!node) throw new WebhookRefusedError(`Webhook node ${nodeId} is no longer in the run's agent version`);
       const { attempt } = Context.current().info;
       const target = {

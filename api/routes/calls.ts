@@ -127,7 +127,7 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
       },
       async (ctx, { params, auth }) => {
         const run = await dataSource.getRepository(Run).findOne({
-          where: { id: params.run_id, workflowId: params.workflow_id, organizationId: auth.organizationId },
+          where: { id: params.run_id, agentId: params.workflow_id, organizationId: auth.organizationId },
           select: { id: true, logs: true },
         });
         if (!run) throw new NotFoundError('Workflow run not found');

@@ -56,7 +56,7 @@ export function createRecordingRoutes({ dataSource, config, logger }: ApiDeps): 
       },
       async (ctx, { params, auth }) => {
         const run = await dataSource.getRepository(Run).findOne({
-          where: { id: params.run_id, workflowId: params.workflow_id, organizationId: auth.organizationId },
+          where: { id: params.run_id, agentId: params.workflow_id, organizationId: auth.organizationId },
           select: { id: true, recordingUrl: true },
         });
         if (!run) throw new NotFoundError('Workflow run not found');

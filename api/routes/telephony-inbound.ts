@@ -83,7 +83,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
 
   /** The run a provider asks instructions for, with its configuration's adapter; 404 for anything else. */
   const runOf = async (provider: string, runId: number) => {
-    const run = await dataSource.getRepository(Run).findOneBy({ id: runId, mode: provider });
+    const run = await dataSource.getRepository(Run).findOneBy({ id: runId, provider });
     const configuration = run?.telephonyConfigurationId
       ? await dataSource.getRepository(TelephonyConfiguration).findOneBy({ id: run.telephonyConfigurationId })
       : null;
@@ -223,7 +223,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         const uuid = parsed(() => jsonObjectBody(request.rawBody, 'Vonage')).uuid;
         const run =
           typeof uuid === 'string' && uuid
-            ? await dataSource.getRepository(Run).findOneBy({ mode: 'vonage', providerCallId: uuid })
+            ? await dataSource.getRepository(Run).findOneBy({ provider: 'vonage', providerCallId: uuid })
             : null;
         if (!run) {
           ctx.state.log.info({ uuid }, 'Vonage event for an unknown call: ignored');
@@ -284,7 +284,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
           ),
         );
         const run = rung.answered
-          ? await dataSource.getRepository(Run).findOneBy({ mode: 'simulator', providerCallId: rung.callId })
+          ? await dataSource.getRepository(Run).findOneBy({ provider: 'simulator', providerCallId: rung.callId })
           : null;
         ctx.body = { call_id: rung.callId, answered: rung.answered, workflow_run_id: run?.id ?? null };
       },

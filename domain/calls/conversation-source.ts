@@ -19,9 +19,9 @@ export const conversationSourceOf = (
 
 /** The agent version a run pinned and its agent's disposition codes: what its conversation is built from. */
 export async function loadConversationSource(dataSource: DataSource, run: Run): Promise<ConversationSource> {
-  const version = await dataSource.getRepository(AgentVersion).findOneByOrFail({ id: run.definitionId });
+  const version = await dataSource.getRepository(AgentVersion).findOneByOrFail({ id: run.agentVersionId });
   const agent = await dataSource
     .getRepository(Agent)
-    .findOneOrFail({ where: { id: run.workflowId }, select: { id: true, callDispositionCodes: true } });
+    .findOneOrFail({ where: { id: run.agentId }, select: { id: true, callDispositionCodes: true } });
   return conversationSourceOf(run, version, agent.callDispositionCodes);
 }

@@ -176,7 +176,7 @@ async function inboundRun(
   return dataSource.transaction(async (manager) => {
     await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`inbound:${provider}:${call.providerCallId}`]);
     const existing = await manager.findOneBy(Run, {
-      mode: provider,
+      provider,
       callType: 'inbound',
       providerCallId: call.providerCallId,
       telephonyConfigurationId: configuration.id,
@@ -185,10 +185,10 @@ async function inboundRun(
     const run = await manager.save(
       manager.create(Run, {
         organizationId: agent.organizationId,
-        workflowId: agent.id,
-        definitionId: version.id,
+        agentId: agent.id,
+        agentVersionId: version.id,
         name: 'call',
-        mode: provider,
+        provider,
         callType: 'inbound',
         // The call is live: the provider is waiting for our answer.
         state: 'running',

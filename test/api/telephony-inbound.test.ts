@@ -261,7 +261,7 @@ const post = (path: string, signed: Signed) =>
   request(app).post(path).set('content-type', signed.contentType).set(signed.headers).send(signed.body);
 
 const runsOfCall = (provider: string, callId: string) =>
-  services.db.dataSource.getRepository(Run).findBy({ mode: provider, providerCallId: callId });
+  services.db.dataSource.getRepository(Run).findBy({ provider, providerCallId: callId });
 
 const workflowInput = async (workflowId: string) => {
   const history = await services.temporal.client.workflow.getHandle(workflowId).fetchHistory();
@@ -420,7 +420,9 @@ describe('POST /telephony/{provider}/inbound, other cases', () => {
     );
     await services.db.dataSource.query(`UPDATE agents SET status = 'active' WHERE id = $1`, [org.agent.id]);
     expect(archived.text).toContain(twilio.reject);
-    expect(await services.db.dataSource.getRepository(Run).countBy({ mode: 'twilio', callType: 'inbound' })).toBe(2);
+    expect(await services.db.dataSource.getRepository(Run).countBy({ provider: 'twilio', callType: 'inbound' })).toBe(
+      2,
+    );
   });
 
   it('acknowledges Telnyx events that announce no new call', async () => {
