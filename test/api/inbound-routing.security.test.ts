@@ -101,7 +101,7 @@ describe('two organizations holding the same number', () => {
     const runs = await services.db.dataSource.getRepository(Run).findBy({ provider: 'telnyx', providerCallId: callId });
     expect(runs).toHaveLength(1);
     started.push(`call-${runs[0]?.id}`);
-    expect(runs[0]).toMatchObject({ organizationId: victim.owner.user.organization_id, workflowId: victim.agent.id });
+    expect(runs[0]).toMatchObject({ organizationId: victim.owner.user.organization_id, agentId: victim.agent.id });
     // The answer command went out with the victim's key, not an attacker's.
     expect(fake.onlyRequest().headers.authorization).toBe('Bearer KEY-VICTIM');
   });

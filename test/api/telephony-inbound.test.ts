@@ -285,8 +285,8 @@ describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
     startedWorkflows.push(`call-${run.id}`);
     expect(run).toMatchObject({
       organizationId: org.owner.user.organization_id,
-      workflowId: org.agent.id,
-      definitionId: org.agent.current_definition_id,
+      agentId: org.agent.id,
+      agentVersionId: org.agent.current_definition_id,
       name: `call-${run.id}`,
       callType: 'inbound',
       state: 'running',
