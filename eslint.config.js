@@ -24,6 +24,42 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The HTTP layer calls the domain, never the reverse: only api/ (and its tests) may import api/.
+    files: ['**/*.ts'],
+    ignores: ['api/**', 'test/**', 'domain/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/api/**'], message: 'Only api/ imports api/: move what is shared into domain/.' }] },
+      ],
+    },
+  },
+  {
+    // The domain knows no HTTP: no Koa, no api/. Until its read models own their shapes, it may name
+    // the API's response types (types only, which load nothing at run time).
+    files: ['domain/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'koa', message: 'The domain knows no HTTP framework.' }],
+          patterns: [
+            { group: ['@koa/*', 'koa-*'], message: 'The domain knows no HTTP framework.' },
+            {
+              group: ['**/api/schemas/*'],
+              allowTypeImports: true,
+              message: 'The domain may name response types of api/schemas, never load them.',
+            },
+            {
+              group: ['**/api/**', '!**/api/schemas/*'],
+              message: 'The domain does not import the HTTP layer; the API imports the domain.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed: it must be deterministic and must not reach the outside world.
     files: ['workflows/**/*.ts'],
     rules: {

@@ -6,10 +6,10 @@ import { TRANSCRIPT_URL_FORMAT } from './call-settings';
 /** A run as its call activities need it, with its telephony configuration, read in one statement. */
 export interface CallRecord {
   id: number;
-  /** The agent ("workflow" in the interface). */
-  workflowId: number;
-  definitionId: number;
-  mode: string;
+  /** The agent (`workflow_id` in the interface). */
+  agentId: number;
+  agentVersionId: number;
+  provider: string;
   calledNumber: string | null;
   callerNumber: string | null;
   providerCallId: string | null;
@@ -35,19 +35,22 @@ export interface RunOutcome {
 
 /**
  * The statements of a call's hot path, written by hand: each activity reads its run once, joined
- * with what it needs, and writes it once. A call used to cost 14 queries through the ORM in the
- * worker; PostgreSQL round trips and query building were a third of the worker's CPU.
+ * with what it needs, and writes it once. Through the ORM a call costs 14 queries, and PostgreSQL
+ * round trips and query building take a third of the worker's CPU.
  */
 export function createCallRecords(dataSource: DataSource) {
   return {
     async load(runId: number): Promise<CallRecord> {
       const [row] = await dataSource.query<
-        (Omit<CallRecord, 'configuration'> & { provider: string | null; credentials: Record<string, unknown> | null })[]
+        (Omit<CallRecord, 'configuration'> & {
+          configurationProvider: string | null;
+          credentials: Record<string, unknown> | null;
+        })[]
       >(
-        `SELECT r.id, r.workflow_id AS "workflowId", r.definition_id AS "definitionId", r.mode,
+        `SELECT r.id, r.workflow_id AS "agentId", r.definition_id AS "agentVersionId", r.mode AS provider,
                 r.called_number AS "calledNumber", r.caller_number AS "callerNumber",
                 r.provider_call_id AS "providerCallId", r.initial_context AS "initialContext",
-                a.call_disposition_codes AS "callDispositionCodes", c.provider, c.credentials
+                a.call_disposition_codes AS "callDispositionCodes", c.provider AS "configurationProvider", c.credentials
            FROM runs r
            JOIN agents a ON a.id = r.workflow_id
            LEFT JOIN telephony_configurations c ON c.id = r.telephony_configuration_id
@@ -55,8 +58,13 @@ export function createCallRecords(dataSource: DataSource) {
         [runId],
       );
       if (!row) throw new CallSetupError(`Run ${runId} does not exist`);
-      const { provider, credentials, ...record } = row;
-      return { ...record, configuration: provider ? { provider, credentials: credentials ?? {} } : null };
+      const { configurationProvider, credentials, ...record } = row;
+      return {
+        ...record,
+        configuration: configurationProvider
+          ? { provider: configurationProvider, credentials: credentials ?? {} }
+          : null,
+      };
     },
 
     /** The dial went out: the run is running, with the provider's id of its call. */

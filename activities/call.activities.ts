@@ -2,9 +2,9 @@ import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { ConversationResult, Converse } from '../agent-runtime/contract';
 import { conversationInput } from '../agent-runtime/conversation-input';
-import type { AgentVersionCache } from '../api/services/agents/version-cache';
-import { conversationSourceOf } from '../api/services/calls/conversation-source';
-import { chargeUsd } from '../api/services/runs/run-queries';
+import type { AgentVersionCache } from '../domain/agents/version-cache';
+import { conversationSourceOf } from '../domain/calls/conversation-source';
+import { chargeUsd } from '../domain/runs/run-queries';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
@@ -92,7 +92,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           to: run.calledNumber,
           from: run.callerNumber,
           idempotencyKey: `${workflowId}:${attempt}`,
-          ...callUrls(settings, run.mode, runId, secrets),
+          ...callUrls(settings, run.provider, runId, secrets),
         });
         await records.markDialed(runId, providerCallId);
         return { providerCallId };
@@ -121,7 +121,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
     /** Runs the agent's conversation with the callee of the connected call. */
     async runConversation({ runId, maxDurationSeconds }: { runId: number; maxDurationSeconds: number }) {
       const run = await records.load(runId);
-      const source = conversationSourceOf(run, await versions.get(run.definitionId), run.callDispositionCodes);
+      const source = conversationSourceOf(run, await versions.get(run.agentVersionId), run.callDispositionCodes);
       // Heartbeats tell Temporal this worker is alive, so a conversation lost with a killed worker is
       // retried after the heartbeat timeout rather than after max_call_duration. A local activity
       // has none: its workflow task times out with the worker instead.
@@ -144,7 +144,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       const tokens = conversation?.usage.totalTokens ?? 0;
       const prices = { perMinuteUsd: settings.pricePerMinuteUsd, per1kTokensUsd: settings.pricePer1kTokensUsd };
       const charge = chargeUsd(durationSeconds, tokens, prices);
-      const definitionId = await records.complete(runId, {
+      const agentVersionId = await records.complete(runId, {
         callDurationSeconds: durationSeconds,
         platformTokenUsage: tokens,
         chargeUsd: charge,
@@ -181,7 +181,9 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           price_per_1k_tokens_usd: prices.per1kTokensUsd,
         },
       });
-      return { postCallWebhooks: definitionId === undefined ? [] : await postCallWebhooksOf(versions, definitionId) };
+      return {
+        postCallWebhooks: agentVersionId === undefined ? [] : await postCallWebhooksOf(versions, agentVersionId),
+      };
     },
   };
 }

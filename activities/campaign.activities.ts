@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Campaign, CampaignContact, Run } from '../entities';
-import { settingsColumns, settingsOf } from '../api/services/campaigns/campaign-settings';
+import { settingsColumns, settingsOf } from '../domain/campaigns/campaign-settings';
 import { conversationModeOf } from '../telephony/conversation-mode';
 import type { StoredCredentials } from '../telephony/credentials';
 import type { Secrets } from '../telephony/secrets';
@@ -261,10 +261,10 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
               const workflowId = campaignCallWorkflowId(campaignId, String(row.contact_id), row.attempt_number);
               return manager.create(Run, {
                 organizationId: campaign.organizationId,
-                workflowId: campaign.workflowId,
-                definitionId: version.id,
+                agentId: campaign.workflowId,
+                agentVersionId: version.id,
                 name: workflowId,
-                mode: configuration.provider,
+                provider: configuration.provider,
                 callType: 'outbound' as const,
                 campaignId,
                 campaignAttemptId: row.id,

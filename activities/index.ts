@@ -1,4 +1,4 @@
-import { AgentVersionCache } from '../api/services/agents/version-cache';
+import { AgentVersionCache } from '../domain/agents/version-cache';
 import { createCallConclusionActivities } from './call-conclusion.activities';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import { renderTemplate } from '../api/services/agents/templates';
-import type { AgentVersionCache } from '../api/services/agents/version-cache';
+import { renderTemplate } from '../domain/agents/templates';
+import type { AgentVersionCache } from '../domain/agents/version-cache';
 import { Run } from '../entities';
 import type { Resolver } from '../platform/address-guard';
 import type { Secrets } from '../telephony/secrets';
@@ -95,7 +95,9 @@ export function createWebhookActivities({
      */
     async deliverPostCallWebhook({ runId, nodeId }: DeliverWebhookInput): Promise<{ httpStatus: number }> {
       const run = await loadRun(runId);
-      const node = (await enabledWebhookNodes(versions, run.definitionId)).find((candidate) => candidate.id === nodeId);
+      const node = (await enabledWebhookNodes(versions, run.agentVersionId)).find(
+        (candidate) => candidate.id === nodeId,
+      );
       if (!node) throw new WebhookRefusedError(`Webhook node ${nodeId} is no longer in the run's agent version`);
       const { attempt } = Context.current().info;
       const target = {

@@ -1,4 +1,4 @@
-import { renderTemplate } from '../api/services/agents/templates';
+import { renderTemplate } from '../domain/agents/templates';
 import type { ConversationResult, Converse, TranscriptLine } from './contract';
 import { ConversationGraph, functionName, type ConversationNode } from './graph';
 import { LlmPolicy } from './llm-policy';

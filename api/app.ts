@@ -6,7 +6,7 @@ import { requireOperator } from './auth/operator-access';
 import { requiredScope } from './auth/scopes';
 import type { ApiDeps, AppState } from './context';
 import { createDocsRouter, docsAssets } from './docs';
-import { ValidationError } from './errors';
+import { ValidationError } from '../domain/errors';
 import { allowedMethods } from './middleware/allowed-methods';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';

@@ -1,4 +1,7 @@
-/** The errors a route may throw; the error middleware turns each into `{detail}` with its status. */
+/**
+ * Errors only HTTP has (credentials, methods, ranges, throttling); the error middleware turns each
+ * into `{detail}` with its status. What the domain refuses is a `DomainError`.
+ */
 export class AppError extends Error {
   constructor(
     readonly status: number,
@@ -7,12 +10,6 @@ export class AppError extends Error {
   ) {
     super(detail);
     this.name = new.target.name;
-  }
-}
-
-export class BadRequestError extends AppError {
-  constructor(detail: string) {
-    super(400, detail);
   }
 }
 
@@ -28,21 +25,9 @@ export class ForbiddenError extends AppError {
   }
 }
 
-export class NotFoundError extends AppError {
-  constructor(detail = 'Not Found') {
-    super(404, detail);
-  }
-}
-
 export class UnsupportedMediaTypeError extends AppError {
   constructor(detail: string) {
     super(415, detail);
-  }
-}
-
-export class ConflictError extends AppError {
-  constructor(detail: string) {
-    super(409, detail);
   }
 }
 
@@ -60,31 +45,8 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
-/** An upstream service (a telephony provider, the language model) failed or answered nonsense. */
-export class BadGatewayError extends AppError {
-  constructor(detail: string) {
-    super(502, detail);
-  }
-}
-
 export class ServiceUnavailableError extends AppError {
   constructor(detail: string) {
     super(503, detail);
-  }
-}
-
-/** One FastAPI-shaped validation problem. */
-export interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
-
-/** 422 whose `detail` is a list of `{loc, msg, type}`, as FastAPI answers. */
-export class ValidationError extends Error {
-  readonly status = 422;
-  constructor(readonly issues: ValidationIssue[]) {
-    super(issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '));
-    this.name = 'ValidationError';
   }
 }

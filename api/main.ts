@@ -11,7 +11,7 @@ import { startLiveConversation } from '../voice/pipeline/live-conversation';
 import { createApp } from './app';
 import { attachMediaServer } from './media/media-server';
 import { createMetrics, observeTurn } from './metrics';
-import { ensureAdminUser } from './services/admin-user';
+import { ensureAdminUser } from '../domain/accounts/admin-user';
 
 /** API process: config → PostgreSQL → Temporal client (lazy) → Koa; SIGTERM drains and closes. */
 async function main(): Promise<void> {

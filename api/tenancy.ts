@@ -1,6 +1,6 @@
 import type { FindOptionsWhere, Repository } from 'typeorm';
 import type { AuthContext } from './context';
-import { NotFoundError } from './errors';
+import { NotFoundError } from '../domain/errors';
 
 interface OrganizationOwned {
   id: number;

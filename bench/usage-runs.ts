@@ -69,7 +69,7 @@ async function timeRequests(url: string, apiKey: string, count: number): Promise
   return { times, body };
 }
 
-/** The route's two statements, as it sends them (see api/services/runs/run-queries.ts). */
+/** The route's two statements, as it sends them (see domain/runs/run-queries.ts). */
 function routeStatements(organizationId: number, from: string, to: string, search: string) {
   const where =
     'r.organization_id = $1 AND r.created_at >= $2::timestamptz AND r.created_at <= $3::timestamptz AND r.called_number LIKE $4';

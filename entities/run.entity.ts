@@ -10,20 +10,20 @@ export class Run extends TimestampedEntity {
   @Column({ type: 'integer' })
   organizationId: number;
 
-  /** The agent ("workflow" in the interface). */
-  @Column({ type: 'integer' })
-  workflowId: number;
+  /** The agent (`workflow_id` in the interface and the table). */
+  @Column({ type: 'integer', name: 'workflow_id' })
+  agentId: number;
 
-  /** The agent version the run executed. */
-  @Column({ type: 'integer' })
-  definitionId: number;
+  /** The agent version the run executed (`definition_id` in the table). */
+  @Column({ type: 'integer', name: 'definition_id' })
+  agentVersionId: number;
 
   @Column({ type: 'text' })
   name: string;
 
   /** The provider the call went through (`twilio`, `simulator`, ...). */
-  @Column({ type: 'text' })
-  mode: string;
+  @Column({ type: 'text', name: 'mode' })
+  provider: string;
 
   @Column({ type: 'text', default: 'outbound' })
   callType: CallType;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { Run, TelephonyConfiguration } from '../entities';
 import type { Logger } from '../platform/logger';
@@ -12,7 +12,7 @@ import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { AriMediaBridge, runIdOfMediaChannel } from '../telephony/providers/ari/media-bridge';
 import type { Secrets } from '../telephony/secrets';
 import { mediaTokenKey, signMediaToken } from '../voice/media-token';
-import { callStatusSignal, callWorkflowId } from '../workflows/definitions';
+import { signalCallStatus } from '../domain/calls/call-status-signal';
 
 /** A channel entered our Stasis app without naming a run: an inbound call. */
 export interface AriInboundCall {
@@ -279,18 +279,12 @@ class AriConnection {
     // Before the signal, so a Temporal outage does not leave a call without audio or a bridge behind.
     await this.bridgeMedia(run, channelId, event);
     if (run.isCompleted) return;
-    try {
-      await this.deps.temporal.workflow
-        .getHandle(run.temporalWorkflowId ?? callWorkflowId(run.id))
-        .signal(callStatusSignal, {
-          status: event.status,
-          providerCallId: channelId,
-          durationSeconds: event.durationSeconds,
-        });
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      this.log.info({ runId: run.id }, 'ARI event for a closed call workflow: ignored');
-    }
+    const signalled = await signalCallStatus(this.deps.temporal, run, {
+      status: event.status,
+      providerCallId: channelId,
+      durationSeconds: event.durationSeconds,
+    });
+    if (!signalled) this.log.info({ runId: run.id }, 'ARI event for a closed call workflow: ignored');
   }
 
   /**

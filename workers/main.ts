@@ -4,7 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterSt
 import { createActivities } from '../activities';
 import { callSettingsFrom } from '../activities/call-settings';
 import { converse } from '../agent-runtime';
-import { acceptAriStasisStart } from '../api/services/calls/inbound';
+import { acceptAriStasisStart } from '../domain/calls/inbound';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { lowerCpuPriority } from '../platform/cpu-priority';

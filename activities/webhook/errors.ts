@@ -32,5 +32,3 @@ export class WebhookDeliveryError extends Error {
     this.name = 'WebhookDeliveryError';
   }
 }
-
-export const NON_RETRYABLE_WEBHOOK_ERRORS = ['WebhookRefusedError', 'WebhookRejectedError'];

@@ -1,7 +1,5 @@
-import type { WorkflowNode } from '../../api/schemas/workflow-definition';
-import type { AgentVersionCache } from '../../api/services/agents/version-cache';
-
-export type WebhookNode = Extract<WorkflowNode, { type: 'webhook' }>;
+import type { WebhookNode } from '../../domain/agents/agent-graph';
+import type { AgentVersionCache } from '../../domain/agents/version-cache';
 
 /** A webhook node a finished call sends, as the call workflow schedules its delivery. */
 export interface PostCallWebhook {
@@ -12,8 +10,8 @@ export interface PostCallWebhook {
 const isWebhookNode = (node: { type: string }): node is WebhookNode => node.type === 'webhook';
 
 /** The enabled webhook nodes of an agent version. */
-export async function enabledWebhookNodes(versions: AgentVersionCache, definitionId: number): Promise<WebhookNode[]> {
-  const version = await versions.get(definitionId);
+export async function enabledWebhookNodes(versions: AgentVersionCache, agentVersionId: number): Promise<WebhookNode[]> {
+  const version = await versions.get(agentVersionId);
   const nodes = (version.workflowDefinition.nodes ?? []) as { type: string }[];
   return nodes.filter(isWebhookNode).filter((node) => node.data.enabled);
 }
@@ -21,7 +19,10 @@ export async function enabledWebhookNodes(versions: AgentVersionCache, definitio
 /** What a finished call of that version sends. */
 export async function postCallWebhooksOf(
   versions: AgentVersionCache,
-  definitionId: number,
+  agentVersionId: number,
 ): Promise<PostCallWebhook[]> {
-  return (await enabledWebhookNodes(versions, definitionId)).map((node) => ({ nodeId: node.id, name: node.data.name }));
+  return (await enabledWebhookNodes(versions, agentVersionId)).map((node) => ({
+    nodeId: node.id,
+    name: node.data.name,
+  }));
 }

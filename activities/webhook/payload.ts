@@ -1,4 +1,4 @@
-import { lookup, renderTemplate } from '../../api/services/agents/templates';
+import { lookup, renderTemplate } from '../../domain/agents/templates';
 
 /** What a payload template can refer to, besides `initial_context.*` and `gathered_context.*`. */
 export interface PayloadVariables {

@@ -114,8 +114,8 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     const check = verifyMediaToken(key, token, { provider, runId });
     if (check !== 'valid') throw new Refusal(401, check === 'expired' ? 'Media token expired' : 'Invalid media token');
     const run = await deps.dataSource.getRepository(Run).findOne({
-      where: { id: runId, mode: provider },
-      select: { id: true, workflowId: true, recordingUrl: true },
+      where: { id: runId, provider },
+      select: { id: true, agentId: true, recordingUrl: true },
     });
     if (!run) throw new Refusal(404, 'Run not found');
     // A second stream would overwrite the first one's recording.
@@ -152,7 +152,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
         await deps.recordings.keep(run.id);
         await deps.dataSource
           .getRepository(Run)
-          .update({ id: run.id }, { recordingUrl: recordingUrl(run.workflowId, run.id) });
+          .update({ id: run.id }, { recordingUrl: recordingUrl(run.agentId, run.id) });
         // Released only now: until recording_url is set, a new stream would pass the check above.
         claimed.delete(run.id);
         log.info({ runId: run.id, seconds: closed.durationSeconds }, 'media stream recorded');

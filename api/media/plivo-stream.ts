@@ -2,7 +2,13 @@ import type WebSocket from 'ws';
 import type { Logger } from '../../platform/logger';
 import { mulawToPcm16, pcm16ToMulaw } from '../../voice/codecs';
 import type { MediaSession, MediaTransport } from '../../voice/media-session';
-import { parseExtraHeaders, PlivoInboundFrame, plivoCheckpoint, plivoClearAudio, plivoPlayAudio } from './plivo-frames';
+import {
+  parseExtraHeaders,
+  PlivoInboundFrame,
+  plivoCheckpoint,
+  plivoClearAudio,
+  plivoPlayAudio,
+} from '../../telephony/providers/plivo/media-frames';
 import { endOnClose, jsonOf, sendIfOpen, type ProviderStreamFactory } from './stream-support';
 
 /**

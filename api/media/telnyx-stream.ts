@@ -3,8 +3,13 @@ import type { Logger } from '../../platform/logger';
 import { alawToPcm16, mulawToPcm16, pcm16ToAlaw, pcm16ToMulaw } from '../../voice/codecs';
 import type { MediaSession, MediaTransport } from '../../voice/media-session';
 import { endOnClose, jsonOf, sendIfOpen, type ProviderStreamFactory } from './stream-support';
-import { TelnyxInboundFrame, telnyxClear, telnyxMark, telnyxMedia } from './telnyx-frames';
-import { SequenceReorder } from './telnyx-reorder';
+import {
+  TelnyxInboundFrame,
+  telnyxClear,
+  telnyxMark,
+  telnyxMedia,
+} from '../../telephony/providers/telnyx/media-frames';
+import { SequenceReorder } from '../../telephony/providers/telnyx/media-reorder';
 
 type Codec = 'PCMU' | 'PCMA';
 

@@ -3,7 +3,12 @@ import type { Logger } from '../../platform/logger';
 import { mulawToPcm16, pcm16ToMulaw } from '../../voice/codecs';
 import type { MediaSession, MediaTransport } from '../../voice/media-session';
 import { endOnClose, jsonOf, sendIfOpen } from './stream-support';
-import { TwilioInboundFrame, twilioClear, twilioMark, twilioMedia } from './twilio-frames';
+import {
+  TwilioInboundFrame,
+  twilioClear,
+  twilioMark,
+  twilioMedia,
+} from '../../telephony/providers/twilio/media-frames';
 
 /**
  * The outbound half of Twilio Media Streams. Twilio routes what we send by `streamSid`, which

@@ -4,7 +4,13 @@ import { pcm16FromBytes, pcm16ToBytes } from '../../voice/codecs';
 import type { MediaSession, MediaTransport } from '../../voice/media-session';
 import { Downsampler16kTo8k, Upsampler8kTo16k } from '../../voice/resample';
 import { endOnClose, jsonOf, rawBytes, sendIfOpen, type ProviderStreamFactory } from './stream-support';
-import { l16Rate, VonageConnected, VonageEvent, vonageClear, vonageNotify } from './vonage-frames';
+import {
+  l16Rate,
+  VonageConnected,
+  VonageEvent,
+  vonageClear,
+  vonageNotify,
+} from '../../telephony/providers/vonage/media-frames';
 
 /**
  * The outbound half of a Vonage WebSocket: the session's 8 kHz PCM16, upsampled when the call

@@ -1,6 +1,14 @@
 import type { Middleware } from 'koa';
-import { isDataException } from '../db-errors';
-import { AppError, ValidationError } from '../errors';
+import { isDataException } from '../../entities/db-errors';
+import {
+  ConflictError,
+  DomainError,
+  InvalidError,
+  NotFoundError,
+  UpstreamError,
+  ValidationError,
+} from '../../domain/errors';
+import { AppError } from '../errors';
 import { isDatabaseOutage, isTemporalOutage } from '../outages';
 import type { AppState } from '../context';
 
@@ -12,6 +20,15 @@ const statusText: Record<number, string> = {
   415: 'Unsupported Media Type',
   501: 'Not Implemented',
 };
+
+/** The status of each domain refusal. */
+function domainErrorStatus(error: DomainError): number {
+  if (error instanceof InvalidError) return 400;
+  if (error instanceof NotFoundError) return 404;
+  if (error instanceof ConflictError) return 409;
+  if (error instanceof UpstreamError) return 502;
+  return 500;
+}
 
 interface HttpLikeError {
   status?: number;
@@ -39,6 +56,13 @@ export function errorHandler(): Middleware<AppState> {
       if (error instanceof ValidationError) {
         ctx.status = 422;
         ctx.body = { detail: error.issues };
+        return;
+      }
+      if (error instanceof DomainError) {
+        const status = domainErrorStatus(error);
+        ctx.status = status;
+        ctx.body = { detail: error.detail };
+        if (status >= 500) log.warn({ err: error }, error.detail);
         return;
       }
       if (error instanceof AppError) {

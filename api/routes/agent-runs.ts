@@ -2,7 +2,7 @@ import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { WorkflowIdParams } from '../schemas/agents';
 import { WorkflowRunDetail, WorkflowRunParams, WorkflowRunsPage, WorkflowRunsQuery } from '../schemas/runs';
-import { workflowRunDetail, workflowRunsPage } from '../services/runs/run-queries';
+import { workflowRunDetail, workflowRunsPage } from '../../domain/runs/run-queries';
 
 export function createAgentRunRoutes({ dataSource, config }: ApiDeps): Route[] {
   const prices = { perMinuteUsd: config.PRICE_PER_MINUTE_USD, per1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD };

@@ -1,5 +1,5 @@
 import type { ApiDeps } from '../context';
-import { quotaBreach, Quotas } from '../quotas';
+import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   AgentList,
@@ -15,11 +15,11 @@ import {
   WorkflowIdParams,
 } from '../schemas/agents';
 import { WorkflowDefinition } from '../schemas/workflow-definition';
-import { createAgent, setAgentStatus, updateAgent } from '../services/agents/agent-versions';
-import { agentList, agentView, versionList } from '../services/agents/agent-views';
-import { defaultAgent } from '../services/agents/default-agent';
-import { draftAgentWithLlm } from '../services/agents/llm-agent';
-import { toValidationIssues } from '../validation';
+import { createAgent, setAgentStatus, updateAgent } from '../../domain/agents/agent-versions';
+import { agentList, agentView, versionList } from '../../domain/agents/agent-views';
+import { defaultAgent } from '../../domain/agents/default-agent';
+import { draftAgentWithLlm } from '../agent-drafts/llm-agent';
+import { toValidationIssues } from '../../domain/validation-issues';
 
 const NOT_FOUND = errorResponse('Workflow with id {workflow_id} not found');
 const TRIGGER_TAKEN = errorResponse("A trigger node's `trigger_path` is already used by another agent");

@@ -3,7 +3,7 @@ import { IsNull } from 'typeorm';
 import { ApiKey } from '../../entities';
 import { generateApiKey } from '../auth/api-key-format';
 import type { ApiDeps } from '../context';
-import { quotaBreach, Quotas } from '../quotas';
+import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   ApiKeyIdParams,

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import { User } from '../../entities';
 import type { AuthServices } from '../auth/auth-services';
-import { hashPassword, verifyPassword } from '../auth/passwords';
+import { hashPassword, verifyPassword } from '../../domain/accounts/passwords';
 import type { ApiDeps } from '../context';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
+import { ForbiddenError, UnauthorizedError } from '../errors';
+import { ConflictError, NotFoundError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
-import { createAccount } from '../services/accounts';
+import { createAccount } from '../../domain/accounts/accounts';
 import { ChangePasswordRequest, SignupAccepted, SIGNUP_RECEIVED } from '../schemas/account';
 import { LoginRequest, SessionResponse, SignupRequest, UserResponse } from '../schemas/auth';
 import { SuccessResponse } from '../schemas/common';

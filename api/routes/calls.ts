@@ -1,18 +1,18 @@
 import type { Agent } from '../../entities';
 import { Run } from '../../entities';
 import type { ApiDeps } from '../context';
-import { NotFoundError } from '../errors';
+import { NotFoundError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { AgentUuidParams, CallInitiated, CallRequest, TriggerPathParams } from '../schemas/calls';
 import { text } from '../schemas/common';
 import { WorkflowRunParams } from '../schemas/runs';
 import { z } from '../zod';
-import { AgentVersionCache } from '../services/agents/version-cache';
-import { agentByTriggerPath, agentByUuid, callableVersion, callRoute } from '../services/calls/call-targets';
-import { idempotencyKeyOf, requestHash, withIdempotencyKey } from '../services/calls/idempotency';
-import { startOutboundCall } from '../services/calls/start-call';
-import { formatTranscript } from '../services/calls/transcript';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { AgentVersionCache } from '../../domain/agents/version-cache';
+import { agentByTriggerPath, agentByUuid, callableVersion, callRoute } from '../../domain/calls/call-targets';
+import { idempotencyKeyOf, requestHash, withIdempotencyKey } from '../../domain/calls/idempotency';
+import { startOutboundCall } from '../../domain/calls/start-call';
+import { formatTranscript } from '../../domain/calls/transcript';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 
 const callResponses = (notFound: string) => ({
   200: { description: 'The call was started', schema: CallInitiated },
@@ -134,7 +134,7 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
       },
       async (ctx, { params, auth }) => {
         const run = await dataSource.getRepository(Run).findOne({
-          where: { id: params.run_id, workflowId: params.workflow_id, organizationId: auth.organizationId },
+          where: { id: params.run_id, agentId: params.workflow_id, organizationId: auth.organizationId },
           select: { id: true, logs: true },
         });
         if (!run) throw new NotFoundError('Workflow run not found');

@@ -1,5 +1,5 @@
 import type { ApiDeps } from '../context';
-import { quotaBreach, Quotas } from '../quotas';
+import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   CampaignSourceResponse,
@@ -7,10 +7,10 @@ import {
   CsvBody,
   CsvMultipartBody,
 } from '../schemas/campaign-sources';
-import { csvUpload, MULTIPART_FILE_FIELD } from '../services/campaigns/sources/csv-body';
-import { createImportSlots } from '../services/campaigns/sources/import-slots';
-import { importCampaignSource } from '../services/campaigns/sources/import-source';
-import { spoolUpload } from '../services/campaigns/sources/spool';
+import { csvUpload, MULTIPART_FILE_FIELD } from '../uploads/csv-body';
+import { createImportSlots } from '../uploads/import-slots';
+import { importCampaignSource } from '../../domain/campaigns/sources/import-source';
+import { spoolUpload } from '../uploads/spool';
 
 const DEFAULT_FILE_NAME = 'contacts.csv';
 

@@ -1,5 +1,5 @@
 import type { ApiDeps } from '../context';
-import { quotaBreach, Quotas } from '../quotas';
+import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   Campaign,
@@ -13,19 +13,19 @@ import {
   UpdateCampaignRequest,
 } from '../schemas/campaigns';
 import { WorkflowRunsPage } from '../schemas/runs';
-import { createDraftCampaign } from '../services/campaigns/campaign-create';
-import { campaignProgress } from '../services/campaigns/campaign-progress';
-import { redialCampaign } from '../services/campaigns/campaign-redial';
-import { campaignRunsPage } from '../services/campaigns/campaign-runs';
-import { settingsForCreate } from '../services/campaigns/campaign-settings';
+import { createDraftCampaign } from '../../domain/campaigns/campaign-create';
+import { campaignProgress } from '../../domain/campaigns/campaign-progress';
+import { redialCampaign } from '../../domain/campaigns/campaign-redial';
+import { campaignRunsPage } from '../../domain/campaigns/campaign-runs';
+import { settingsForCreate } from '../../domain/campaigns/campaign-settings';
 import {
   startCampaign,
   transitionCampaign,
   updateCampaign,
   type CampaignTransitionDeps,
-} from '../services/campaigns/campaign-transitions';
-import { campaignPage, campaignViewById, campaignViewOf } from '../services/campaigns/campaign-views';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+} from '../../domain/campaigns/campaign-transitions';
+import { campaignPage, campaignViewById, campaignViewOf } from '../../domain/campaigns/campaign-views';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 
 const security = ['ApiKey', 'SessionToken'] as const;
 const tags = ['campaigns'];

@@ -2,9 +2,9 @@ import type { EntityManager } from 'typeorm';
 import { Agent, PhoneNumber, TelephonyConfiguration } from '../../entities';
 import { ProviderError, type ProviderSync } from '../../telephony/provider';
 import type { AuthContext, ApiDeps } from '../context';
-import { isUniqueViolation } from '../db-errors';
-import { quotaBreach, Quotas } from '../quotas';
-import { BadGatewayError, BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { isUniqueViolation } from '../../entities/db-errors';
+import { ConflictError, InvalidError, NotFoundError, UpstreamError } from '../../domain/errors';
+import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   ConfigIdParams,
@@ -15,9 +15,9 @@ import {
   PhoneNumberParams,
   UpdatePhoneNumberRequest,
 } from '../schemas/telephony';
-import { normalizeAddress } from '../services/telephony/phone-address';
-import { phoneNumberViewOf, phoneNumberViews } from '../services/telephony/phone-number-views';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { normalizeAddress } from '../../domain/telephony/phone-address';
+import { phoneNumberViewOf, phoneNumberViews } from '../../domain/telephony/phone-number-views';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { findOwned } from '../tenancy';
 
 const CONFIG_NOT_FOUND = 'Telephony configuration not found';
@@ -213,7 +213,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         const configuration = await findOwned(configurations, params.config_id, auth, CONFIG_NOT_FOUND);
         const number = await findNumber(configuration, params.phone_number_id);
         if (body.address !== undefined && body.address.trim() !== number.address) {
-          throw new BadRequestError('The address of a phone number cannot be changed; delete it and add the new one.');
+          throw new InvalidError('The address of a phone number cannot be changed; delete it and add the new one.');
         }
         const before = inboundTarget(configuration, number);
         if (body.clear_inbound_workflow) {
@@ -256,7 +256,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         let providerSync: ProviderSync = { ok: true, message: 'No inbound binding: the provider was not contacted.' };
         if (inboundTarget(configuration, number)) {
           providerSync = await pushInbound(configuration, number, null);
-          if (!providerSync.ok) throw new BadGatewayError(providerSync.message);
+          if (!providerSync.ok) throw new UpstreamError(providerSync.message);
         }
         await numbers.delete({ id: number.id });
         ctx.body = { message: 'Phone number deleted', provider_sync: providerSync };

@@ -2,7 +2,8 @@ import { Run } from '../../entities';
 import { createRecordingStore } from '../../voice/recording-store';
 import { requestedRange } from '../byte-range';
 import type { ApiDeps } from '../context';
-import { NotFoundError, RangeNotSatisfiableError, ServiceUnavailableError } from '../errors';
+import { RangeNotSatisfiableError, ServiceUnavailableError } from '../errors';
+import { NotFoundError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { WorkflowRunParams } from '../schemas/runs';
 import { z } from '../zod';
@@ -55,7 +56,7 @@ export function createRecordingRoutes({ dataSource, config, logger }: ApiDeps): 
       },
       async (ctx, { params, auth }) => {
         const run = await dataSource.getRepository(Run).findOne({
-          where: { id: params.run_id, workflowId: params.workflow_id, organizationId: auth.organizationId },
+          where: { id: params.run_id, agentId: params.workflow_id, organizationId: auth.organizationId },
           select: { id: true, recordingUrl: true },
         });
         if (!run) throw new NotFoundError('Workflow run not found');

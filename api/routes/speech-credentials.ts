@@ -3,7 +3,7 @@ import { SpeechCredential } from '../../entities';
 import { maskSecret } from '../../telephony/credentials';
 import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError, ValidationError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { SuccessResponse } from '../schemas/common';
 import {

@@ -1,9 +1,9 @@
 import { Campaign, TelephonyConfiguration } from '../../entities';
 import { mergeUpdate, openCredentials, sealCredentials, secretsFollowingNewAddress } from '../../telephony/credentials';
 import type { ApiDeps } from '../context';
-import { isUniqueViolation } from '../db-errors';
-import { quotaBreach, Quotas } from '../quotas';
-import { BadRequestError, ConflictError, ValidationError } from '../errors';
+import { isUniqueViolation } from '../../entities/db-errors';
+import { ConflictError, InvalidError, ValidationError } from '../../domain/errors';
+import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   ConfigIdParams,
@@ -13,9 +13,9 @@ import {
   TelephonyConfiguration as ConfigurationResponse,
   telephonyConfigRequests,
 } from '../schemas/telephony';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { findOwned } from '../tenancy';
-import { toValidationIssues } from '../validation';
+import { toValidationIssues } from '../../domain/validation-issues';
 
 const NOT_FOUND = 'Telephony configuration not found';
 const NAME_CONSTRAINT = 'telephony_configurations_organization_id_name_key';
@@ -182,7 +182,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         if (body.config) {
           const { provider, ...update } = body.config;
           if (provider !== row.provider) {
-            throw new BadRequestError('Provider cannot be changed; create a new configuration instead.');
+            throw new InvalidError('Provider cannot be changed; create a new configuration instead.');
           }
           const definition = telephony.definitionOf(row);
           const current = openCredentials(row.credentials, telephony.secrets);

@@ -6,13 +6,15 @@ import { simulatorConfigSchema } from '../../telephony/providers/simulator/confi
 import { ringSimulatorNumber } from '../../telephony/providers/simulator/inbound';
 import { jsonObjectBody } from '../../telephony/status-fields';
 import type { ApiDeps } from '../context';
-import { BadGatewayError, BadRequestError, ForbiddenError, NotFoundError } from '../errors';
+import { ForbiddenError } from '../errors';
+import { InvalidError, NotFoundError, UpstreamError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { ProviderJsonReply, providerWebhookBody, vonageWebhookBody } from '../schemas/webhooks';
-import { acceptInboundCall, findCalledNumber, inboundAddress, signalStatus } from '../services/calls/inbound';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { signalCallStatus } from '../../domain/calls/call-status-signal';
+import { acceptInboundCall, findCalledNumber, inboundAddress } from '../../domain/calls/inbound';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { z } from '../zod';
 
 const ProviderParams = z.object({ provider: z.string().openapi({ example: 'twilio' }) });
@@ -53,7 +55,7 @@ async function viaProvider<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ProviderError) throw new BadGatewayError(error.message);
+    if (error instanceof ProviderError) throw new UpstreamError(error.message);
     throw error;
   }
 }
@@ -62,7 +64,7 @@ function parsed<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof ProviderError) throw new BadRequestError(error.message);
+    if (error instanceof ProviderError) throw new InvalidError(error.message);
     throw error;
   }
 }
@@ -86,7 +88,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
 
   /** The run a provider asks instructions for, with its configuration's adapter; 404 for anything else. */
   const runOf = async (provider: string, runId: number) => {
-    const run = await dataSource.getRepository(Run).findOneBy({ id: runId, mode: provider });
+    const run = await dataSource.getRepository(Run).findOneBy({ id: runId, provider });
     const configuration = run?.telephonyConfigurationId
       ? await dataSource.getRepository(TelephonyConfiguration).findOneBy({ id: run.telephonyConfigurationId })
       : null;
@@ -228,7 +230,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         const uuid = parsed(() => jsonObjectBody(request.rawBody, 'Vonage')).uuid;
         const run =
           typeof uuid === 'string' && uuid
-            ? await dataSource.getRepository(Run).findOneBy({ mode: 'vonage', providerCallId: uuid })
+            ? await dataSource.getRepository(Run).findOneBy({ provider: 'vonage', providerCallId: uuid })
             : null;
         if (!run) {
           ctx.state.log.info({ uuid }, 'Vonage event for an unknown call: ignored');
@@ -238,7 +240,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
         if (run.isCompleted) return;
         const event = parsed(() => adapter.parseStatusWebhook(request));
-        await signalStatus(temporal, run, {
+        await signalCallStatus(temporal, run, {
           status: event.status,
           providerCallId: event.providerCallId,
           durationSeconds: event.durationSeconds,
@@ -289,7 +291,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
           ),
         );
         const run = rung.answered
-          ? await dataSource.getRepository(Run).findOneBy({ mode: 'simulator', providerCallId: rung.callId })
+          ? await dataSource.getRepository(Run).findOneBy({ provider: 'simulator', providerCallId: rung.callId })
           : null;
         ctx.body = { call_id: rung.callId, answered: rung.answered, workflow_run_id: run?.id ?? null };
       },

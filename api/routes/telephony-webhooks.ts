@@ -1,15 +1,15 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { ProviderError } from '../../telephony/provider';
 import type { ConfigurationRow } from '../../telephony/registry';
-import { callStatusSignal, callWorkflowId } from '../../workflows/definitions';
+import { signalCallStatus } from '../../domain/calls/call-status-signal';
 import type { ApiDeps } from '../context';
-import { BadRequestError, ForbiddenError } from '../errors';
+import { ForbiddenError } from '../errors';
+import { InvalidError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { providerWebhookBody } from '../schemas/webhooks';
-import { createTelephonyServices } from '../services/telephony/telephony-services';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 
 const RECEIVED = { status: 'received' as const };
 
@@ -56,21 +56,15 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         try {
           event = adapter.parseStatusWebhook(request);
         } catch (error) {
-          if (error instanceof ProviderError) throw new BadRequestError(error.message);
+          if (error instanceof ProviderError) throw new InvalidError(error.message);
           throw error;
         }
-        try {
-          await temporal.workflow
-            .getHandle(run.temporal_workflow_id ?? callWorkflowId(run.id))
-            .signal(callStatusSignal, {
-              status: event.status,
-              providerCallId: event.providerCallId,
-              durationSeconds: event.durationSeconds,
-            });
-        } catch (error) {
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-          log.info('status webhook for a closed call workflow: ignored');
-        }
+        const signalled = await signalCallStatus(
+          temporal,
+          { id: run.id, temporalWorkflowId: run.temporal_workflow_id },
+          { status: event.status, providerCallId: event.providerCallId, durationSeconds: event.durationSeconds },
+        );
+        if (!signalled) log.info('status webhook for a closed call workflow: ignored');
       },
     ),
   ];

@@ -1,7 +1,7 @@
 import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { UsageRunsPage, UsageRunsQuery } from '../schemas/runs';
-import { usageRunsPage } from '../services/runs/run-queries';
+import { usageRunsPage } from '../../domain/runs/run-queries';
 
 export function createUsageRoutes({ dataSource, config }: ApiDeps): Route[] {
   const prices = { perMinuteUsd: config.PRICE_PER_MINUTE_USD, per1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD };

@@ -1,7 +1,7 @@
 import { WebhookSigningSecrets, type SigningSecretView } from '../../activities/webhook/signing-secrets';
 import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
-import { NotFoundError } from '../errors';
+import { NotFoundError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { RotatedWebhookSigningSecret, WebhookSigningSecret } from '../schemas/webhook-signing-secret';
 

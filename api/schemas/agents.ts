@@ -1,5 +1,6 @@
 import { z } from '../zod';
-import { boundedJsonObject, JSON_BOUNDS_DESCRIPTION, JSON_LIMITS, jsonBounds } from './limits';
+import { JSON_LIMITS } from '../../domain/limits';
+import { boundedJsonObject, JSON_BOUNDS_DESCRIPTION, jsonBounds } from './limits';
 import { DateTimeString, EXAMPLE_TIME, IdParam, name, text } from './common';
 import { EXAMPLE_DEFINITION, WorkflowDefinition } from './workflow-definition';
 

@@ -2,7 +2,8 @@ import { isSupportedCountry } from 'libphonenumber-js';
 import type { ProviderDefinition } from '../../telephony/provider';
 import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, name, text } from './common';
-import { boundedJsonObject, JSON_LIMITS, jsonBounds } from './limits';
+import { JSON_LIMITS } from '../../domain/limits';
+import { boundedJsonObject, jsonBounds } from './limits';
 
 export const ConfigIdParams = z.object({ config_id: IdParam.openapi({ example: 2 }) });
 export const PhoneNumberParams = ConfigIdParams.extend({ phone_number_id: IdParam.openapi({ example: 5 }) });

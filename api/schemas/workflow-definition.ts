@@ -1,6 +1,8 @@
 import { z } from '../zod';
-import { checkGraphRules } from '../services/agents/graph-rules';
-import { boundedJsonObject, GRAPH_LIMITS, JSON_LIMITS, jsonBounds, TEXT_LIMITS } from './limits';
+import { checkGraphRules } from '../../domain/agents/graph-rules';
+import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../domain/limits';
+import { boundedJsonObject, jsonBounds } from './limits';
+import type { AgentGraph, GraphEdge, GraphNode } from '../../domain/agents/agent-graph';
 
 /**
  * An agent's conversation graph, a React Flow document: `nodes[]` and `edges[]`. Unknown keys inside
@@ -218,3 +220,10 @@ export const WorkflowDefinition = WorkflowGraph.superRefine(jsonBounds({ depth: 
 export type WorkflowDefinition = z.output<typeof WorkflowDefinition>;
 export type WorkflowNode = z.output<typeof WorkflowNode>;
 export type WorkflowEdge = z.output<typeof WorkflowEdge>;
+
+// What the schema accepts is exactly the graph the domain reads: a change to one fails to compile until the other follows.
+type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const definitionIsAgentGraph: SameShape<WorkflowDefinition, AgentGraph> = true;
+const nodeIsGraphNode: SameShape<WorkflowNode, GraphNode> = true;
+const edgeIsGraphEdge: SameShape<WorkflowEdge, GraphEdge> = true;
+void [definitionIsAgentGraph, nodeIsGraphNode, edgeIsGraphEdge];

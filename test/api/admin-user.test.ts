@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ensureAdminUser } from '../../api/services/admin-user';
+import { ensureAdminUser } from '../../domain/accounts/admin-user';
 import { Organization, User } from '../../entities';
 import { buildTestApp } from '../helpers/app';
 import { useTestServices } from '../helpers/services';

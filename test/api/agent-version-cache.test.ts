@@ -1,4 +1,4 @@
-import { AgentVersionCache } from '../../api/services/agents/version-cache';
+import { AgentVersionCache } from '../../domain/agents/version-cache';
 import { signUp } from '../helpers/accounts';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { useTestServices } from '../helpers/services';

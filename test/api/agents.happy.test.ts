@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { resolveTrigger } from '../../api/services/agents/triggers';
+import { resolveTrigger } from '../../domain/agents/triggers';
 import { signUp, type SignedUp, type TestServer } from '../helpers/accounts';
 import { createAgent, insertRun, sampleDefinition } from '../helpers/agents';
 import { useTestServices } from '../helpers/services';

@@ -1,6 +1,6 @@
 import { Client } from '@temporalio/client';
 import request from 'supertest';
-import { requestHash } from '../../api/services/calls/idempotency';
+import { requestHash } from '../../domain/calls/idempotency';
 import type { TestServer } from '../helpers/accounts';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';

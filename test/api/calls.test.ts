@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import request from 'supertest';
-import { requestHash } from '../../api/services/calls/idempotency';
+import { requestHash } from '../../domain/calls/idempotency';
 import type { TestServer } from '../helpers/accounts';
 import { createApiKey, signUp } from '../helpers/accounts';
 import { createAgent } from '../helpers/agents';

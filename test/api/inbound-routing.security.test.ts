@@ -98,10 +98,10 @@ describe('two organizations holding the same number', () => {
     fake.answer({ status: 200, body: { data: { result: 'ok' } } });
     const res = await signedCall('conn-victim', callId);
     expect(res.status).toBe(200);
-    const runs = await services.db.dataSource.getRepository(Run).findBy({ mode: 'telnyx', providerCallId: callId });
+    const runs = await services.db.dataSource.getRepository(Run).findBy({ provider: 'telnyx', providerCallId: callId });
     expect(runs).toHaveLength(1);
     started.push(`call-${runs[0]?.id}`);
-    expect(runs[0]).toMatchObject({ organizationId: victim.owner.user.organization_id, workflowId: victim.agent.id });
+    expect(runs[0]).toMatchObject({ organizationId: victim.owner.user.organization_id, agentId: victim.agent.id });
     // The answer command went out with the victim's key, not an attacker's.
     expect(fake.onlyRequest().headers.authorization).toBe('Bearer KEY-VICTIM');
   });

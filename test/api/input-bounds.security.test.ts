@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../api/schemas/limits';
-import { renderTemplate } from '../../api/services/agents/templates';
+import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../domain/limits';
+import { renderTemplate } from '../../domain/agents/templates';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { bumpCampaignIds, insertContactSource } from '../helpers/campaign-api';
@@ -24,8 +24,9 @@ const nested = (levels: number): Record<string, unknown> => {
   return value;
 };
 
-describe('a template that made the old regular expression backtrack', () => {
-  // `{{a|`, blanks, and no closing braces: seconds for a few thousand blanks, minutes for 8,000.
+describe('a template that makes a backtracking regular expression run for minutes', () => {
+  // `{{a|`, blanks, and no closing braces: a backtracking placeholder pattern needs seconds for a few
+  // thousand blanks and about 100 s for 8,000; this template has four times as many.
   const attack = `{{a|${' '.repeat(TEXT_LIMITS.prompt - 10)}x`;
 
   it('is stored and used for a campaign in seconds, not minutes', async () => {
@@ -39,7 +40,6 @@ describe('a template that made the old regular expression backtrack', () => {
       .auth(org.owner.token, { type: 'bearer' })
       .send({ name: 'Hostile', workflow_id: agent.id, source_type: 'csv', source_id: sourceId });
     expect(res.status).toBe(201);
-    // The old expression needed about 100 s for 8,000 blanks; this template has four times as many.
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 

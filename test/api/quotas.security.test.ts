@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { JSON_LIMITS } from '../../api/schemas/limits';
+import { JSON_LIMITS } from '../../domain/limits';
 import { signUp, type SignedUp } from '../helpers/accounts';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { callingOrganization } from '../helpers/calls';

@@ -2,8 +2,8 @@ import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { SignJWT } from 'jose';
 import request from 'supertest';
-import { acceptAriStasisStart } from '../../api/services/calls/inbound';
-import { createTelephonyServices } from '../../api/services/telephony/telephony-services';
+import { acceptAriStasisStart } from '../../domain/calls/inbound';
+import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { Run, TelephonyConfiguration } from '../../entities';
 import { plivoV3Signature } from '../../telephony/providers/plivo-compatible/signature-v3';
 import { simulatorSignature } from '../../telephony/providers/simulator/webhook';
@@ -261,7 +261,7 @@ const post = (path: string, signed: Signed) =>
   request(app).post(path).set('content-type', signed.contentType).set(signed.headers).send(signed.body);
 
 const runsOfCall = (provider: string, callId: string) =>
-  services.db.dataSource.getRepository(Run).findBy({ mode: provider, providerCallId: callId });
+  services.db.dataSource.getRepository(Run).findBy({ provider, providerCallId: callId });
 
 const workflowInput = async (workflowId: string) => {
   const history = await services.temporal.client.workflow.getHandle(workflowId).fetchHistory();
@@ -285,8 +285,8 @@ describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
     startedWorkflows.push(`call-${run.id}`);
     expect(run).toMatchObject({
       organizationId: org.owner.user.organization_id,
-      workflowId: org.agent.id,
-      definitionId: org.agent.current_definition_id,
+      agentId: org.agent.id,
+      agentVersionId: org.agent.current_definition_id,
       name: `call-${run.id}`,
       callType: 'inbound',
       state: 'running',
@@ -418,7 +418,9 @@ describe('POST /telephony/{provider}/inbound, other cases', () => {
     );
     await services.db.dataSource.query(`UPDATE agents SET status = 'active' WHERE id = $1`, [org.agent.id]);
     expect(archived.text).toContain(twilio.reject);
-    expect(await services.db.dataSource.getRepository(Run).countBy({ mode: 'twilio', callType: 'inbound' })).toBe(2);
+    expect(await services.db.dataSource.getRepository(Run).countBy({ provider: 'twilio', callType: 'inbound' })).toBe(
+      2,
+    );
   });
 
   it('acknowledges Telnyx events that announce no new call', async () => {

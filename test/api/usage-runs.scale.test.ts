@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { SqlWhere } from '../../api/services/runs/sql-where';
-import { applyFilters, filterSet } from '../../api/services/runs/run-filters';
+import { SqlWhere } from '../../domain/runs/sql-where';
+import { applyFilters, filterSet } from '../../domain/runs/run-filters';
 import { signUp, type SignedUp, type TestServer } from '../helpers/accounts';
 import { createAgent, insertCampaign, type CreatedAgent } from '../helpers/agents';
 import { useTestServices } from '../helpers/services';

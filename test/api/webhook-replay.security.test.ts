@@ -70,7 +70,7 @@ afterAll(async () => {
 });
 
 const runsOf = (mode: string, callId: string) =>
-  services.db.dataSource.getRepository(Run).findBy({ mode, providerCallId: callId });
+  services.db.dataSource.getRepository(Run).findBy({ provider: mode, providerCallId: callId });
 
 function plivoCall(callId: string, nonce: string) {
   const fields = { CallUUID: callId, To: PLIVO_NUMBER.slice(1), From: '14155550199', Direction: 'inbound' };

@@ -4,7 +4,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import request from 'supertest';
 import { createWebhookActivities } from '../../activities/webhook.activities';
 import { verifySignatureHeader } from '../../activities/webhook/signature';
-import { AgentVersionCache } from '../../api/services/agents/version-cache';
+import { AgentVersionCache } from '../../domain/agents/version-cache';
 import { Secrets } from '../../telephony/secrets';
 import { signUp, type SignedUp } from '../helpers/accounts';
 import { createAgent, insertRun, sampleDefinition } from '../helpers/agents';

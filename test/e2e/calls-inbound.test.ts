@@ -92,7 +92,7 @@ describe('inbound calls through the simulator, the API, Temporal and a worker', 
     const run = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
     expect(run).toMatchObject({
       callType: 'inbound',
-      mode: 'simulator',
+      provider: 'simulator',
       state: 'completed',
       isCompleted: true,
       calledNumber: BOUND,

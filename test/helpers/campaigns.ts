@@ -16,7 +16,11 @@ import { callingOrganization, type CallingOrganization } from './calls';
 import type { TestServices } from './services';
 import { callWorker } from './call-worker';
 import { TEST_SECRETS_KEY } from './telephony';
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY_CONFIG } from '../../api/schemas/campaigns';
+import {
+  DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_RETRY_CONFIG,
+} from '../../domain/campaigns/campaign-defaults';
 import type { WaitForOptions } from './wait-for';
 
 /** The decided defaults, with what a test changes. */

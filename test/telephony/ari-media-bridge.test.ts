@@ -71,10 +71,10 @@ async function startListener(): Promise<AriListener> {
 const newRun = (fields: Partial<Run> = {}) =>
   services.db.dataSource.getRepository(Run).save({
     organizationId: org.owner.user.organization_id,
-    workflowId: org.agent.id,
-    definitionId: org.agent.current_definition_id,
+    agentId: org.agent.id,
+    agentVersionId: org.agent.current_definition_id,
     name: 'ari call',
-    mode: 'ari',
+    provider: 'ari',
     callType: 'outbound',
     state: 'running',
     telephonyConfigurationId: configurationId,

@@ -1,5 +1,5 @@
 import { WorkflowDefinition } from '../../api/schemas/workflow-definition';
-import { edgeFunctionName } from '../../api/services/agents/graph-rules';
+import { edgeFunctionName } from '../../domain/agents/graph-rules';
 import { sampleDefinition } from '../helpers/agents';
 
 type Definition = ReturnType<typeof sampleDefinition>;

@@ -1,5 +1,5 @@
 import { WorkflowDefinition } from '../../api/schemas/workflow-definition';
-import { renderTemplate, requiredTemplateVariables } from '../../api/services/agents/templates';
+import { renderTemplate, requiredTemplateVariables } from '../../domain/agents/templates';
 import { sampleDefinition } from '../helpers/agents';
 
 // Monday 2 March 2026, 14:05:09 UTC: 09:05:09 in New York (EST), 23:05:09 in Tokyo.

@@ -1,4 +1,5 @@
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_RETRY_CONFIG, UpdateCampaignRequest } from '../../api/schemas/campaigns';
+import { UpdateCampaignRequest } from '../../api/schemas/campaigns';
+import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_RETRY_CONFIG } from '../../domain/campaigns/campaign-defaults';
 import { CAMPAIGN_LIMITS, settingsChangeProblem } from '../../workflows/campaign/settings-change';
 
 /** The `configureCampaign` validator and `PATCH /campaign/{id}` accept and refuse the same values. */

@@ -1,7 +1,7 @@
 import parseWithMinMetadata from 'libphonenumber-js';
 import mobileExamples from 'libphonenumber-js/examples.mobile.json';
 import maxMetadataJson from 'libphonenumber-js/max/metadata';
-import { e164, libraryE164 } from '../../api/services/campaigns/sources/phone-number';
+import { e164, libraryE164 } from '../../domain/campaigns/sources/phone-number';
 
 const metadata = maxMetadataJson as unknown as {
   country_calling_codes: Record<string, string[]>;

@@ -1,4 +1,4 @@
-import { RepeatFilter } from '../../api/services/campaigns/sources/repeat-filter';
+import { RepeatFilter } from '../../domain/campaigns/sources/repeat-filter';
 
 const AREA_CODES = ['212', '415', '646', '312', '617', '303', '206', '512', '305', '404'];
 /** Distinct numbers shaped like the benchmark's: ten area codes, consecutive subscriber numbers. */

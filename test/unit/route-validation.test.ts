@@ -3,7 +3,7 @@ import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import request from 'supertest';
 import type { AppState } from '../../api/context';
-import { ConflictError } from '../../api/errors';
+import { ConflictError } from '../../domain/errors';
 import { errorHandler } from '../../api/middleware/error-handler';
 import { defineRoute } from '../../api/route';
 import { allowedMethods } from '../../api/middleware/allowed-methods';

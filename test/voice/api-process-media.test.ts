@@ -70,10 +70,10 @@ it('serves Twilio media in the API process, and SIGTERM closes open streams with
   const org = await callingOrganization(services.server({ SECRETS_KEY: TEST_SECRETS_KEY }));
   const run = await services.db.dataSource.getRepository(Run).save({
     organizationId: org.owner.user.organization_id,
-    workflowId: org.agent.id,
-    definitionId: org.agent.current_definition_id,
+    agentId: org.agent.id,
+    agentVersionId: org.agent.current_definition_id,
     name: 'media in the API process',
-    mode: 'twilio',
+    provider: 'twilio',
     callType: 'inbound',
   });
   const key = mediaTokenKey(new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex')));
@@ -96,7 +96,7 @@ it('serves Twilio media in the API process, and SIGTERM closes open streams with
   expect(code).toBe(0);
 
   const stored = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: run.id });
-  expect(stored.recordingUrl).toBe(`/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording`);
+  expect(stored.recordingUrl).toBe(`/api/v1/workflow/${run.agentId}/runs/${run.id}/recording`);
   const header = parseWavHeader(await readFile(join(recordingsDir, `${run.id}.wav`)));
   expect(header).toEqual({ channels: 2, sampleRate: 8000, bitsPerSample: 16, dataBytes: 4000 * 4 });
 });

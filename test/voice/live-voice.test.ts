@@ -65,10 +65,10 @@ async function liveCall(agent: CreatedAgent, provider: string): Promise<Run> {
   const runs = services.db.dataSource.getRepository(Run);
   const run = await runs.save({
     organizationId: org.owner.user.organization_id,
-    workflowId: agent.id,
-    definitionId: agent.current_definition_id,
+    agentId: agent.id,
+    agentVersionId: agent.current_definition_id,
     name: 'live call',
-    mode: provider,
+    provider,
     callType: 'inbound',
     state: 'running',
   });

@@ -77,10 +77,10 @@ afterAll(async () => {
 const runOf = (provider: string) =>
   services.db.dataSource.getRepository(Run).save({
     organizationId: org.owner.user.organization_id,
-    workflowId: org.agent.id,
-    definitionId: org.agent.current_definition_id,
+    agentId: org.agent.id,
+    agentVersionId: org.agent.current_definition_id,
     name: 'media stream',
-    mode: provider,
+    provider,
     callType: 'inbound',
     state: 'running',
   });
@@ -229,7 +229,7 @@ const cases: Case[] = [
 
 const recording = (run: Run) =>
   request(app.callback())
-    .get(`/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording`)
+    .get(`/api/v1/workflow/${run.agentId}/runs/${run.id}/recording`)
     .set('X-API-Key', org.apiKey)
     .responseType('blob');
 
@@ -287,7 +287,7 @@ describe.each(cases)('$name media stream endpoint', (c) => {
 
     client.stop();
     expect(await client.closed).toBe(c.closeCode);
-    expect(await recordingUrlOf(run.id)).toBe(`/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording`);
+    expect(await recordingUrlOf(run.id)).toBe(`/api/v1/workflow/${run.agentId}/runs/${run.id}/recording`);
     const wav = (await recording(run)).body as Buffer;
     expect(parseWavHeader(wav)).toEqual({ channels: 2, sampleRate: 8000, bitsPerSample: 16, dataBytes: 16000 * 4 });
     const left = Array.from({ length: 16000 }, (_, i) => wav.readInt16LE(WAV_HEADER_BYTES + i * 4));

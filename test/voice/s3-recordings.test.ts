@@ -94,17 +94,17 @@ afterAll(async () => {
 const twilioRun = () =>
   services.db.dataSource.getRepository(Run).save({
     organizationId: org.owner.user.organization_id,
-    workflowId: org.agent.id,
-    definitionId: org.agent.current_definition_id,
+    agentId: org.agent.id,
+    agentVersionId: org.agent.current_definition_id,
     name: 'recorded to S3',
-    mode: 'twilio',
+    provider: 'twilio',
     callType: 'inbound',
     state: 'running',
   });
 
 const recording = (run: Run, apiKey = org.apiKey) =>
   request(app.callback())
-    .get(`/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording`)
+    .get(`/api/v1/workflow/${run.agentId}/runs/${run.id}/recording`)
     .set('X-API-Key', apiKey)
     .responseType('blob');
 
@@ -225,7 +225,7 @@ describe('recordings in S3', () => {
     // recording_url set, but nothing on disk and no object (removed by hand, say).
     await services.db.dataSource
       .getRepository(Run)
-      .update({ id: run.id }, { recordingUrl: `/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording` });
+      .update({ id: run.id }, { recordingUrl: `/api/v1/workflow/${run.agentId}/runs/${run.id}/recording` });
     const missing = await recording(run);
     expect(missing.status).toBe(404);
     expect(JSON.parse((missing.body as Buffer).toString())).toEqual({ detail: 'Recording not found' });

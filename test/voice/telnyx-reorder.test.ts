@@ -1,4 +1,4 @@
-import { SequenceReorder } from '../../api/media/telnyx-reorder';
+import { SequenceReorder } from '../../telephony/providers/telnyx/media-reorder';
 
 describe('SequenceReorder (Telnyx frames out of order)', () => {
   const collect = (window = 16) => {

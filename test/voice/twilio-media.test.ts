@@ -64,10 +64,10 @@ afterAll(async () => {
 const twilioRun = () =>
   services.db.dataSource.getRepository(Run).save({
     organizationId: org.owner.user.organization_id,
-    workflowId: org.agent.id,
-    definitionId: org.agent.current_definition_id,
+    agentId: org.agent.id,
+    agentVersionId: org.agent.current_definition_id,
     name: 'media stream',
-    mode: 'twilio',
+    provider: 'twilio',
     callType: 'inbound',
     state: 'running',
   });
@@ -77,7 +77,7 @@ const urlOf = (runId: number, provider = 'twilio') =>
 
 const recording = (run: Run) =>
   request(app.callback())
-    .get(`/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording`)
+    .get(`/api/v1/workflow/${run.agentId}/runs/${run.id}/recording`)
     .set('X-API-Key', org.apiKey)
     .responseType('blob');
 
@@ -107,7 +107,7 @@ describe('Twilio media stream endpoint', () => {
     // Twilio closes after `stop`; the server closes too, normally.
     expect(await client.closed).toBe(1000);
 
-    expect(await recordingUrlOf(run.id)).toBe(`/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording`);
+    expect(await recordingUrlOf(run.id)).toBe(`/api/v1/workflow/${run.agentId}/runs/${run.id}/recording`);
     const res = await recording(run);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('audio/wav');
@@ -125,12 +125,12 @@ describe('Twilio media stream endpoint', () => {
 
     // The run detail points at it; another organization does not get it.
     const detail = await request(app.callback())
-      .get(`/api/v1/workflow/${run.workflowId}/runs/${run.id}`)
+      .get(`/api/v1/workflow/${run.agentId}/runs/${run.id}`)
       .set('X-API-Key', org.apiKey);
-    expect(detail.body).toMatchObject({ recording_url: `/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording` });
+    expect(detail.body).toMatchObject({ recording_url: `/api/v1/workflow/${run.agentId}/runs/${run.id}/recording` });
     const other = await callingOrganization(app.callback());
     const foreign = await request(app.callback())
-      .get(`/api/v1/workflow/${run.workflowId}/runs/${run.id}/recording`)
+      .get(`/api/v1/workflow/${run.agentId}/runs/${run.id}/recording`)
       .set('X-API-Key', other.apiKey);
     expect(foreign.status).toBe(404);
 

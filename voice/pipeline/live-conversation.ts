@@ -4,7 +4,7 @@ import { converse } from '../../agent-runtime';
 import type { ConversationResult, LlmSettings, TurnLatency } from '../../agent-runtime/contract';
 import { conversationInput } from '../../agent-runtime/conversation-input';
 import { ConversationGraph } from '../../agent-runtime/graph';
-import { loadConversationSource } from '../../api/services/calls/conversation-source';
+import { loadConversationSource } from '../../domain/calls/conversation-source';
 import { Run } from '../../entities';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';

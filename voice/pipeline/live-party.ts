@@ -4,9 +4,12 @@ import type { Logger } from '../../platform/logger';
 import type { MediaSession } from '../media-session';
 import { Playout } from '../playout';
 import type { SttHandlers, SttStream } from '../speech/stt';
-import type { TextToSpeech, TtsOptions, TtsStream } from '../speech/tts';
+import type { TextToSpeech, TtsOptions } from '../speech/tts';
 import { VoiceActivityDetector, type VadSettings } from '../vad';
 import { CallerTurns, type CallerTurn } from './caller-turns';
+import { LiveReply } from './live-reply';
+import { transcriptSeconds } from './transcript-seconds';
+import { turnLatency } from './turn-latency';
 import { wordCount, type TurnSettings } from './turn-settings';
 
 export interface LivePartyDeps {
@@ -197,24 +200,8 @@ export class LiveParty implements ConversationParty {
     const turn = this.unansweredTurn;
     if (!turn) return;
     this.unansweredTurn = null;
-    const sentAt = this.clock();
-    const total = Math.max(0, sentAt - turn.endOfSpeechAt - turn.heldMs);
-    // From the request for the final words: the detector's lag before it goes to overhead.
-    const stt = Math.max(0, turn.transcribedAt - Math.max(turn.finalizedAt, turn.endOfSpeechAt));
-    const llm =
-      reply.marks.requestSent && reply.marks.firstToken ? reply.marks.firstToken - reply.marks.requestSent : 0;
-    const tts =
-      reply.marks.firstSentence && reply.marks.firstAudio ? reply.marks.firstAudio - reply.marks.firstSentence : 0;
     this.turnCount += 1;
-    const latency: TurnLatency = {
-      turn: this.turnCount,
-      endpointing: Math.round(turn.endpointingSeconds * 1000 + turn.heldMs),
-      stt,
-      llm,
-      tts,
-      overhead: Math.max(0, total - stt - llm - tts),
-      total,
-    };
+    const latency = turnLatency(this.turnCount, turn, reply.marks, this.clock());
     this.latencies.push(latency);
     this.deps.onLatency?.(latency);
   }
@@ -290,8 +277,8 @@ export class LiveParty implements ConversationParty {
       at: this.wallAt(first.start),
       role: 'user',
       text: turns.map((turn) => turn.text).join(' '),
-      start: round(first.start),
-      end: round(last.end),
+      start: transcriptSeconds(first.start),
+      end: transcriptSeconds(last.end),
     };
     return { line };
   }
@@ -360,173 +347,5 @@ class ArrivalTimes {
       if ((this.ends[i - 1] ?? 0) < position) return this.walls[i] ?? Date.now();
     }
     return this.walls[0] ?? Date.now();
-  }
-}
-
-const round = (seconds: number): number => Math.round(seconds * 1000) / 1000;
-
-interface ReplyMarks {
-  requestSent?: number;
-  firstToken?: number;
-  firstSentence?: number;
-  firstAudio?: number;
-}
-
-/**
- * One agent reply on a live call: sentences go to text-to-speech as they come (one stream per
- * reply), its audio to the playout; it is done once the last sentence has been synthesized and
- * played, or when the caller interrupts or the call ends. The stream opens when the language model
- * is asked (or with the first sentence of a reply that asks none), so the provider's handshake
- * happens while the model thinks instead of after its first sentence.
- */
-class LiveReply implements AgentReply {
-  readonly streaming = true;
-  readonly marks: ReplyMarks = {};
-  private readonly texts: string[] = [];
-  private stream: TtsStream | null = null;
-  private opening = false;
-  private noMoreText = false;
-  private synthesized = false;
-  private settled = false;
-  private interrupted = false;
-  private startedAt: number | null = null;
-  private resolve: (spoken: Spoken) => void = () => undefined;
-  private readonly outcome = new Promise<Spoken>((resolve) => (this.resolve = resolve));
-
-  constructor(
-    private readonly party: LiveParty,
-    readonly interruptible: boolean,
-  ) {}
-
-  /** Still speaking, or about to. */
-  get active(): boolean {
-    return !this.settled;
-  }
-
-  requestSent(): void {
-    this.marks.requestSent ??= this.party.nowMs();
-    if (!this.stream && !this.opening && !this.settled) this.open();
-  }
-
-  firstToken(): void {
-    this.marks.firstToken ??= this.party.nowMs();
-  }
-
-  sentence(text: string): void {
-    if (this.settled || this.noMoreText || !text.trim()) return;
-    this.texts.push(text.trim());
-    this.marks.firstSentence ??= this.party.nowMs();
-    if (this.stream) this.stream.speak(text.trim());
-    else if (!this.opening) this.open();
-  }
-
-  finish(): Promise<Spoken> {
-    this.noMoreText = true;
-    if (this.texts.length === 0) {
-      // Nothing to say (the model only called a function): a stream opened ahead goes unused.
-      this.synthesized = true;
-      this.stream?.cancel();
-    } else this.stream?.end();
-    this.whenPlayed();
-    return this.outcome;
-  }
-
-  /** Opened ahead of any sentence and lost before one came (a provider's idle timeout): the first sentence opens another. */
-  private lostAhead(): boolean {
-    if (this.texts.length > 0 || this.noMoreText || this.settled) return false;
-    this.stream = null;
-    this.opening = false;
-    return true;
-  }
-
-  /** The caller spoke over the agent: drop what has not been played, tell the provider. */
-  interrupt(): void {
-    if (this.settled) return;
-    this.interrupted = true;
-    this.stream?.cancel();
-    this.party.playback.clear();
-    this.party.emit('interrupted');
-    this.settle();
-  }
-
-  /** The call is over. */
-  cut(reason: EndedBy): void {
-    if (this.settled) return;
-    this.stream?.cancel();
-    this.settle(reason);
-  }
-
-  private open(): void {
-    this.opening = true;
-    const { tts, options, log } = this.party.speech;
-    tts
-      .open(options, {
-        onAudio: (samples) => this.audio(samples),
-        onDone: () => {
-          this.synthesized = true;
-          this.whenPlayed();
-        },
-        onError: (error) => {
-          if (this.lostAhead()) return log.warn({ err: error }, 'text-to-speech closed before the first sentence');
-          log.error({ err: error }, 'text-to-speech failed');
-          this.synthesized = true;
-          this.whenPlayed();
-        },
-      })
-      .then(
-        (stream) => {
-          if (this.settled || (this.noMoreText && this.texts.length === 0)) {
-            stream.cancel();
-            return;
-          }
-          this.stream = stream;
-          for (const text of this.texts) stream.speak(text);
-          if (this.noMoreText) stream.end();
-        },
-        (error: unknown) => {
-          if (this.lostAhead()) return log.warn({ err: error }, 'text-to-speech could not be opened ahead');
-          log.error({ err: error }, 'text-to-speech could not be opened');
-          this.synthesized = true;
-          this.whenPlayed();
-        },
-      );
-  }
-
-  private audio(samples: Int16Array): void {
-    if (this.settled) return;
-    const first = this.marks.firstAudio === undefined;
-    this.marks.firstAudio ??= this.party.nowMs();
-    this.party.playback.enqueue(
-      samples,
-      first
-        ? () => {
-            this.startedAt = this.party.playback.seconds;
-            this.party.firstAudioSent(this);
-          }
-        : undefined,
-    );
-  }
-
-  private whenPlayed(): void {
-    if (!this.noMoreText || !this.synthesized || this.settled) return;
-    void this.party.playback.drained().then(() => this.settle());
-  }
-
-  private settle(over?: EndedBy): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.party.replySettled(this);
-    const text = this.texts.join(' ');
-    const start = this.startedAt ?? this.party.playback.seconds;
-    const line: TranscriptLine | null = text
-      ? {
-          at: this.party.wallAt(start),
-          role: 'assistant',
-          text,
-          start: round(start),
-          end: round(this.party.playback.seconds),
-        }
-      : null;
-    this.resolve({ line, ...(this.interrupted ? { interrupted: true } : {}), ...(over ? { over } : {}) });
   }
 }

@@ -1,0 +1,38 @@
+import type { DataSource } from 'typeorm';
+import { Organization, User } from '../../entities';
+import { hashPassword } from './passwords';
+import { isUniqueViolation } from '../../entities/db-errors';
+import { ConflictError } from '../errors';
+
+export interface NewAccount {
+  /** Already lower-cased. */
+  email: string;
+  password: string;
+  name?: string | null;
+}
+
+/** A user and the organization it owns, created together; 409 when the email is taken. */
+export async function createAccount(dataSource: DataSource, account: NewAccount): Promise<User> {
+  // Hashed whether or not the email is taken, so the time taken does not tell which it is.
+  const passwordHash = await hashPassword(account.password);
+  if (await dataSource.getRepository(User).existsBy({ email: account.email })) {
+    throw new ConflictError('Email already registered');
+  }
+  try {
+    return await dataSource.transaction(async (manager) => {
+      const organization = await manager.save(manager.create(Organization, { name: account.name ?? account.email }));
+      return manager.save(
+        manager.create(User, {
+          organizationId: organization.id,
+          email: account.email,
+          name: account.name ?? null,
+          passwordHash,
+        }),
+      );
+    });
+  } catch (error) {
+    // Two signups with one email at the same moment: the unique index decides.
+    if (isUniqueViolation(error, 'users_email_key')) throw new ConflictError('Email already registered');
+    throw error;
+  }
+}

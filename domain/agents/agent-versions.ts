@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { DataSource, EntityManager } from 'typeorm';
+import { Agent, AgentVersion } from '../../entities';
+import type { Actor } from '../actor';
+import { NotFoundError } from '../errors';
+import type { AgentGraph } from './agent-graph';
+import type { Quotas } from '../quotas';
+import { syncTriggers, withTriggerPaths } from './triggers';
+
+export const workflowNotFound = (id: number) => new NotFoundError(`Workflow with id ${id} not found`);
+
+/** What a version holds; every change to it makes a new version. */
+export interface VersionContent {
+  workflowDefinition: AgentGraph;
+  workflowConfigurations: Record<string, unknown>;
+  templateContextVariables: Record<string, unknown>;
+}
+
+export interface AgentChanges extends Partial<VersionContent> {
+  name?: string;
+}
+
+// Stored definitions were validated by the WorkflowDefinition schema before they were written.
+const storedDefinition = (version: AgentVersion) => version.workflowDefinition as AgentGraph;
+
+/** Compared as JSON, as PostgreSQL returns it (no `undefined` keys). */
+const sameJson = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), b);
+
+async function publishVersion(manager: EntityManager, agent: Agent, content: VersionContent, number: number) {
+  const version = await manager.save(
+    manager.create(AgentVersion, { agentId: agent.id, versionNumber: number, status: 'published', ...content }),
+  );
+  await manager.update(Agent, { id: agent.id }, { currentDefinitionId: version.id });
+  await syncTriggers(manager, agent, content.workflowDefinition);
+}
+
+/** Creates an agent with version 1 published; returns its id. */
+export async function createAgent(
+  dataSource: DataSource,
+  caller: Actor,
+  quotas: Quotas,
+  name: string,
+  content: VersionContent,
+): Promise<number> {
+  return dataSource.transaction(async (manager) => {
+    const agent = await manager.save(
+      manager.create(Agent, {
+        organizationId: caller.organizationId,
+        workflowUuid: randomUUID(),
+        name,
+        currentDefinitionId: null,
+      }),
+    );
+    await publishVersion(
+      manager,
+      agent,
+      { ...content, workflowDefinition: withTriggerPaths(content.workflowDefinition) },
+      1,
+    );
+    await quotas.claim(manager, 'agents', caller.organizationId);
+    return agent.id;
+  });
+}
+
+/**
+ * Applies a PUT. A change to the definition, configurations or variables publishes version n+1 and
+ * archives the previous one; a name alone makes no version. The agent row is locked for the whole
+ * transaction, so concurrent updates take turns and never pick the same number (the unique
+ * (agent_id, version_number) constraint backs this up).
+ */
+export async function updateAgent(
+  dataSource: DataSource,
+  caller: Actor,
+  quotas: Quotas,
+  id: number,
+  changes: AgentChanges,
+): Promise<void> {
+  await dataSource.transaction(async (manager) => {
+    const agent = await manager.findOne(Agent, {
+      where: { id, organizationId: caller.organizationId },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!agent?.currentDefinitionId) throw workflowNotFound(id);
+    const current = await manager.findOneByOrFail(AgentVersion, { id: agent.currentDefinitionId });
+    const next: VersionContent = {
+      workflowDefinition: changes.workflowDefinition
+        ? withTriggerPaths(changes.workflowDefinition, storedDefinition(current))
+        : storedDefinition(current),
+      workflowConfigurations: changes.workflowConfigurations ?? current.workflowConfigurations,
+      templateContextVariables: changes.templateContextVariables ?? current.templateContextVariables,
+    };
+    const changed =
+      !sameJson(next.workflowDefinition, current.workflowDefinition) ||
+      !sameJson(next.workflowConfigurations, current.workflowConfigurations) ||
+      !sameJson(next.templateContextVariables, current.templateContextVariables);
+    if (changes.name !== undefined && changes.name !== agent.name) {
+      await manager.update(Agent, { id }, { name: changes.name });
+    }
+    if (!changed) return;
+    const latest = await manager.maximum(AgentVersion, 'versionNumber', { agentId: id });
+    await manager.update(AgentVersion, { id: current.id }, { status: 'archived' });
+    await publishVersion(manager, agent, next, (latest ?? 0) + 1);
+    await quotas.claim(manager, 'agent_versions', id);
+  });
+}
+
+/** Archives or restores an agent; 404 outside the caller's organization. */
+export async function setAgentStatus(
+  dataSource: DataSource,
+  caller: Actor,
+  id: number,
+  status: Agent['status'],
+): Promise<void> {
+  const result = await dataSource
+    .getRepository(Agent)
+    .update({ id, organizationId: caller.organizationId }, { status });
+  if (!result.affected) throw workflowNotFound(id);
+}

@@ -1,0 +1,109 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { Agent, AgentVersion, Campaign, CampaignSource, TelephonyConfiguration } from '../../entities';
+import type { CampaignSettings } from '../../workflows/definitions';
+import type { Actor } from '../actor';
+import { InvalidError } from '../errors';
+import type { AgentGraph } from '../agents/agent-graph';
+import type { Quotas } from '../quotas';
+import { requiredTemplateVariables } from '../agents/templates';
+import { settingsColumns } from './campaign-settings';
+
+/**
+ * Variables every campaign call's `initial_context` carries besides the contact's columns (the
+ * call engine adds them when it dials), so an agent may use them without a CSV column.
+ */
+export const CAMPAIGN_CALL_VARIABLES = ['called_number', 'caller_number', 'direction', 'provider', 'campaign_id'];
+
+/** The caller's agent and the version its campaign calls will run with; 400 `workflow_not_found` otherwise. */
+export async function campaignAgent(manager: EntityManager, caller: Actor, agentId: number) {
+  const agent = await manager.findOneBy(Agent, { id: agentId, organizationId: caller.organizationId });
+  const version = agent?.currentDefinitionId
+    ? await manager.findOneBy(AgentVersion, { id: agent.currentDefinitionId })
+    : null;
+  if (!agent || !version) throw new InvalidError('workflow_not_found');
+  return { agent, version };
+}
+
+/** The caller's contact list; 400 `source_not_found` otherwise. */
+export async function campaignSource(manager: EntityManager, caller: Actor, sourceId: string) {
+  const source = await manager.findOneBy(CampaignSource, { id: sourceId, organizationId: caller.organizationId });
+  if (!source) throw new InvalidError('source_not_found');
+  return source;
+}
+
+/**
+ * The configuration a campaign dials through: the explicit one (400 `telephony_configuration_not_found`
+ * when it is not the caller's), else the organization's default outbound one, else none yet (start
+ * then refuses).
+ */
+async function campaignConfigurationId(
+  manager: EntityManager,
+  caller: Actor,
+  explicitId: number | null | undefined,
+): Promise<number | null> {
+  if (explicitId) {
+    const found = await manager.findOneBy(TelephonyConfiguration, {
+      id: explicitId,
+      organizationId: caller.organizationId,
+    });
+    if (!found) throw new InvalidError('telephony_configuration_not_found');
+    return found.id;
+  }
+  const fallback = await manager.findOneBy(TelephonyConfiguration, {
+    organizationId: caller.organizationId,
+    isDefaultOutbound: true,
+  });
+  return fallback?.id ?? null;
+}
+
+/** Refuses (400) an agent whose templates need variables the contact list has no column for. */
+export function checkTemplateVariables(version: AgentVersion, columns: string[]): void {
+  const available = new Set([...columns, ...CAMPAIGN_CALL_VARIABLES]);
+  const definition = version.workflowDefinition as Pick<AgentGraph, 'nodes' | 'edges'>;
+  const missing = requiredTemplateVariables(definition).filter((name) => !available.has(name));
+  if (missing.length > 0) {
+    throw new InvalidError(
+      `Workflow uses template variables that are missing from the source data: ${missing.map((name) => `'${name}'`).join(', ')}. ` +
+        'Add these columns to the CSV or give them a fallback ({{name | default}}).',
+    );
+  }
+}
+
+export interface NewCampaign {
+  settings: CampaignSettings;
+  workflowId: number;
+  sourceId: string;
+  telephonyConfigurationId?: number | null;
+  parentCampaignId?: number;
+}
+
+/** Checks a new campaign's references and inserts it as a draft (inside the caller's transaction). */
+export async function insertDraftCampaign(
+  manager: EntityManager,
+  caller: Actor,
+  quotas: Quotas,
+  campaign: NewCampaign,
+): Promise<Campaign> {
+  const { version } = await campaignAgent(manager, caller, campaign.workflowId);
+  const source = await campaignSource(manager, caller, campaign.sourceId);
+  const telephonyConfigurationId = await campaignConfigurationId(manager, caller, campaign.telephonyConfigurationId);
+  checkTemplateVariables(version, source.columns);
+  const saved = await manager.save(
+    manager.create(Campaign, {
+      organizationId: caller.organizationId,
+      workflowId: campaign.workflowId,
+      sourceType: 'csv',
+      sourceId: source.id,
+      telephonyConfigurationId,
+      state: 'draft',
+      totalRows: source.totalRows,
+      parentCampaignId: campaign.parentCampaignId ?? null,
+      ...settingsColumns(campaign.settings),
+    }),
+  );
+  await quotas.claim(manager, 'campaigns', caller.organizationId);
+  return saved;
+}
+
+export const createDraftCampaign = (dataSource: DataSource, caller: Actor, quotas: Quotas, campaign: NewCampaign) =>
+  dataSource.transaction((manager) => insertDraftCampaign(manager, caller, quotas, campaign));

@@ -1,0 +1,126 @@
+import type { DataSource } from 'typeorm';
+import { Campaign } from '../../entities';
+import type { Actor } from '../actor';
+import { NotFoundError } from '../errors';
+import type { CampaignListQuery, CampaignView } from '../../api/schemas/campaigns';
+import type { z } from 'zod';
+import { settingsOf } from './campaign-settings';
+
+export const CAMPAIGN_NOT_FOUND = 'Campaign not found';
+
+interface Names {
+  workflow_name: string;
+  telephony_configuration_name: string | null;
+}
+
+interface LogRow {
+  campaign_id: number;
+  created_at: Date;
+  level: string;
+  event: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+function campaignView(row: Campaign, names: Names, logs: LogRow[]): CampaignView {
+  const settings = settingsOf(row);
+  return {
+    id: row.id,
+    name: row.name,
+    workflow_id: row.workflowId,
+    workflow_name: names.workflow_name,
+    state: row.state,
+    source_type: row.sourceType,
+    source_id: row.sourceId,
+    total_rows: row.totalRows,
+    processed_rows: row.processedRows,
+    failed_rows: row.failedRows,
+    created_at: row.createdAt.toISOString(),
+    started_at: iso(row.startedAt),
+    completed_at: iso(row.completedAt),
+    retry_config: settings.retry_config,
+    max_concurrency: row.maxConcurrency,
+    schedule_config: settings.schedule_config,
+    circuit_breaker: settings.circuit_breaker,
+    executed_count: row.executedCount,
+    total_queued_count: row.totalQueuedCount,
+    parent_campaign_id: row.parentCampaignId,
+    redialed_campaign_id: row.redialedCampaignId,
+    telephony_configuration_id: row.telephonyConfigurationId,
+    telephony_configuration_name: names.telephony_configuration_name,
+    logs: logs.map((log) => ({
+      ts: log.created_at.toISOString(),
+      level: log.level,
+      event: log.event,
+      message: log.message,
+      details: log.details,
+    })),
+  };
+}
+
+/** Campaign rows as the API answers them: with the agent's and configuration's names and the logs, oldest first. */
+async function campaignViews(dataSource: DataSource, rows: Campaign[]): Promise<CampaignView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const [names, logs] = await Promise.all([
+    dataSource.query<(Names & { id: number })[]>(
+      `SELECT c.id, a.name AS workflow_name, t.name AS telephony_configuration_name
+         FROM campaigns c
+         JOIN agents a ON a.id = c.workflow_id
+         LEFT JOIN telephony_configurations t ON t.id = c.telephony_configuration_id
+        WHERE c.id = ANY($1)`,
+      [ids],
+    ),
+    dataSource.query<LogRow[]>(
+      `SELECT campaign_id, created_at, level, event, message, details
+         FROM campaign_logs WHERE campaign_id = ANY($1) ORDER BY campaign_id, id`,
+      [ids],
+    ),
+  ]);
+  const namesById = new Map(names.map((row) => [row.id, row]));
+  const logsById = new Map<number, LogRow[]>();
+  for (const log of logs) logsById.set(log.campaign_id, [...(logsById.get(log.campaign_id) ?? []), log]);
+  return rows.map((row) =>
+    campaignView(
+      row,
+      namesById.get(row.id) ?? { workflow_name: '', telephony_configuration_name: null },
+      logsById.get(row.id) ?? [],
+    ),
+  );
+}
+
+export async function campaignViewOf(dataSource: DataSource, row: Campaign): Promise<CampaignView> {
+  const [view] = await campaignViews(dataSource, [row]);
+  if (!view) throw new Error(`campaign ${row.id} has no view`);
+  return view;
+}
+
+/** One of the caller's campaigns; another organization's answers like a missing one (404). */
+export async function findCampaign(dataSource: DataSource, caller: Actor, id: number): Promise<Campaign> {
+  const row = await dataSource.getRepository(Campaign).findOneBy({ id, organizationId: caller.organizationId });
+  if (!row) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
+  return row;
+}
+
+export async function campaignViewById(dataSource: DataSource, caller: Actor, id: number) {
+  return campaignViewOf(dataSource, await findCampaign(dataSource, caller, id));
+}
+
+/** The caller's campaigns, newest first, optionally in one state. */
+export async function campaignPage(dataSource: DataSource, caller: Actor, query: z.output<typeof CampaignListQuery>) {
+  const [rows, total] = await dataSource.getRepository(Campaign).findAndCount({
+    where: { organizationId: caller.organizationId, ...(query.state ? { state: query.state } : {}) },
+    order: { createdAt: 'DESC', id: 'DESC' },
+    skip: (query.page - 1) * query.limit,
+    take: query.limit,
+  });
+  return {
+    campaigns: await campaignViews(dataSource, rows),
+    total_count: total,
+    page: query.page,
+    limit: query.limit,
+    total_pages: Math.ceil(total / query.limit),
+  };
+}

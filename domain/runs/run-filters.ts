@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { InvalidError, ValidationError } from '../errors';
+import { boundedText, IsoDateTime, RowId } from '../input-rules';
+import { toValidationIssues } from '../validation-issues';
+import type { SqlWhere } from './sql-where';
+
+/**
+ * The `filters` query parameter: a JSON array of `{attribute, type, value}`. Each attribute has one
+ * type and one value shape; an unknown attribute, or a known one with another type, is ignored. A
+ * known filter with a malformed value is a 422 pointing at it. Every condition reads a column of
+ * `runs` (alias `r`) that an index covers.
+ */
+
+export interface AppliedFilter {
+  attribute: string;
+  type: string;
+  value: unknown;
+}
+
+interface FilterDefinition {
+  type: string;
+  /** Validates the value and adds its condition. */
+  apply(where: SqlWhere, value: unknown): z.ZodSafeParseResult<unknown>;
+}
+
+const define =
+  <S extends z.ZodType>(type: string, schema: S, toSql: (where: SqlWhere, value: z.output<S>) => void) =>
+  (): FilterDefinition => ({
+    type,
+    apply(where, value) {
+      const result = schema.safeParse(value, { reportInput: true });
+      if (result.success) toSql(where, result.data);
+      return result;
+    },
+  });
+
+const Seconds = z.number().min(-1e12).max(1e12);
+
+/** `LIKE` pattern matching `text` anywhere, with `%`, `_` and `\` in it taken literally. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+const exactNumber = (column: string) =>
+  define('number', z.object({ value: RowId }), (where, { value }) => where.add(`${column} = ?`, value));
+
+const substring = (column: string) =>
+  define('text', z.object({ value: boundedText(255).min(1) }), (where, { value }) =>
+    where.add(`${column} LIKE ?`, containing(value)),
+  );
+
+const range = <T>(where: SqlWhere, column: string, cast: string, bounds: { min?: T; max?: T }) => {
+  if (bounds.min !== undefined) where.add(`${column} >= ?::${cast}`, bounds.min);
+  if (bounds.max !== undefined) where.add(`${column} <= ?::${cast}`, bounds.max);
+};
+
+const FILTERS = {
+  runId: exactNumber('r.id'),
+  workflowId: exactNumber('r.workflow_id'),
+  campaignId: exactNumber('r.campaign_id'),
+  callerNumber: substring('r.caller_number'),
+  calledNumber: substring('r.called_number'),
+  dispositionCode: define('multiSelect', z.object({ codes: z.array(boundedText(255)).min(1) }), (where, { codes }) =>
+    where.add('r.disposition = ANY(?::text[])', codes),
+  ),
+  // Durations are whole seconds: fractional bounds round inwards, so the integer index still applies.
+  duration: define(
+    'numberRange',
+    z.object({ min: Seconds.optional(), max: Seconds.optional() }),
+    (where, { min, max }) =>
+      range(where, 'r.call_duration_seconds', 'bigint', {
+        min: min === undefined ? undefined : Math.ceil(min),
+        max: max === undefined ? undefined : Math.floor(max),
+      }),
+  ),
+  dateRange: define(
+    'dateRange',
+    z.object({ from: IsoDateTime.optional(), to: IsoDateTime.optional() }),
+    (where, { from, to }) => range(where, 'r.created_at', 'timestamptz', { min: from, max: to }),
+  ),
+  status: define('radio', z.object({ status: z.enum(['completed', 'in_progress']) }), (where, { status }) =>
+    where.add('r.is_completed = ?', status === 'completed'),
+  ),
+};
+
+export type FilterAttribute = keyof typeof FILTERS;
+
+/** The filters a list accepts, by attribute. */
+export const filterSet = (attributes: FilterAttribute[]): Map<string, FilterDefinition> =>
+  new Map(attributes.map((attribute) => [attribute, FILTERS[attribute]()]));
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Adds the conditions of `raw` to `where` and answers the filters applied; null when no filters
+ * were sent. Not a JSON array: 400 with `badFormatDetail`.
+ */
+export function applyFilters(
+  raw: string | undefined,
+  allowed: Map<string, FilterDefinition>,
+  where: SqlWhere,
+  badFormatDetail: string,
+): AppliedFilter[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  let entries: unknown;
+  try {
+    entries = JSON.parse(raw);
+  } catch {
+    throw new InvalidError(badFormatDetail);
+  }
+  if (!Array.isArray(entries)) throw new InvalidError(badFormatDetail);
+  const applied: AppliedFilter[] = [];
+  entries.forEach((entry: unknown, index) => {
+    if (!isRecord(entry) || typeof entry.attribute !== 'string') return;
+    const definition = allowed.get(entry.attribute);
+    if (!definition || definition.type !== entry.type) return;
+    const result = definition.apply(where, entry.value);
+    if (!result.success) {
+      throw new ValidationError(
+        toValidationIssues(result.error, 'query').map((issue) => ({
+          ...issue,
+          loc: ['query', 'filters', index, 'value', ...issue.loc.slice(1)],
+        })),
+      );
+    }
+    applied.push({ attribute: entry.attribute, type: definition.type, value: result.data });
+  });
+  return applied;
+}

@@ -1,0 +1,218 @@
+import type { z } from 'zod';
+import type { DataSource } from 'typeorm';
+import type { Actor } from '../actor';
+import { NotFoundError } from '../errors';
+import type {
+  UsageRunItem,
+  UsageRunsPage,
+  UsageRunsQuery,
+  WorkflowRunDetail,
+  WorkflowRunItem,
+  WorkflowRunsPage,
+  WorkflowRunsQuery,
+} from '../../api/schemas/runs';
+import { workflowNotFound } from '../agents/agent-versions';
+import { applyFilters, filterSet } from './run-filters';
+import { SqlWhere } from './sql-where';
+
+export interface Prices {
+  perMinuteUsd: number;
+  per1kTokensUsd: number;
+}
+
+/** minutes × price per minute + tokens / 1000 × price per 1k tokens, to a millionth of a dollar. */
+export const chargeUsd = (seconds: number, tokens: number, prices: Prices): number =>
+  Math.round(((seconds / 60) * prices.perMinuteUsd + (tokens / 1000) * prices.per1kTokensUsd) * 1e6) / 1e6;
+
+const WORKFLOW_RUN_FILTERS = filterSet([
+  'dateRange',
+  'dispositionCode',
+  'duration',
+  'status',
+  'runId',
+  'campaignId',
+  'callerNumber',
+  'calledNumber',
+]);
+const USAGE_RUN_FILTERS = filterSet([
+  'runId',
+  'workflowId',
+  'campaignId',
+  'callerNumber',
+  'calledNumber',
+  'dispositionCode',
+  'duration',
+]);
+
+type Detail = z.output<typeof WorkflowRunDetail>;
+
+interface RunRow extends Omit<Detail, 'created_at' | 'cost_info'> {
+  created_at: Date;
+  call_duration_seconds: number;
+  platform_token_usage: number;
+  workflow_name: string;
+}
+
+const RUN_COLUMNS = `
+  r.id, r.workflow_id, r.name, r.mode, r.created_at, r.is_completed, r.transcript_url, r.recording_url,
+  r.definition_id, r.initial_context, r.gathered_context, r.logs, r.annotations, r.call_type, r.state,
+  r.campaign_id, r.caller_number, r.called_number, r.disposition, r.usage_info, r.call_duration_seconds,
+  r.platform_token_usage::float8 AS platform_token_usage`;
+
+const workflowRunItem = (row: RunRow, prices: Prices): z.output<typeof WorkflowRunItem> => ({
+  id: row.id,
+  workflow_id: row.workflow_id,
+  name: row.name,
+  mode: row.mode,
+  created_at: row.created_at.toISOString(),
+  is_completed: row.is_completed,
+  transcript_url: row.transcript_url,
+  recording_url: row.recording_url,
+  cost_info: {
+    platform_token_usage: row.platform_token_usage,
+    call_duration_seconds: row.call_duration_seconds,
+    charge_usd: chargeUsd(row.call_duration_seconds, row.platform_token_usage, prices),
+  },
+  definition_id: row.definition_id,
+  initial_context: row.initial_context,
+  gathered_context: row.gathered_context,
+  logs: row.logs,
+  annotations: row.annotations,
+});
+
+const usageRunItem = (row: RunRow, prices: Prices): z.output<typeof UsageRunItem> => ({
+  id: row.id,
+  workflow_id: row.workflow_id,
+  workflow_name: row.workflow_name,
+  name: row.name,
+  created_at: row.created_at.toISOString(),
+  platform_token_usage: row.platform_token_usage,
+  call_duration_seconds: row.call_duration_seconds,
+  recording_url: row.recording_url,
+  transcript_url: row.transcript_url,
+  phone_number: row.call_type === 'inbound' ? row.caller_number : row.called_number,
+  caller_number: row.caller_number,
+  called_number: row.called_number,
+  call_type: row.call_type,
+  mode: row.mode,
+  disposition: row.disposition,
+  initial_context: row.initial_context,
+  gathered_context: row.gathered_context,
+  charge_usd: chargeUsd(row.call_duration_seconds, row.platform_token_usage, prices),
+});
+
+const totalPages = (count: number, limit: number) => Math.ceil(count / limit);
+
+/** One page of an agent's runs, with the filters and order the query asks for. */
+export async function workflowRunsPage(
+  dataSource: DataSource,
+  caller: Actor,
+  workflowId: number,
+  query: z.output<typeof WorkflowRunsQuery>,
+  prices: Prices,
+): Promise<z.output<typeof WorkflowRunsPage>> {
+  const owned = await dataSource.query<unknown[]>('SELECT 1 FROM agents WHERE id = $1 AND organization_id = $2', [
+    workflowId,
+    caller.organizationId,
+  ]);
+  if (owned.length === 0) throw workflowNotFound(workflowId);
+  // The agent is the caller's, so its runs are too: the workflow index alone serves the list.
+  return runsPage(dataSource, new SqlWhere().add('r.workflow_id = ?', workflowId), query, prices);
+}
+
+/** The runs list of an agent or a campaign (`where` selects the runs): filters, order, one page. */
+export async function runsPage(
+  dataSource: DataSource,
+  where: SqlWhere,
+  query: z.output<typeof WorkflowRunsQuery>,
+  prices: Prices,
+): Promise<z.output<typeof WorkflowRunsPage>> {
+  const applied = applyFilters(query.filters, WORKFLOW_RUN_FILTERS, where, 'Invalid filters format');
+  const direction = query.sort_order === 'asc' ? 'ASC' : 'DESC';
+  const sortColumn = query.sort_by === 'duration' ? 'r.call_duration_seconds' : 'r.created_at';
+  const page = where.withExtra(query.limit, (query.page - 1) * query.limit);
+  const [[counted], rows] = await Promise.all([
+    dataSource.query<{ total: number }[]>(`SELECT count(*)::int AS total FROM runs r WHERE ${where.sql}`, where.params),
+    dataSource.query<RunRow[]>(
+      `SELECT ${RUN_COLUMNS} FROM runs r WHERE ${where.sql}
+        ORDER BY ${sortColumn} ${direction}, r.id ${direction} LIMIT ${page.placeholders[0]} OFFSET ${page.placeholders[1]}`,
+      page.params,
+    ),
+  ]);
+  const total = counted?.total ?? 0;
+  return {
+    runs: rows.map((row) => workflowRunItem(row, prices)),
+    total_count: total,
+    page: query.page,
+    limit: query.limit,
+    total_pages: totalPages(total, query.limit),
+    applied_filters: applied,
+  };
+}
+
+/** One run of one of the caller's agents; 404 "Workflow run not found" otherwise. */
+export async function workflowRunDetail(
+  dataSource: DataSource,
+  caller: Actor,
+  workflowId: number,
+  runId: number,
+  prices: Prices,
+): Promise<Detail> {
+  const [row] = await dataSource.query<RunRow[]>(
+    `SELECT ${RUN_COLUMNS} FROM runs r WHERE r.id = $1 AND r.workflow_id = $2 AND r.organization_id = $3`,
+    [runId, workflowId, caller.organizationId],
+  );
+  if (!row) throw new NotFoundError('Workflow run not found');
+  return {
+    ...workflowRunItem(row, prices),
+    call_type: row.call_type,
+    state: row.state,
+    campaign_id: row.campaign_id,
+    caller_number: row.caller_number,
+    called_number: row.called_number,
+    disposition: row.disposition,
+    usage_info: row.usage_info,
+  };
+}
+
+/**
+ * The organization's runs between `start_date` and `end_date` (both inclusive), newest first, with
+ * totals over every matching run rather than the page.
+ */
+export async function usageRunsPage(
+  dataSource: DataSource,
+  caller: Actor,
+  query: z.output<typeof UsageRunsQuery>,
+  prices: Prices,
+): Promise<z.output<typeof UsageRunsPage>> {
+  const where = new SqlWhere().add('r.organization_id = ?', caller.organizationId);
+  if (query.start_date) where.add('r.created_at >= ?::timestamptz', query.start_date);
+  if (query.end_date) where.add('r.created_at <= ?::timestamptz', query.end_date);
+  applyFilters(query.filters, USAGE_RUN_FILTERS, where, 'Invalid filters format');
+  const page = where.withExtra(query.limit, (query.page - 1) * query.limit);
+  const [[totals], rows] = await Promise.all([
+    dataSource.query<{ total: number; tokens: number; seconds: number }[]>(
+      `SELECT count(*)::int AS total, coalesce(sum(r.platform_token_usage), 0)::float8 AS tokens,
+              coalesce(sum(r.call_duration_seconds), 0)::float8 AS seconds
+         FROM runs r WHERE ${where.sql}`,
+      where.params,
+    ),
+    dataSource.query<RunRow[]>(
+      `SELECT ${RUN_COLUMNS}, a.name AS workflow_name
+         FROM runs r JOIN agents a ON a.id = r.workflow_id
+        WHERE ${where.sql}
+        ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.placeholders[0]} OFFSET ${page.placeholders[1]}`,
+      page.params,
+    ),
+  ]);
+  const total = totals?.total ?? 0;
+  return {
+    runs: rows.map((row) => usageRunItem(row, prices)),
+    total_dograh_tokens: totals?.tokens ?? 0,
+    total_duration_seconds: totals?.seconds ?? 0,
+    total_count: total,
+    page: query.page,
+    limit: query.limit,
+    total_pages: totalPages(total, query.limit),
+  };
+}
