@@ -107,10 +107,12 @@ it('completes 2,000 contacts exactly once across a killed worker, a restarted Te
   });
   await waitFor('1,200 contacts', reached(1_200), STEP);
   let polls = 0;
+  const MIN_POLLS = 6;
   await timed(`API 1 SIGKILLed, down ${API_DOWN_MS} ms while clients poll API 2`, async () => {
     await apiOne.kill('SIGKILL');
     const until = Date.now() + API_DOWN_MS;
-    while (Date.now() < until) {
+    // The whole downtime, and at least a few answers however slowly a loaded machine gives them.
+    while (Date.now() < until || polls < MIN_POLLS) {
       const res = await progressThrough(secondApi, org, campaignId);
       expect(res.status).toBe(200);
       polls += 1;
@@ -118,7 +120,7 @@ it('completes 2,000 contacts exactly once across a killed worker, a restarted Te
     }
     await apiOne.start();
   });
-  expect(polls).toBeGreaterThan(5);
+  expect(polls).toBeGreaterThanOrEqual(MIN_POLLS);
   await waitFor(
     'the campaign to complete',
     async () => {
