@@ -120,7 +120,6 @@ it('completes 2,000 contacts exactly once across a killed worker, a restarted Te
     }
     await apiOne.start();
   });
-  expect(polls).toBeGreaterThanOrEqual(MIN_POLLS);
   await waitFor(
     'the campaign to complete',
     async () => {
