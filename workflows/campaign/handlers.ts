@@ -36,45 +36,36 @@ export function registerCampaignHandlers(
   setHandler(campaignCallFinishedSignal, (result) => tracker.receive(result));
   setHandler(campaignProgressQuery, () => tracker.progress());
 
-  setHandler(
-    pauseCampaignUpdate,
-    async () => {
-      requireState('running')();
-      await writes.transition(['running'], 'paused', {
-        level: 'info',
-        event: 'campaign_paused',
-        message: 'Campaign paused',
-      });
-      return tracker.state;
-    },
-    { validator: requireState('running') },
+  /** An Update that moves the campaign from one of `from` to `to` and logs `event`. */
+  const transitionOn = (
+    update: typeof pauseCampaignUpdate,
+    from: CampaignState[],
+    to: CampaignState,
+    event: string,
+    message: string,
+    beforeWrite?: () => void,
+  ) =>
+    setHandler(
+      update,
+      async () => {
+        requireState(...from)();
+        beforeWrite?.();
+        await writes.transition(from, to, { level: 'info', event, message });
+        return tracker.state;
+      },
+      { validator: requireState(...from) },
+    );
+
+  transitionOn(pauseCampaignUpdate, ['running'], 'paused', 'campaign_paused', 'Campaign paused');
+  transitionOn(resumeCampaignUpdate, ['paused'], 'running', 'campaign_resumed', 'Campaign resumed', () =>
+    tracker.resume(),
   );
-  setHandler(
-    resumeCampaignUpdate,
-    async () => {
-      requireState('paused')();
-      tracker.resume();
-      await writes.transition(['paused'], 'running', {
-        level: 'info',
-        event: 'campaign_resumed',
-        message: 'Campaign resumed',
-      });
-      return tracker.state;
-    },
-    { validator: requireState('paused') },
-  );
-  setHandler(
+  transitionOn(
     cancelCampaignUpdate,
-    async () => {
-      requireState('draft', 'running', 'paused')();
-      await writes.transition(['draft', 'running', 'paused'], 'cancelled', {
-        level: 'info',
-        event: 'campaign_cancelled',
-        message: 'Campaign cancelled',
-      });
-      return tracker.state;
-    },
-    { validator: requireState('draft', 'running', 'paused') },
+    ['draft', 'running', 'paused'],
+    'cancelled',
+    'campaign_cancelled',
+    'Campaign cancelled',
   );
   setHandler(
     configureCampaignUpdate,
