@@ -6,7 +6,7 @@ import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { createPhoneNumber, createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
 import { FakeProviderServer } from '../telephony/helpers/fake-provider-server';
 
 const services = useTestServices();
@@ -59,14 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    started.map((id) =>
-      services.temporal.client.workflow
-        .getHandle(id)
-        .terminate('test over')
-        .catch(() => undefined),
-    ),
-  );
+  await terminateAll(services.temporal.client, started);
   await fake.close();
 });
 

@@ -16,7 +16,7 @@ import type { TestServer } from '../helpers/accounts';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { createPhoneNumber, createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
 import { FakeProviderServer } from '../telephony/helpers/fake-provider-server';
 
 const services = useTestServices();
@@ -245,14 +245,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // No worker serves this file's task queue: end the workflows it started.
-  await Promise.all(
-    startedWorkflows.map((id) =>
-      services.temporal.client.workflow
-        .getHandle(id)
-        .terminate('test over')
-        .catch(() => undefined),
-    ),
-  );
+  await terminateAll(services.temporal.client, startedWorkflows);
   await fake.close();
 });
 beforeEach(() => fake.reset());

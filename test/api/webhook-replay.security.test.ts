@@ -8,7 +8,7 @@ import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { createPhoneNumber, createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
 
 const services = useTestServices();
 const BASE = 'https://sb.example.com';
@@ -59,14 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    started.map((id) =>
-      services.temporal.client.workflow
-        .getHandle(id)
-        .terminate('test over')
-        .catch(() => undefined),
-    ),
-  );
+  await terminateAll(services.temporal.client, started);
 });
 
 const runsOf = (mode: string, callId: string) =>

@@ -29,3 +29,14 @@ export const uniqueTaskQueue = (label: string): string => `test-${label}-${rando
 
 /** The run's one workflow bundle (built by the global setup), so no test worker runs webpack. */
 export const testWorkflowBundle = (): { codePath: string } => ({ codePath: testEnv('workflowBundle') });
+
+/** Ends the workflows a file started and left running; one already closed is no error. */
+export const terminateAll = (client: Client, workflowIds: string[]): Promise<unknown> =>
+  Promise.all(
+    workflowIds.map((id) =>
+      client.workflow
+        .getHandle(id)
+        .terminate('test over')
+        .catch(() => undefined),
+    ),
+  );
