@@ -60,6 +60,7 @@ const common = {
 const servers = {
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/helpers/quiet-temporal-logs.ts'],
 };
 
 module.exports = {
