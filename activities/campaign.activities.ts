@@ -261,7 +261,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
               const workflowId = campaignCallWorkflowId(campaignId, String(row.contact_id), row.attempt_number);
               return manager.create(Run, {
                 organizationId: campaign.organizationId,
-                agentId: campaign.workflowId,
+                agentId: campaign.agentId,
                 agentVersionId: version.id,
                 name: workflowId,
                 provider: configuration.provider,

@@ -11,9 +11,9 @@ export class Campaign extends CreatedEntity {
   @Column({ type: 'text' })
   name: string;
 
-  /** The agent dialed by this campaign ("workflow" in the interface). */
-  @Column({ type: 'integer' })
-  workflowId: number;
+  /** The agent dialed by this campaign ("workflow" in the interface and the column). */
+  @Column({ type: 'integer', name: 'workflow_id' })
+  agentId: number;
 
   @Column({ type: 'text', default: 'csv' })
   sourceType: string;

@@ -24,7 +24,7 @@ export async function campaignRoute(
   campaign: Campaign,
   context: { apiBaseUrl?: string },
 ): Promise<CampaignRoute> {
-  const agent = await manager.findOneBy(Agent, { id: campaign.workflowId });
+  const agent = await manager.findOneBy(Agent, { id: campaign.agentId });
   const version = agent?.currentDefinitionId
     ? await manager.findOneBy(AgentVersion, { id: agent.currentDefinitionId })
     : null;

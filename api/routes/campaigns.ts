@@ -91,7 +91,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       async (ctx, { body, auth }) => {
         const row = await createDraftCampaign(dataSource, auth, quotas, {
           settings: settingsForCreate(body),
-          workflowId: body.workflow_id,
+          agentId: body.workflow_id,
           sourceId: body.source_id,
           telephonyConfigurationId: body.telephony_configuration_id,
         });

@@ -71,7 +71,7 @@ export function checkTemplateVariables(version: AgentVersion, columns: string[])
 
 export interface NewCampaign {
   settings: CampaignSettings;
-  workflowId: number;
+  agentId: number;
   sourceId: string;
   telephonyConfigurationId?: number | null;
   parentCampaignId?: number;
@@ -84,14 +84,14 @@ export async function insertDraftCampaign(
   quotas: Quotas,
   campaign: NewCampaign,
 ): Promise<Campaign> {
-  const { version } = await campaignAgent(manager, caller, campaign.workflowId);
+  const { version } = await campaignAgent(manager, caller, campaign.agentId);
   const source = await campaignSource(manager, caller, campaign.sourceId);
   const telephonyConfigurationId = await campaignConfigurationId(manager, caller, campaign.telephonyConfigurationId);
   checkTemplateVariables(version, source.columns);
   const saved = await manager.save(
     manager.create(Campaign, {
       organizationId: caller.organizationId,
-      workflowId: campaign.workflowId,
+      agentId: campaign.agentId,
       sourceType: 'csv',
       sourceId: source.id,
       telephonyConfigurationId,

@@ -90,7 +90,7 @@ export async function redialCampaign(
         name: body.name ?? `${parent.name} (Redial)`.slice(0, 255),
         retry_config: { ...settings.retry_config, ...body.retry_config },
       },
-      workflowId: parent.workflowId,
+      agentId: parent.agentId,
       sourceId: copy.id,
       telephonyConfigurationId: parent.telephonyConfigurationId,
       parentCampaignId: parent.id,

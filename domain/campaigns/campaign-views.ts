@@ -29,7 +29,7 @@ function campaignView(row: Campaign, names: Names, logs: LogRow[]): CampaignView
   return {
     id: row.id,
     name: row.name,
-    workflow_id: row.workflowId,
+    workflow_id: row.agentId,
     workflow_name: names.workflow_name,
     state: row.state,
     source_type: row.sourceType,

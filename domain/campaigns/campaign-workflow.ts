@@ -37,7 +37,7 @@ export async function startCampaignWorkflow(temporal: Client, taskQueue: string,
       typedSearchAttributes: [
         { key: CampaignIdAttribute, value: campaign.id },
         { key: OrganizationIdAttribute, value: campaign.organizationId },
-        { key: AgentIdAttribute, value: campaign.workflowId },
+        { key: AgentIdAttribute, value: campaign.agentId },
         { key: CampaignStateAttribute, value: 'running' },
       ],
       memo: { campaignName: campaign.name },
@@ -50,10 +50,10 @@ export async function startCampaignWorkflow(temporal: Client, taskQueue: string,
 function campaignUiMetadata(campaign: Campaign): { staticSummary: string; staticDetails: string } {
   const { retry_config: retry, schedule_config: schedule, circuit_breaker: breaker } = settingsOf(campaign);
   return {
-    staticSummary: `Campaign ${campaign.id} "${campaign.name}" · agent ${campaign.workflowId}`,
+    staticSummary: `Campaign ${campaign.id} "${campaign.name}" · agent ${campaign.agentId}`,
     staticDetails: [
       `Campaign **${campaign.id}** "${campaign.name}" of organization ${campaign.organizationId}`,
-      `Agent ${campaign.workflowId} · contacts from source \`${campaign.sourceId}\``,
+      `Agent ${campaign.agentId} · contacts from source \`${campaign.sourceId}\``,
       `At most ${campaign.maxConcurrency ?? 'the default number of'} calls at once · ` +
         (retry.enabled ? `up to ${retry.max_retries} retries after ${retry.retry_delay_seconds} s` : 'no retries'),
       schedule?.enabled

@@ -85,7 +85,7 @@ export async function insertRun(dataSource: DataSource, run: RunRow): Promise<nu
 }
 
 /** A campaign row for runs to point at (campaign routes are another feature); returns its id. */
-export async function insertCampaign(dataSource: DataSource, organizationId: number, workflowId: number) {
+export async function insertCampaign(dataSource: DataSource, organizationId: number, agentId: number) {
   const sourceId = `source-${Math.random().toString(36).slice(2)}`;
   await dataSource.query(
     `INSERT INTO campaign_sources (id, organization_id, file_name, total_rows, columns) VALUES ($1, $2, 'c.csv', 0, '[]')`,
@@ -94,7 +94,7 @@ export async function insertCampaign(dataSource: DataSource, organizationId: num
   const [row] = await dataSource.query<{ id: number }[]>(
     `INSERT INTO campaigns (organization_id, name, workflow_id, source_id, retry_config, circuit_breaker)
      VALUES ($1, 'campaign', $2, $3, '{}', '{}') RETURNING id`,
-    [organizationId, workflowId, sourceId],
+    [organizationId, agentId, sourceId],
   );
   if (!row) throw new Error('campaign insert returned nothing');
   return row.id;
