@@ -1,5 +1,5 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import type { CampaignLogEntry } from '../../activities/campaign/campaign-log';
+import type { CampaignLogEntry } from '../../activities/campaign.activities';
 import type { CampaignState } from '../definitions';
 import { CampaignStateAttribute } from '../search-attributes';
 import { campaignActivities } from './activities';
