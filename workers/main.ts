@@ -4,6 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterSt
 import { createActivities } from '../activities';
 import { callSettingsFrom } from '../activities/call-settings';
 import { converse } from '../agent-runtime';
+import { signalCallStatus } from '../domain/calls/call-status-signal';
 import { acceptAriStasisStart } from '../domain/calls/inbound';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
@@ -11,9 +12,9 @@ import { lowerCpuPriority } from '../platform/cpu-priority';
 import { createLogger } from '../platform/logger';
 import { connectTemporalClient } from '../platform/temporal';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
+import { AriListener } from '../telephony/providers/ari/listener';
 import { providerFor } from '../telephony/registry';
 import { loadSecrets } from '../telephony/secrets';
-import { AriListener } from './ari-listener';
 import { buildId, setCurrentVersion, workerDeploymentOptions } from './versioning';
 import { workflowSource } from './workflow-source';
 
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
     // Asterisk's call events arrive over WebSockets this process keeps open (docs/guides/asterisk.md).
     const ariListener = new AriListener({
       dataSource,
-      temporal,
+      signalCallStatus: (run, status) => signalCallStatus(temporal, run, status),
       secrets,
       logger: logger.child({ component: 'ari-listener' }),
       apiBaseUrl: cfg.TELEPHONY_API_BASE_URL,

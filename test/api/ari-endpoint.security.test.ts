@@ -6,7 +6,8 @@ import { WebSocketServer } from 'ws';
 import { ariProvider, openAriEventStream } from '../../telephony/providers/ari';
 import { ARI_MAX_EVENT_BYTES, ariEndpointPolicy } from '../../telephony/providers/ari/endpoint';
 import { Secrets } from '../../telephony/secrets';
-import { AriListener } from '../../workers/ari-listener';
+import { signalCallStatus } from '../../domain/calls/call-status-signal';
+import { AriListener } from '../../telephony/providers/ari/listener';
 import { signUp, type SignedUp } from '../helpers/accounts';
 import { useTestServices } from '../helpers/services';
 import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
@@ -75,7 +76,7 @@ describe('an ARI endpoint at an internal address', () => {
     // As the worker builds it: ALLOW_PRIVATE_ARI_ENDPOINTS unset.
     const listener = new AriListener({
       dataSource: services.db.dataSource,
-      temporal: services.temporal.client,
+      signalCallStatus: (run, status) => signalCallStatus(services.temporal.client, run, status),
       secrets: new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex')),
       logger: pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) }),
       reconnectMs: 50,

@@ -5,7 +5,8 @@ import { converse } from '../../agent-runtime';
 import { Run } from '../../entities';
 import { createLogger } from '../../platform/logger';
 import { Secrets } from '../../telephony/secrets';
-import { AriListener, type AriInboundCall } from '../../workers/ari-listener';
+import { signalCallStatus } from '../../domain/calls/call-status-signal';
+import { AriListener, type AriInboundCall } from '../../telephony/providers/ari/listener';
 import { createApiKey, signUp, type SignedUp } from '../helpers/accounts';
 import { createAgent } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
@@ -103,7 +104,7 @@ describe('the worker ARI listener', () => {
     workerRun = worker.run();
     listener = new AriListener({
       dataSource: services.db.dataSource,
-      temporal: services.temporal.client,
+      signalCallStatus: (run, status) => signalCallStatus(services.temporal.client, run, status),
       secrets,
       logger: createLogger('silent', 'ari-listener-test'),
       // The fake Asterisk listens on loopback.

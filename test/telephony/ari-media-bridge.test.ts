@@ -11,7 +11,8 @@ import { Secrets } from '../../telephony/secrets';
 import { DiskRecordingStore } from '../../voice/disk-recording-store';
 import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';
 import type { MediaSession } from '../../voice/media-session';
-import { AriListener } from '../../workers/ari-listener';
+import { signalCallStatus } from '../../domain/calls/call-status-signal';
+import { AriListener } from '../../telephony/providers/ari/listener';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
@@ -42,7 +43,7 @@ const logs: { level: number; msg: string; [field: string]: unknown }[] = [];
 async function startListener(): Promise<AriListener> {
   const listener = new AriListener({
     dataSource: services.db.dataSource,
-    temporal: services.temporal.client,
+    signalCallStatus: (run, status) => signalCallStatus(services.temporal.client, run, status),
     secrets,
     logger: pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) }),
     // The fake Asterisk listens on loopback.
