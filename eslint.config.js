@@ -35,8 +35,8 @@ module.exports = tseslint.config(
     },
   },
   {
-    // The domain knows no HTTP: no Koa, no api/. Until its read models own their shapes, it may name
-    // the API's response types (types only, which load nothing at run time).
+    // The domain knows no HTTP: no Koa, no api/, not even its types. The domain owns the shapes it
+    // answers and takes (domain/*/types.ts); the API's schemas document them and are checked against them.
     files: ['domain/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -46,12 +46,7 @@ module.exports = tseslint.config(
           patterns: [
             { group: ['@koa/*', 'koa-*'], message: 'The domain knows no HTTP framework.' },
             {
-              group: ['**/api/schemas/*'],
-              allowTypeImports: true,
-              message: 'The domain may name response types of api/schemas, never load them.',
-            },
-            {
-              group: ['**/api/**', '!**/api/schemas/*'],
+              group: ['**/api', '**/api/**'],
               message: 'The domain does not import the HTTP layer; the API imports the domain.',
             },
           ],

@@ -3,6 +3,8 @@ import { JSON_LIMITS } from '../../domain/limits';
 import { boundedJsonObject, JSON_BOUNDS_DESCRIPTION, jsonBounds } from './limits';
 import { DateTimeString, EXAMPLE_TIME, IdParam, name, text } from './common';
 import { EXAMPLE_DEFINITION, WorkflowDefinition } from './workflow-definition';
+import type { AgentListView, AgentVersionView, AgentView } from '../../domain/agents/types';
+import type { Documents, SameShape } from './common';
 
 export const WorkflowIdParams = z.object({ workflow_id: IdParam.openapi({ example: 12 }) });
 
@@ -232,3 +234,8 @@ export const ValidationReport = z
       ],
     },
   });
+
+// The shapes the domain answers (domain/agents/types.ts), as documented here.
+export type AgentDocumented = Documents<SameShape<z.output<typeof AgentResponse>, AgentView>>;
+export type AgentListItemDocumented = Documents<SameShape<z.output<typeof AgentListItem>, AgentListView>>;
+export type AgentVersionDocumented = Documents<SameShape<z.output<typeof AgentVersionResponse>, AgentVersionView>>;

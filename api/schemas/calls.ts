@@ -1,6 +1,8 @@
 import { z } from '../zod';
 import { boundedJsonObject } from './limits';
 import { BodyId, IdParam, text } from './common';
+import type { CallInitiated as DomainCallInitiated } from '../../domain/calls/types';
+import type { Documents, SameShape } from './common';
 
 const E164 = z
   .string()
@@ -54,3 +56,6 @@ export const StatusWebhookParams = z.object({
 export const WebhookReceived = z
   .object({ status: z.literal('received') })
   .openapi('WebhookReceived', { example: { status: 'received' } });
+
+// The shape the domain answers (domain/calls/types.ts), as documented here.
+export type CallInitiatedDocumented = Documents<SameShape<CallInitiated, DomainCallInitiated>>;

@@ -8,6 +8,8 @@ import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_RETRY_CONFIG,
 } from '../../domain/campaigns/campaign-defaults';
+import type { CampaignListRequest, CampaignProgressView, CampaignView } from '../../domain/campaigns/types';
+import type { Documents, SameShape } from './common';
 
 export const CAMPAIGN_STATES = ['draft', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 
@@ -254,7 +256,6 @@ export const Campaign = z
     logs: z.array(CampaignLogEntry),
   })
   .openapi('Campaign', { example: EXAMPLE_CAMPAIGN });
-export type CampaignView = z.output<typeof Campaign>;
 
 export const CampaignList = z
   .object({
@@ -310,3 +311,8 @@ export const CampaignProgressResponse = z
     },
   });
 export type CampaignProgressResponse = z.output<typeof CampaignProgressResponse>;
+
+// The shapes the domain answers and takes (domain/campaigns/types.ts), as documented here.
+export type CampaignDocumented = Documents<SameShape<z.output<typeof Campaign>, CampaignView>>;
+export type CampaignProgressDocumented = Documents<SameShape<CampaignProgressResponse, CampaignProgressView>>;
+export type CampaignListQueryDocumented = Documents<SameShape<z.output<typeof CampaignListQuery>, CampaignListRequest>>;

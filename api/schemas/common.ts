@@ -78,3 +78,11 @@ export const SuccessResponse = z.object({ success: z.literal(true), message: z.s
 
 /** The timestamp every example shows, so examples read as one consistent account. */
 export const EXAMPLE_TIME = '2026-03-02T15:04:05.000Z';
+
+/**
+ * `true` when a schema documents exactly a domain type: each is assignable to the other. Each
+ * `Documents<…>` alias beside a schema fails the build when the schema and the domain's type drift
+ * apart, so the document stays true to what the domain answers and takes.
+ */
+export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export type Documents<Check extends true> = Check;

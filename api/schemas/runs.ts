@@ -1,5 +1,15 @@
 import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, IsoDateTime, PageQuery, text } from './common';
+import type {
+  RunDetail,
+  RunItem,
+  RunsListRequest,
+  RunsPage,
+  UsageRunItem as DomainUsageRunItem,
+  UsageRunsPage as DomainUsageRunsPage,
+  UsageRunsRequest,
+} from '../../domain/runs/types';
+import type { Documents, SameShape } from './common';
 
 const filter = <A extends string, T extends string, V extends z.ZodType>(attribute: A, type: T, value: V) =>
   z.object({ attribute: z.literal(attribute), type: z.literal(type), value });
@@ -240,3 +250,12 @@ export const UsageRunsPage = z
       total_pages: 1,
     },
   });
+
+// The shapes the domain answers and takes (domain/runs/types.ts), as documented here.
+export type WorkflowRunItemDocumented = Documents<SameShape<z.output<typeof WorkflowRunItem>, RunItem>>;
+export type WorkflowRunDetailDocumented = Documents<SameShape<z.output<typeof WorkflowRunDetail>, RunDetail>>;
+export type WorkflowRunsPageDocumented = Documents<SameShape<z.output<typeof WorkflowRunsPage>, RunsPage>>;
+export type WorkflowRunsQueryDocumented = Documents<SameShape<z.output<typeof WorkflowRunsQuery>, RunsListRequest>>;
+export type UsageRunItemDocumented = Documents<SameShape<z.output<typeof UsageRunItem>, DomainUsageRunItem>>;
+export type UsageRunsPageDocumented = Documents<SameShape<z.output<typeof UsageRunsPage>, DomainUsageRunsPage>>;
+export type UsageRunsQueryDocumented = Documents<SameShape<z.output<typeof UsageRunsQuery>, UsageRunsRequest>>;

@@ -4,6 +4,8 @@ import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, name, text } from './common';
 import { JSON_LIMITS } from '../../domain/limits';
 import { boundedJsonObject, jsonBounds } from './limits';
+import type { PhoneNumberView } from '../../domain/telephony/types';
+import type { Documents, SameShape } from './common';
 
 export const ConfigIdParams = z.object({ config_id: IdParam.openapi({ example: 2 }) });
 export const PhoneNumberParams = ConfigIdParams.extend({ phone_number_id: IdParam.openapi({ example: 5 }) });
@@ -248,3 +250,6 @@ export const DeletedPhoneNumber = z
       provider_sync: { ok: true, message: 'No inbound binding: the provider was not contacted.' },
     },
   });
+
+// The shape the domain answers (domain/telephony/types.ts), as documented here.
+export type PhoneNumberDocumented = Documents<SameShape<z.output<typeof PhoneNumber>, PhoneNumberView>>;

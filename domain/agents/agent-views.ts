@@ -1,13 +1,9 @@
-import type { z } from 'zod';
 import type { DataSource } from 'typeorm';
 import { AgentVersion } from '../../entities';
 import type { Actor } from '../actor';
-import type { AgentListItem, AgentResponse, AgentVersionResponse } from '../../api/schemas/agents';
+import type { AgentGraph } from './agent-graph';
 import { workflowNotFound } from './agent-versions';
-
-type AgentView = z.output<typeof AgentResponse>;
-type AgentListView = z.output<typeof AgentListItem>;
-type VersionView = z.output<typeof AgentVersionResponse>;
+import type { AgentListView, AgentVersionView as VersionView, AgentView } from './types';
 
 interface AgentRow {
   id: number;
@@ -80,7 +76,7 @@ export async function versionList(dataSource: DataSource, caller: Actor, id: num
     // Only `published` and `archived` are ever written (no drafts: see docs/guides/agents.md).
     status: version.status as VersionView['status'],
     created_at: version.createdAt.toISOString(),
-    workflow_definition: version.workflowDefinition as VersionView['workflow_definition'],
+    workflow_definition: version.workflowDefinition as AgentGraph,
     workflow_configurations: version.workflowConfigurations,
     template_context_variables: version.templateContextVariables,
   }));

@@ -6,7 +6,7 @@ import { callWorkflow } from '../../workflows/call.workflow';
 import { callWorkflowId, DEFAULT_MAX_CALL_DURATION_SECONDS, type CallWorkflowInput } from '../../workflows/definitions';
 import { AgentIdAttribute, OrganizationIdAttribute } from '../../workflows/search-attributes';
 import { ConflictError } from '../errors';
-import type { CallInitiated } from '../../api/schemas/calls';
+import type { CallInitiated } from './types';
 import type { CallableVersion, CallRoute } from './call-targets';
 
 export interface OutboundCall {

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Campaign } from '../../entities';
 import { campaignProgressQuery, campaignWorkflowId, type CampaignProgress } from '../../workflows/definitions';
 import type { Actor } from '../actor';
-import type { CampaignProgressResponse } from '../../api/schemas/campaigns';
+import type { CampaignProgressView } from './types';
 import { findCampaign } from './campaign-views';
 import { withinDeadline } from './campaign-workflow';
 
@@ -53,7 +53,7 @@ export async function campaignProgress(
   deps: { dataSource: DataSource; temporal: Client },
   caller: Actor,
   campaignId: number,
-): Promise<CampaignProgressResponse> {
+): Promise<CampaignProgressView> {
   const row = await findCampaign(deps.dataSource, caller, campaignId);
   const times = {
     started_at: row.startedAt?.toISOString() ?? null,

@@ -1,10 +1,8 @@
 import type { DataSource } from 'typeorm';
-import type { z } from 'zod';
 import type { Actor } from '../actor';
-import type { CampaignRunsQuery } from '../../api/schemas/campaigns';
-import type { WorkflowRunsPage } from '../../api/schemas/runs';
 import { runsPage, type Prices } from '../runs/run-queries';
 import { SqlWhere } from '../runs/sql-where';
+import type { RunsListRequest, RunsPage } from '../runs/types';
 import { findCampaign } from './campaign-views';
 
 /** One page of a campaign's runs, with the filters and order of an agent's runs list. */
@@ -12,9 +10,9 @@ export async function campaignRunsPage(
   dataSource: DataSource,
   caller: Actor,
   campaignId: number,
-  query: z.output<typeof CampaignRunsQuery>,
+  query: RunsListRequest,
   prices: Prices,
-): Promise<z.output<typeof WorkflowRunsPage>> {
+): Promise<RunsPage> {
   await findCampaign(dataSource, caller, campaignId);
   // The campaign is the caller's, so its runs are too: the campaign index serves the list.
   return runsPage(dataSource, new SqlWhere().add('r.campaign_id = ?', campaignId), query, prices);

@@ -11,7 +11,7 @@ import {
 } from '../../workflows/definitions';
 import type { Actor } from '../actor';
 import { ConflictError, NotFoundError } from '../errors';
-import type { CampaignView } from '../../api/schemas/campaigns';
+import type { CampaignView } from './types';
 import type { SettingsRequest } from './campaign-settings';
 import { callRoute } from '../calls/call-targets';
 import type { TelephonyServices } from '../telephony/telephony-services';

@@ -2,8 +2,7 @@ import type { DataSource } from 'typeorm';
 import { Campaign } from '../../entities';
 import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
-import type { CampaignListQuery, CampaignView } from '../../api/schemas/campaigns';
-import type { z } from 'zod';
+import type { CampaignListRequest, CampaignView } from './types';
 import { settingsOf } from './campaign-settings';
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found';
@@ -109,7 +108,7 @@ export async function campaignViewById(dataSource: DataSource, caller: Actor, id
 }
 
 /** The caller's campaigns, newest first, optionally in one state. */
-export async function campaignPage(dataSource: DataSource, caller: Actor, query: z.output<typeof CampaignListQuery>) {
+export async function campaignPage(dataSource: DataSource, caller: Actor, query: CampaignListRequest) {
   const [rows, total] = await dataSource.getRepository(Campaign).findAndCount({
     where: { organizationId: caller.organizationId, ...(query.state ? { state: query.state } : {}) },
     order: { createdAt: 'DESC', id: 'DESC' },

@@ -1,19 +1,18 @@
-import type { z } from 'zod';
 import type { DataSource } from 'typeorm';
 import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
-import type {
-  UsageRunItem,
-  UsageRunsPage,
-  UsageRunsQuery,
-  WorkflowRunDetail,
-  WorkflowRunItem,
-  WorkflowRunsPage,
-  WorkflowRunsQuery,
-} from '../../api/schemas/runs';
 import { workflowNotFound } from '../agents/agent-versions';
 import { applyFilters, filterSet } from './run-filters';
 import { SqlWhere } from './sql-where';
+import type {
+  RunDetail,
+  RunItem,
+  RunsListRequest,
+  RunsPage,
+  UsageRunItem,
+  UsageRunsPage,
+  UsageRunsRequest,
+} from './types';
 
 export interface Prices {
   perMinuteUsd: number;
@@ -44,9 +43,7 @@ const USAGE_RUN_FILTERS = filterSet([
   'duration',
 ]);
 
-type Detail = z.output<typeof WorkflowRunDetail>;
-
-interface RunRow extends Omit<Detail, 'created_at' | 'cost_info'> {
+interface RunRow extends Omit<RunDetail, 'created_at' | 'cost_info'> {
   created_at: Date;
   call_duration_seconds: number;
   platform_token_usage: number;
@@ -59,7 +56,7 @@ const RUN_COLUMNS = `
   r.campaign_id, r.caller_number, r.called_number, r.disposition, r.usage_info, r.call_duration_seconds,
   r.platform_token_usage::float8 AS platform_token_usage`;
 
-const workflowRunItem = (row: RunRow, prices: Prices): z.output<typeof WorkflowRunItem> => ({
+const workflowRunItem = (row: RunRow, prices: Prices): RunItem => ({
   id: row.id,
   workflow_id: row.workflow_id,
   name: row.name,
@@ -80,7 +77,7 @@ const workflowRunItem = (row: RunRow, prices: Prices): z.output<typeof WorkflowR
   annotations: row.annotations,
 });
 
-const usageRunItem = (row: RunRow, prices: Prices): z.output<typeof UsageRunItem> => ({
+const usageRunItem = (row: RunRow, prices: Prices): UsageRunItem => ({
   id: row.id,
   workflow_id: row.workflow_id,
   workflow_name: row.workflow_name,
@@ -108,9 +105,9 @@ export async function workflowRunsPage(
   dataSource: DataSource,
   caller: Actor,
   workflowId: number,
-  query: z.output<typeof WorkflowRunsQuery>,
+  query: RunsListRequest,
   prices: Prices,
-): Promise<z.output<typeof WorkflowRunsPage>> {
+): Promise<RunsPage> {
   const owned = await dataSource.query<unknown[]>('SELECT 1 FROM agents WHERE id = $1 AND organization_id = $2', [
     workflowId,
     caller.organizationId,
@@ -124,9 +121,9 @@ export async function workflowRunsPage(
 export async function runsPage(
   dataSource: DataSource,
   where: SqlWhere,
-  query: z.output<typeof WorkflowRunsQuery>,
+  query: RunsListRequest,
   prices: Prices,
-): Promise<z.output<typeof WorkflowRunsPage>> {
+): Promise<RunsPage> {
   const applied = applyFilters(query.filters, WORKFLOW_RUN_FILTERS, where, 'Invalid filters format');
   const direction = query.sort_order === 'asc' ? 'ASC' : 'DESC';
   const sortColumn = query.sort_by === 'duration' ? 'r.call_duration_seconds' : 'r.created_at';
@@ -157,7 +154,7 @@ export async function workflowRunDetail(
   workflowId: number,
   runId: number,
   prices: Prices,
-): Promise<Detail> {
+): Promise<RunDetail> {
   const [row] = await dataSource.query<RunRow[]>(
     `SELECT ${RUN_COLUMNS} FROM runs r WHERE r.id = $1 AND r.workflow_id = $2 AND r.organization_id = $3`,
     [runId, workflowId, caller.organizationId],
@@ -182,9 +179,9 @@ export async function workflowRunDetail(
 export async function usageRunsPage(
   dataSource: DataSource,
   caller: Actor,
-  query: z.output<typeof UsageRunsQuery>,
+  query: UsageRunsRequest,
   prices: Prices,
-): Promise<z.output<typeof UsageRunsPage>> {
+): Promise<UsageRunsPage> {
   const where = new SqlWhere().add('r.organization_id = ?', caller.organizationId);
   if (query.start_date) where.add('r.created_at >= ?::timestamptz', query.start_date);
   if (query.end_date) where.add('r.created_at <= ?::timestamptz', query.end_date);

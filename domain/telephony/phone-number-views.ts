@@ -1,10 +1,7 @@
 import { In, type DataSource } from 'typeorm';
-import type { z } from 'zod';
 import { Agent, type PhoneNumber } from '../../entities';
 import type { ProviderSync } from '../../telephony/provider';
-import type { PhoneNumber as PhoneNumberResponse } from '../../api/schemas/telephony';
-
-type PhoneNumberView = z.output<typeof PhoneNumberResponse>;
+import type { PhoneNumberView } from './types';
 
 /** Phone numbers as answered, each with the name of its inbound agent. */
 export async function phoneNumberViews(dataSource: DataSource, numbers: PhoneNumber[]): Promise<PhoneNumberView[]> {

@@ -1,0 +1,67 @@
+import type { CampaignState, CircuitBreakerConfig, RetryConfig, ScheduleConfig } from '../../workflows/definitions';
+import type { PageRequest } from '../runs/types';
+
+/**
+ * Campaigns as the domain answers them: the API's response schemas (api/schemas/campaigns.ts)
+ * document these shapes, and the API's build checks that they agree.
+ */
+
+export interface CampaignListRequest extends PageRequest {
+  state?: CampaignState;
+}
+
+export interface CampaignLogView {
+  ts: string;
+  level: string;
+  event: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+export interface CampaignView {
+  id: number;
+  name: string;
+  /** The agent (the interface's name). */
+  workflow_id: number;
+  workflow_name: string;
+  state: CampaignState;
+  source_type: string;
+  source_id: string;
+  total_rows: number | null;
+  processed_rows: number;
+  failed_rows: number;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  retry_config: RetryConfig;
+  max_concurrency: number | null;
+  schedule_config: ScheduleConfig | null;
+  circuit_breaker: CircuitBreakerConfig;
+  executed_count: number;
+  total_queued_count: number;
+  parent_campaign_id: number | null;
+  redialed_campaign_id: number | null;
+  telephony_configuration_id: number | null;
+  telephony_configuration_name: string | null;
+  logs: CampaignLogView[];
+}
+
+export interface CampaignProgressView {
+  campaign_id: number;
+  state: CampaignState;
+  total_rows: number;
+  processed_rows: number;
+  failed_rows: number;
+  executed_count: number;
+  total_queued_count: number;
+  in_flight: number;
+  pending_retries: number;
+  /** Final outcomes by call status. */
+  outcomes: Record<string, number>;
+  progress_percentage: number;
+  next_open_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  /** `workflow`: the running campaign's own query; `database`: the stored counters. */
+  source: 'workflow' | 'database';
+}
