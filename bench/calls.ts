@@ -147,7 +147,12 @@ async function main(): Promise<void> {
     temporal = await startTemporal(dir);
     // One key for both processes: telephony credentials at rest, and the simulator's webhook signatures.
     const secretsKey = randomBytes(32).toString('hex');
-    api = await startApi(database.url, { TEMPORAL_ADDRESS: temporal.address, SECRETS_KEY: secretsKey });
+    // The API runs in production mode, where the simulator is off unless asked for.
+    api = await startApi(database.url, {
+      TEMPORAL_ADDRESS: temporal.address,
+      SECRETS_KEY: secretsKey,
+      TELEPHONY_SIMULATOR: 'true',
+    });
     worker = await startWorker({
       DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: temporal.address,

@@ -216,10 +216,12 @@ async function main(): Promise<void> {
     temporal = await startTemporal(dir);
     // One key for both processes: telephony credentials at rest, and the simulator's webhook signatures.
     const secretsKey = randomBytes(32).toString('hex');
+    // The API runs in production mode, where the simulator is off unless asked for.
     api = await startApi(database.url, {
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       SECRETS_KEY: secretsKey,
+      TELEPHONY_SIMULATOR: 'true',
     });
     worker = await startWorker({
       DATABASE_URL: database.url,
