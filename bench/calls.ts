@@ -39,7 +39,7 @@ import {
  * policy), and `finalizeRun` writes the outcome.
  *
  * Services: PostgreSQL (DATABASE_URL, else embedded), Temporal (TEMPORAL_ADDRESS, else the CLI dev
- * server in memory; BENCH_TEMPORAL_SQLITE_FILE=true for its SQLite file, as `npm start` runs it),
+ * server in memory; `--temporal=sqlite` or `--temporal=cluster` for the others, see temporal-worker.ts),
  * the API and the worker each from their real entry point as
  * their own process. Baseline of the same run, on the same worker and task queue: bare Temporal
  * workflows (`noopWorkflow`, start + result) at the same concurrency.

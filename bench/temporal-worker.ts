@@ -156,7 +156,7 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
   const pid = worker.pid;
   stdout.setEncoding('utf8');
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the worker did not start within 120 s')), 120_000);
+    const timer = setTimeout(() => reject(new Error('the worker did not start within 300 s')), 300_000);
     const onExit = (code: number | null) => reject(new Error(`the worker exited with code ${code}`));
     worker.once('exit', onExit);
     const onData = (chunk: string) => {
