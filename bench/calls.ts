@@ -19,7 +19,16 @@ import {
   type RunningApi,
 } from './helpers';
 import { cpuMeter, findProcess } from './process-cpu';
-import { sampleMemory, startTemporal, startWorker, type RunningTemporal, type RunningWorker } from './temporal-worker';
+import {
+  sampleMemory,
+  startTemporal,
+  startWorker,
+  temporalMode,
+  persistencePerUnit,
+  temporalPersistence,
+  type RunningTemporal,
+  type RunningWorker,
+} from './temporal-worker';
 
 /**
  * `npm run bench:calls`: simulator calls placed through `POST /api/v1/public/agent/{trigger_path}`
@@ -30,7 +39,7 @@ import { sampleMemory, startTemporal, startWorker, type RunningTemporal, type Ru
  * policy), and `finalizeRun` writes the outcome.
  *
  * Services: PostgreSQL (DATABASE_URL, else embedded), Temporal (TEMPORAL_ADDRESS, else the CLI dev
- * server in memory; BENCH_TEMPORAL_SQLITE_FILE=true for its SQLite file, as `npm start` runs it),
+ * server in memory; `--temporal=sqlite` or `--temporal=cluster` for the others, see temporal-worker.ts),
  * the API and the worker each from their real entry point as
  * their own process. Baseline of the same run, on the same worker and task queue: bare Temporal
  * workflows (`noopWorkflow`, start + result) at the same concurrency.
@@ -144,7 +153,7 @@ async function main(): Promise<void> {
   try {
     database = await startDatabase();
     await migrate(database.url);
-    temporal = await startTemporal(dir);
+    temporal = await startTemporal(dir, temporalMode(), database.url);
     // One key for both processes: telephony credentials at rest, and the simulator's webhook signatures.
     const secretsKey = randomBytes(32).toString('hex');
     // The API runs in production mode, where the simulator is off unless asked for.
@@ -169,7 +178,7 @@ async function main(): Promise<void> {
     say(`Temporal: ${temporal.mode}`);
     say(`services up; ${CALLS.toLocaleString('en')} calls and as many no-op workflows, ${CONCURRENCY} concurrent`);
     const processes = {
-      temporal: findProcess('start-dev', `--port ${temporal.address.split(':').pop()}`),
+      temporal: temporal.pid,
       postgres: findProcess('bin/postgres', `-p ${new URL(database.url).port}`),
       api: api.pid ?? null,
       worker: worker.pid,
@@ -180,6 +189,8 @@ async function main(): Promise<void> {
     const warm = await placeCalls(api.base, org, WARMUP, 'warmup');
     await waitForCompletion(pg, warm.runIds);
 
+    await sleep(STATS_SETTLE_MS);
+    const bareTemporalBefore = await temporalPersistence(pg, temporal);
     let memory = sampleMemory(worker.pid);
     let cpu = cpuMeter(processes);
     let started = performance.now();
@@ -191,7 +202,9 @@ async function main(): Promise<void> {
     say(`bare no-op workflows: ${bareRate.toFixed(0)}/s (${seconds(bareMs)})`);
 
     await sleep(STATS_SETTLE_MS);
+    const bareTemporal = persistencePerUnit(bareTemporalBefore, await temporalPersistence(pg, temporal), CALLS);
     const transactionsBefore = await databaseTransactions(pg);
+    const callsTemporalBefore = await temporalPersistence(pg, temporal);
     memory = sampleMemory(worker.pid);
     cpu = cpuMeter(processes);
     started = performance.now();
@@ -204,6 +217,7 @@ async function main(): Promise<void> {
     const callRate = CALLS / (completedMs / 1000);
     await sleep(STATS_SETTLE_MS);
     const transactionsPerCall = ((await databaseTransactions(pg)) - transactionsBefore) / CALLS;
+    const callsTemporal = persistencePerUnit(callsTemporalBefore, await temporalPersistence(pg, temporal), CALLS);
 
     const { rows: statuses } = await pg.query<{ status: string | null; count: number }>(
       `SELECT gathered_context->>'call_status' AS status, count(*)::int AS count FROM runs
@@ -229,6 +243,13 @@ async function main(): Promise<void> {
     console.log(
       `  PostgreSQL transactions:  ${transactionsPerCall.toFixed(1)} a call (all processes; the bench's polling too)`,
     );
+    if (temporal.databases.length > 0) {
+      console.log(
+        `  Temporal's PostgreSQL:    ${callsTemporal.transactions.toFixed(1)} transactions, ` +
+          `${callsTemporal.writes.toFixed(1)} rows written a call (bare workflow: ` +
+          `${bareTemporal.transactions.toFixed(1)}, ${bareTemporal.writes.toFixed(1)})`,
+      );
+    }
     console.log(`bare no-op workflows (${CALLS}, ${CONCURRENCY} concurrent, start + result):`);
     console.log(`  completed:                ${bareRate.toFixed(0)} workflows/s (${seconds(bareMs)})`);
     console.log(`  worker peak RSS:          ${mib(bareRss)}`);

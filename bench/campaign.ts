@@ -20,7 +20,16 @@ import {
   type RunningApi,
 } from './helpers';
 import { cpuMeter, findProcess } from './process-cpu';
-import { sampleMemory, startTemporal, startWorker, type RunningTemporal, type RunningWorker } from './temporal-worker';
+import {
+  sampleMemory,
+  startTemporal,
+  startWorker,
+  temporalMode,
+  persistencePerUnit,
+  temporalPersistence,
+  type RunningTemporal,
+  type RunningWorker,
+} from './temporal-worker';
 
 /**
  * `npm run bench:campaign`: one campaign of CONTACTS contacts through the real HTTP API (CSV upload,
@@ -38,6 +47,8 @@ const CHILD_SAMPLE = 200;
 /** Bounded: a campaign that never completes fails the bench instead of hanging it. */
 const TIMEOUT_MS = Math.max(5 * 60_000, CONTACTS * 300);
 const TASK_QUEUE = 'switchboard';
+/** How long PostgreSQL backends take to report their counters once idle. */
+const STATS_SETTLE_MS = 2_000;
 const TARGET_SHARE_OF_FLOOR = 0.6;
 /** The simulator's outcome suffixes (busy, no-answer, voicemail, failed): left out, every contact answers. */
 const MAGIC_SUFFIXES = new Set([486, 408, 600, 503]);
@@ -213,7 +224,7 @@ async function main(): Promise<void> {
   try {
     database = await startDatabase();
     await migrate(database.url);
-    temporal = await startTemporal(dir);
+    temporal = await startTemporal(dir, temporalMode(), database.url);
     // One key for both processes: telephony credentials at rest, and the simulator's webhook signatures.
     const secretsKey = randomBytes(32).toString('hex');
     // The API runs in production mode, where the simulator is off unless asked for.
@@ -239,7 +250,7 @@ async function main(): Promise<void> {
     say(`Temporal: ${temporal.mode}`);
     say(`services up; a campaign of ${CONTACTS.toLocaleString('en')} contacts and its floor, ${CONCURRENCY} at a time`);
     const processes = {
-      temporal: findProcess('start-dev', `--port ${temporal.address.split(':').pop()}`),
+      temporal: temporal.pid,
       postgres: findProcess('bin/postgres', `-p ${new URL(database.url).port}`),
       api: api.pid ?? null,
       worker: worker.pid,
@@ -249,13 +260,22 @@ async function main(): Promise<void> {
     await runFloor(client, WARMUP, 'bench-floor-warmup');
     await runCampaign(api.base, org, WARMUP, () => undefined);
 
+    const floorPersistenceBefore = await temporalPersistence(pg, temporal);
     const stop = meter(processes, worker.pid, api.pid);
     const floorId = 'bench-floor-measured';
     const floorMs = await runFloor(client, CONTACTS, floorId);
     const floor = stop();
+    // Backends report their counters within about a second of going idle.
+    await sleep(STATS_SETTLE_MS);
+    const floorPersistence = persistencePerUnit(
+      floorPersistenceBefore,
+      await temporalPersistence(pg, temporal),
+      CONTACTS,
+    );
     const floorRate = CONTACTS / (floorMs / 1000);
     say(`floor: ${floorRate.toFixed(1)} children/s (${seconds(floorMs)})`);
 
+    const floorPersistenceAfter = await temporalPersistence(pg, temporal);
     // Metered from the start request on: the upload is bench:import's subject, not this one's.
     let stopCampaign: typeof stop | undefined;
     const workerPid = worker.pid;
@@ -265,6 +285,12 @@ async function main(): Promise<void> {
     });
     if (!stopCampaign) throw new Error('the campaign was never started');
     const measured = stopCampaign();
+    await sleep(STATS_SETTLE_MS);
+    const campaignPersistence = persistencePerUnit(
+      floorPersistenceAfter,
+      await temporalPersistence(pg, temporal),
+      CONTACTS,
+    );
     say(`campaign ${campaign.id} completed in ${seconds(campaign.wallMs)}; reading histories`);
 
     const { rows: statuses } = await pg.query<{ status: string | null; count: number }>(
@@ -314,6 +340,13 @@ async function main(): Promise<void> {
     for (const [reason, count] of parent.taskFailures) console.log(`    parent task failed ×${count}: ${reason}`);
     console.log(`    first child:            ${formatKinds(childKinds, 1)}`);
     console.log(`  peak RSS:                 worker ${mib(measured.workerRss)}, API ${mib(measured.apiRss)}`);
+    if (temporal.databases.length > 0) {
+      console.log(
+        `  Temporal's PostgreSQL:    ${campaignPersistence.transactions.toFixed(1)} transactions, ` +
+          `${campaignPersistence.writes.toFixed(1)} rows written a contact (floor child: ` +
+          `${floorPersistence.transactions.toFixed(1)}, ${floorPersistence.writes.toFixed(1)})`,
+      );
+    }
     console.log(`floor (noopParentWorkflow(${CONTACTS}, ${CONCURRENCY})):`);
     console.log(`  wall time:                ${seconds(floorMs)}`);
     console.log(`  children/s:               ${floorRate.toFixed(1)}`);

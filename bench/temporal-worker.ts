@@ -2,13 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Client as PgClient } from 'pg';
 import { ensureSearchAttributes } from '../platform/temporal';
 import { freePort } from '../scripts/free-port';
 import { provisionTemporalCli } from '../scripts/temporal-cli';
+import { DEFAULT_TEMPORAL_DATABASES, freeTemporalPorts, startTemporalServer } from '../scripts/temporal-cluster';
 import { startTemporalDevServer } from '../scripts/temporal-dev-server';
 import { HOST, say } from './helpers';
+import { findProcess } from './process-cpu';
 
 /** Temporal and a worker process for the benchmarks that run workflows (see bench/calls.ts). */
 
@@ -16,30 +20,63 @@ export interface RunningTemporal {
   address: string;
   /** Which server this is, for the report. */
   mode: string;
+  /** The server's process, for CPU accounting; null when it runs elsewhere. */
+  pid: number | null;
+  /** Temporal's own databases on the bench's PostgreSQL (the cluster's server); none for the others. */
+  databases: string[];
   stop(): Promise<void>;
 }
 
+const TEMPORAL_MODES = ['memory', 'sqlite', 'cluster'] as const;
+export type TemporalMode = (typeof TEMPORAL_MODES)[number];
+
+/** `--temporal=memory|sqlite|cluster` on the bench's command line (`npm run bench:calls -- --temporal=cluster`). */
+export function temporalMode(): TemporalMode {
+  const { values } = parseArgs({ options: { temporal: { type: 'string', default: 'memory' } } });
+  const mode = TEMPORAL_MODES.find((known) => known === values.temporal);
+  if (!mode) throw new Error(`--temporal must be one of ${TEMPORAL_MODES.join(', ')}, not ${values.temporal}`);
+  return mode;
+}
+
 /**
- * TEMPORAL_ADDRESS when set; else `temporal server start-dev` from the provisioned CLI, in memory as
- * the test suite runs it, or with its SQLite file in `dir` as `npm start` runs it when
- * BENCH_TEMPORAL_SQLITE_FILE=true. Our search attributes are registered either way.
+ * TEMPORAL_ADDRESS when set; else, by `mode`: `temporal server start-dev` from the provisioned CLI in
+ * memory as the test suite runs it (`memory`), with its SQLite file in `dir` as `npm start` runs it
+ * (`sqlite`), or the official server on the bench's PostgreSQL started by the same code as
+ * `npm run start:cluster` (`cluster`). Our search attributes are registered in every case.
  */
-export async function startTemporal(dir: string): Promise<RunningTemporal> {
+export async function startTemporal(dir: string, mode: TemporalMode, databaseUrl: string): Promise<RunningTemporal> {
   let running: Omit<RunningTemporal, 'mode'>;
-  let mode: string;
+  let description: string;
   const executable = await provisionTemporalCli(say);
+  const devServerPid = (address: string) => findProcess('start-dev', `--port ${address.split(':').pop()}`);
   if (process.env.TEMPORAL_ADDRESS) {
-    running = { address: process.env.TEMPORAL_ADDRESS, stop: () => Promise.resolve() };
-    mode = `TEMPORAL_ADDRESS ${process.env.TEMPORAL_ADDRESS}`;
-  } else if (process.env.BENCH_TEMPORAL_SQLITE_FILE === 'true') {
-    running = await startTemporalDevServer({
+    running = { address: process.env.TEMPORAL_ADDRESS, pid: null, databases: [], stop: () => Promise.resolve() };
+    description = `TEMPORAL_ADDRESS ${process.env.TEMPORAL_ADDRESS}`;
+  } else if (mode === 'cluster') {
+    const server = await startTemporalServer({
+      databaseUrl,
+      ports: await freeTemporalPorts(),
+      namespace: 'default',
+      log: say,
+      databases: DEFAULT_TEMPORAL_DATABASES,
+    });
+    running = {
+      address: server.address,
+      pid: server.process.pid ?? null,
+      databases: [DEFAULT_TEMPORAL_DATABASES.main, DEFAULT_TEMPORAL_DATABASES.visibility],
+      stop: () => server.stop(),
+    };
+    description = 'the official server on PostgreSQL (as npm run start:cluster)';
+  } else if (mode === 'sqlite') {
+    const server = await startTemporalDevServer({
       executable,
       dbFile: join(dir, 'temporal.sqlite'),
       port: await freePort(),
       uiPort: await freePort(),
       namespace: 'default',
     });
-    mode = 'dev server, SQLite file (as npm start)';
+    running = { ...server, pid: devServerPid(server.address), databases: [] };
+    description = 'dev server, SQLite file (as npm start)';
   } else {
     const env = await TestWorkflowEnvironment.createLocal({
       server: {
@@ -50,8 +87,8 @@ export async function startTemporal(dir: string): Promise<RunningTemporal> {
         port: await freePort(),
       },
     });
-    running = { address: env.address, stop: () => env.teardown() };
-    mode = 'dev server, in memory (as the tests)';
+    running = { address: env.address, pid: devServerPid(env.address), databases: [], stop: () => env.teardown() };
+    description = 'dev server, in memory (as the tests)';
   }
   const connection = await Connection.connect({ address: running.address });
   try {
@@ -59,7 +96,22 @@ export async function startTemporal(dir: string): Promise<RunningTemporal> {
   } finally {
     await connection.close();
   }
-  return { ...running, mode };
+  return { ...running, mode: description };
+}
+
+export interface PersistenceReading {
+  transactions: number;
+  writes: number;
+}
+
+/** Transactions and rows written in Temporal's databases so far (zero for a server without them). */
+export async function temporalPersistence(sql: PgClient, temporal: RunningTemporal): Promise<PersistenceReading> {
+  const { rows } = await sql.query<{ transactions: string | null; writes: string | null }>(
+    `SELECT sum(xact_commit + xact_rollback) AS transactions, sum(tup_inserted + tup_updated + tup_deleted) AS writes
+       FROM pg_stat_database WHERE datname = ANY($1::text[])`,
+    [temporal.databases],
+  );
+  return { transactions: Number(rows[0]?.transactions ?? 0), writes: Number(rows[0]?.writes ?? 0) };
 }
 
 export interface RunningWorker {
@@ -83,7 +135,14 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
     process.execPath,
     [...profileArgs(), '--import', 'tsx', join(__dirname, '..', 'workers', 'main.ts')],
     {
-      env: { ...process.env, HOST, LOG_LEVEL: 'info', WORKER_METRICS_PORT: String(await freePort()), ...env },
+      env: {
+        ...process.env,
+        HOST,
+        LOG_LEVEL: 'info',
+        WORKER_METRICS_PORT: String(await freePort()),
+        TELEPHONY_SIMULATOR: 'true',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -97,7 +156,7 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
   const pid = worker.pid;
   stdout.setEncoding('utf8');
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the worker did not start within 120 s')), 120_000);
+    const timer = setTimeout(() => reject(new Error('the worker did not start within 300 s')), 300_000);
     const onExit = (code: number | null) => reject(new Error(`the worker exited with code ${code}`));
     worker.once('exit', onExit);
     const onData = (chunk: string) => {
@@ -144,3 +203,13 @@ export function sampleMemory(pid: number, everyMs = 100) {
     },
   };
 }
+
+/** The change between two readings, per unit of work (a call, a contact, a child). */
+export const persistencePerUnit = (
+  before: PersistenceReading,
+  after: PersistenceReading,
+  units: number,
+): PersistenceReading => ({
+  transactions: (after.transactions - before.transactions) / units,
+  writes: (after.writes - before.writes) / units,
+});

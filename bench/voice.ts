@@ -25,7 +25,14 @@ import {
 } from './helpers';
 import { machineCpuMeter } from './machine-cpu';
 import { cpuMeter, findProcess, treeCpuMs } from './process-cpu';
-import { sampleMemory, startTemporal, startWorker, type RunningTemporal, type RunningWorker } from './temporal-worker';
+import {
+  sampleMemory,
+  startTemporal,
+  startWorker,
+  temporalMode,
+  type RunningTemporal,
+  type RunningWorker,
+} from './temporal-worker';
 import {
   FramePacer,
   placeInboundCall,
@@ -340,7 +347,7 @@ async function main(): Promise<void> {
     fakes = await startFakes(account, hangups);
     database = await startDatabase();
     await migrate(database.url);
-    temporal = await startTemporal(dir);
+    temporal = await startTemporal(dir, temporalMode(), database.url);
     const secretsKey = randomBytes(32).toString('hex');
     const shared = {
       TEMPORAL_ADDRESS: temporal.address,
@@ -377,7 +384,7 @@ async function main(): Promise<void> {
       processes: {
         api: api.pid ?? null,
         worker: worker.pid,
-        temporal: findProcess('start-dev', `--port ${temporal.address.split(':').pop()}`),
+        temporal: temporal.pid,
         postgres: findProcess('bin/postgres', `-p ${new URL(database.url).port}`),
       },
     };

@@ -94,7 +94,10 @@ export const configSchema = z.object({
 
   /** Unset: `npm start` runs `temporal server start-dev` on TEMPORAL_PORT. */
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  /** Port of `npm start`'s Temporal dev server. */
+  /**
+   * Port of `npm start`'s Temporal dev server, and of `npm run start:cluster`'s frontend: the server's
+   * other ports move with it (7233 gives upstream's own).
+   */
   TEMPORAL_PORT: port(7233),
   /** Port of the dev server's Web UI. */
   TEMPORAL_UI_PORT: port(8233),

@@ -6,23 +6,14 @@ import { config, ConfigError, EMBEDDED_DATABASE } from '../platform/config';
 import { clusterSecrets } from './cluster-secrets';
 import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 import { assertPortsFree } from './port-holder';
-import { provisionTemporalCli } from './temporal-cli';
-import {
-  defaultTemporalPorts,
-  postgresAddress,
-  registerNamespace,
-  setupTemporalSchemas,
-  temporalServerCommand,
-} from './temporal-cluster';
-import { waitForTemporal } from './temporal-dev-server';
-import { provisionTemporalServer } from './temporal-server';
+import { startTemporalServer, temporalPortsFrom } from './temporal-cluster';
 import { exitWithin, spawnTethered } from './tethered-spawn';
 
 /**
  * `npm run start:cluster`: the production topology on one machine. PostgreSQL (embedded, or
  * DATABASE_URL), the official Temporal server on it from deploy/temporal/config.yaml, the namespace
  * and search attributes by compose's own script, then `npm run build` and N workers and M API
- * processes in NODE_ENV=production from dist/. Each API process has a port of its own
+ * processes in NODE_ENV=production from dist/ (built while the servers start). Each API process has a port of its own
  * (PORT, PORT+1, …) as each replica has behind a load balancer; see docs/operations/scaling.md.
  * Ctrl-C or SIGTERM stops everything in reverse order; every child also dies with this process.
  */
@@ -61,6 +52,8 @@ async function shutdown(code: number): Promise<never> {
   if (stopping) return new Promise<never>(() => undefined);
   stopping = true;
   say('Stopping...');
+  // npm forwards the signal to the build it runs.
+  for (const step of steps) step.kill('SIGTERM');
   // APIs first (no new work), then workers (they drain in-flight activities), then the servers.
   for (const { name, process: child, graceMs } of [...services].reverse()) {
     const start = Date.now();
@@ -97,13 +90,47 @@ function spawnService(name: string, entry: string, env: NodeJS.ProcessEnv, grace
   services.push({ name, process: child, graceMs });
 }
 
-/** Runs a command to completion with its output shown; rejects when it fails. */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+/** Commands running to completion (the build, the migrations): stopped first by a shutdown. */
+const steps = new Set<ChildProcess>();
+
+/** Runs a command to completion, each output line shown after `label`; rejects when it fails. */
+function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    steps.add(child);
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        for (const line of chunk.split('\n')) if (line.trim()) say(`${label}: ${line.trimEnd()}`);
+      });
+    }
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed`))));
+    child.on('exit', (code) => {
+      steps.delete(child);
+      if (code === 0) resolve();
+      else reject(new Error(`${command} ${args.join(' ')} failed`));
+    });
   });
+}
+
+/** `npm run build`, started while PostgreSQL and Temporal come up: the two mostly wait on each other. */
+function buildDist(): Promise<void> {
+  if (flags['skip-build']) {
+    say('Running the dist/ already built (--skip-build)');
+    return Promise.resolve();
+  }
+  say('Building dist/ (npm run build) while the servers start');
+  const buildStart = Date.now();
+  const build = run('build', 'npm', ['run', '--silent', 'build'], process.env).then(() =>
+    say(`Built in ${since(buildStart)}.`),
+  );
+  // A failed build stops everything at once rather than after Temporal is up.
+  build.catch((error: unknown) => {
+    if (stopping) return;
+    console.error(error instanceof Error ? error.message : error);
+    void shutdown(1);
+  });
+  return build;
 }
 
 async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
@@ -122,41 +149,14 @@ async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
 }
 
 async function startTemporal(databaseUrl: string, port: number, namespace: string): Promise<string> {
-  const [binaries, cli] = await Promise.all([provisionTemporalServer(say), provisionTemporalCli(say)]);
-  if (cli.type !== 'existing-path')
-    throw new Error('The namespace script needs a local Temporal CLI: npm run temporal:cli');
-  const postgres = postgresAddress(databaseUrl);
-  say(`Temporal schemas on ${postgres.host}:${postgres.port} (deploy/temporal/setup-schema.sh)`);
-  // The SQL tool logs every file it applies; its failure output comes with the error anyway.
-  await setupTemporalSchemas(binaries, postgres, (line) => line.startsWith('[schema]') && say(`  ${line}`));
-
-  const ports = defaultTemporalPorts(port);
-  const { command, args, env } = temporalServerCommand(binaries, postgres, ports);
-  say(`Starting the Temporal server v${binaries.version} on port ${port} (deploy/temporal/config.yaml)`);
-  const { child } = spawnTethered(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], deathSignal: 'SIGTERM' });
-  for (const stream of [child.stdout, child.stderr]) {
-    stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => {
-      for (const line of chunk.split('\n')) if (line.trim()) say(`temporal: ${line.trimEnd()}`);
-    });
-  }
-  child.once('exit', (code, signal) => {
+  const server = await startTemporalServer({ databaseUrl, ports: temporalPortsFrom(port), namespace, log: say });
+  server.process.once('exit', (code, signal) => {
     if (stopping) return;
     say(`The Temporal server exited unexpectedly (${signal ?? `code ${code}`}); stopping everything.`);
     void shutdown(1);
   });
-  servers.push({
-    name: 'Temporal',
-    stop: async () => {
-      child.kill('SIGTERM');
-      if (!(await exitWithin(child, 20_000))) child.kill('SIGKILL');
-    },
-  });
-  const address = `127.0.0.1:${port}`;
-  await waitForTemporal(address, 120_000);
-  say('Namespace and search attributes (deploy/temporal/create-namespace.sh)');
-  await registerNamespace(cli.path, address, namespace, (line) => say(`  ${line}`));
-  return address;
+  servers.push({ name: 'Temporal', stop: () => server.stop() });
+  return server.address;
 }
 
 async function main(): Promise<void> {
@@ -167,7 +167,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));
   const apiPorts = Array.from({ length: apis }, (_, i) => cfg.PORT + i);
   const metricsPorts = Array.from({ length: workers }, (_, i) => cfg.WORKER_METRICS_PORT + i);
-  const temporalPorts = defaultTemporalPorts(cfg.TEMPORAL_PORT);
+  const temporalPorts = temporalPortsFrom(cfg.TEMPORAL_PORT);
 
   await assertPortsFree([
     ...apiPorts.map((port, i) => ({ port, use: `API ${i + 1}`, setting: 'PORT' })),
@@ -179,11 +179,12 @@ async function main(): Promise<void> {
       ? (Object.entries(temporalPorts) as [string, number][]).map(([service, port]) => ({
           port,
           use: `Temporal (${service})`,
-          setting: service === 'frontend' ? 'TEMPORAL_PORT' : 'deploy/temporal/config.yaml',
+          setting: 'TEMPORAL_PORT',
         }))
       : []),
   ]);
 
+  const build = buildDist();
   // The cluster keeps its own state beside `npm start`'s, so the two never share a database.
   const dataDir = join(cfg.DATA_DIR, 'cluster');
   let databaseUrl = cfg.DATABASE_URL;
@@ -203,15 +204,7 @@ async function main(): Promise<void> {
     ? await startTemporal(databaseUrl, cfg.TEMPORAL_PORT, cfg.TEMPORAL_NAMESPACE)
     : cfg.TEMPORAL_ADDRESS;
 
-  if (flags['skip-build']) {
-    say('Running the dist/ already built (--skip-build)');
-  } else {
-    say('Building dist/ (npm run build)');
-    const buildStart = Date.now();
-    await run('npm', ['run', '--silent', 'build'], process.env);
-    say(`Built in ${since(buildStart)}.`);
-  }
-
+  await build;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...clusterSecrets(dataDir),
@@ -222,7 +215,7 @@ async function main(): Promise<void> {
     // Providers call one public address; locally that is the first API process.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${apiPorts[0]}`,
   };
-  await run(process.execPath, [join(root, 'dist', 'scripts', 'migrate.js')], env);
+  await run('migrate', process.execPath, [join(root, 'dist', 'scripts', 'migrate.js')], env);
 
   const workerGraceMs = (cfg.WORKER_SHUTDOWN_GRACE_SECONDS + 10) * 1000;
   metricsPorts.forEach((port, i) =>

@@ -1,7 +1,10 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
 import { createServer } from 'node:net';
-import type { TemporalServerBinaries } from './temporal-server';
+import { provisionTemporalCli } from './temporal-cli';
+import { waitForTemporal } from './temporal-dev-server';
+import { provisionTemporalServer, type TemporalServerBinaries } from './temporal-server';
+import { exitWithin, spawnTethered } from './tethered-spawn';
 
 /**
  * The pieces of a self-hosted Temporal server on PostgreSQL, run from the files compose also uses:
@@ -50,9 +53,8 @@ export interface TemporalPorts {
   workerMembership: number;
 }
 
-/** Upstream's ports, the frontend's moved to `frontend`. */
-export const defaultTemporalPorts = (frontend = 7233): TemporalPorts => ({
-  frontend,
+const UPSTREAM_PORTS: TemporalPorts = {
+  frontend: 7233,
   frontendHttp: 7243,
   frontendMembership: 6933,
   history: 7234,
@@ -61,7 +63,27 @@ export const defaultTemporalPorts = (frontend = 7233): TemporalPorts => ({
   matchingMembership: 6935,
   worker: 7239,
   workerMembership: 6939,
-});
+};
+
+/**
+ * Upstream's ports, all moved by as much as the frontend's: 7233 gives upstream's own, and one
+ * setting (TEMPORAL_PORT) moves the whole server out of another's way.
+ */
+export function temporalPortsFrom(frontend = UPSTREAM_PORTS.frontend): TemporalPorts {
+  const shift = frontend - UPSTREAM_PORTS.frontend;
+  const ports = Object.fromEntries(
+    Object.entries(UPSTREAM_PORTS).map(([service, port]) => [service, port + shift]),
+  ) as unknown as TemporalPorts;
+  // Temporal stores membership ports in a SQL smallint.
+  const outOfRange = Object.values(ports).filter((port) => port < 1 || port > 32_767);
+  if (outOfRange.length > 0) {
+    throw new Error(
+      `TEMPORAL_PORT ${frontend} puts the server's ports at ${outOfRange.join(', ')}; ` +
+        `choose one from 301 to 33,067, which keeps every port from 1 to 32,767.`,
+    );
+  }
+  return ports;
+}
 
 /**
  * A port free right now below 32768: Temporal stores membership ports as a SQL smallint, and ports
@@ -81,9 +103,18 @@ const portIsFree = (port: number): Promise<boolean> =>
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 
+/** A frontend port below 32768 whose moved ports (`temporalPortsFrom`) are all free right now. */
+export async function freeTemporalFrontendPort(): Promise<number> {
+  for (;;) {
+    const frontend = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await Promise.all(Object.values(temporalPortsFrom(frontend)).map(portIsFree));
+    if (free.every(Boolean)) return frontend;
+  }
+}
+
 /** Ports free right now, so that several servers (tests) can run on one machine. */
 export async function freeTemporalPorts(): Promise<TemporalPorts> {
-  const ports = defaultTemporalPorts();
+  const ports = { ...UPSTREAM_PORTS };
   const taken = new Set<number>();
   for (const key of Object.keys(ports) as (keyof TemporalPorts)[]) {
     ports[key] = await freeLowPort(taken);
@@ -192,4 +223,76 @@ export function registerNamespace(
     },
     log,
   );
+}
+
+export interface RunningTemporalServer {
+  /** host:port of the frontend. */
+  address: string;
+  /** The server process (setpriv execs it in place), for CPU accounting and exit watching. */
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface TemporalServerOptions {
+  /** The PostgreSQL the server keeps its databases on; its user needs CREATEDB. */
+  databaseUrl: string;
+  ports: TemporalPorts;
+  namespace: string;
+  log: (line: string) => void;
+  databases?: TemporalDatabases;
+  /** The server's own log level (default warn); its lines go to `log` prefixed with `temporal:`. */
+  logLevel?: string;
+}
+
+/**
+ * The whole sequence of `npm run start:cluster` for Temporal, in one place so that the benchmarks
+ * run the same server: the binaries (built once), the schemas by compose's script, the server on
+ * the committed config, tethered to this process, then the namespace and search attributes by
+ * compose's script. Rejects, with the server stopped, when any step fails.
+ */
+export async function startTemporalServer(options: TemporalServerOptions): Promise<RunningTemporalServer> {
+  const { log } = options;
+  const [binaries, cli] = await Promise.all([provisionTemporalServer(log), provisionTemporalCli(log)]);
+  if (cli.type !== 'existing-path') {
+    throw new Error('The namespace script needs a local Temporal CLI: npm run temporal:cli');
+  }
+  const postgres = postgresAddress(options.databaseUrl);
+  log(`Temporal schemas on ${postgres.host}:${postgres.port} (deploy/temporal/setup-schema.sh)`);
+  // The SQL tool logs every file it applies; its failure output comes with the error anyway.
+  await setupTemporalSchemas(
+    binaries,
+    postgres,
+    (line) => line.startsWith('[schema]') && log(`  ${line}`),
+    options.databases,
+  );
+
+  const { command, args, env } = temporalServerCommand(binaries, postgres, options.ports, options);
+  log(
+    `Starting the Temporal server v${binaries.version} on port ${options.ports.frontend} (deploy/temporal/config.yaml)`,
+  );
+  const { child } = spawnTethered(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], deathSignal: 'SIGTERM' });
+  let stopping = false;
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      // A stopping server warns about every peer it can no longer reach: noise, once asked to stop.
+      if (stopping) return;
+      for (const line of chunk.split('\n')) if (line.trim()) log(`temporal: ${line.trimEnd()}`);
+    });
+  }
+  const stop = async () => {
+    stopping = true;
+    child.kill('SIGTERM');
+    if (!(await exitWithin(child, 20_000))) child.kill('SIGKILL');
+  };
+  const address = `127.0.0.1:${options.ports.frontend}`;
+  try {
+    await waitForTemporal(address, 120_000);
+    log('Namespace and search attributes (deploy/temporal/create-namespace.sh)');
+    await registerNamespace(cli.path, address, options.namespace, (line) => log(`  ${line}`));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { address, process: child, stop };
 }

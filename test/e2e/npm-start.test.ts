@@ -1,15 +1,5 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,7 +8,7 @@ import { Client as PgClient } from 'pg';
 import { testEnv } from '../helpers/test-env';
 import { callingOrganization } from '../helpers/calls';
 import { freePort } from '../../scripts/free-port';
-import { canListen } from '../../scripts/port-holder';
+import { expectNothingLeft, signalGroup, startUntilReady, stopped } from '../helpers/orchestrator';
 
 /**
  * `npm ci && npm start` as a newcomer runs it: from a clone in a folder only its owner may enter
@@ -51,81 +41,7 @@ function privateCheckout(): { root: string; remove(): void } {
   return { root, remove: () => rmSync(outer, { recursive: true, force: true }) };
 }
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  readySeconds: number;
-}
-
-/** Runs `npm start` in its own process group, as a terminal does, and waits for "Ready". */
-function npmStart(cwd: string, env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn('npm', ['start'], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready within 180 s:\n${output}`)), 180_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /Ready in ([\d.]+) s/.exec(output);
-      if (ready && output.includes('Press Ctrl-C to stop.')) {
-        clearTimeout(timer);
-        resolve({ child, output: () => output, readySeconds: Number(ready[1]) });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-/** Sends `signal` to the whole process group, as a terminal's Ctrl-C or an OOM killer would. */
-const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => process.kill(-(child.pid ?? 0), signal);
-
-/**
- * Resolves when `npm start` and every service it started have exited: the API and the worker
- * write to the same output pipe as the orchestrator, so the pipe closes only after the last of them.
- */
-const stopped = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    if (child.stdout?.closed && child.stderr?.closed) return resolve();
-    child.once('close', () => resolve());
-  });
-
-/** Processes whose command line names any of `marks` (the checkout, the cluster's folder, a port). */
-function survivors(marks: string[]): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (marks.some((mark) => command.includes(mark))) found.push(`${entry}: ${command}`);
-    } catch {
-      // gone while we looked
-    }
-  }
-  return found;
-}
-
-async function expectNothingLeft(marks: string[], ports: number[], withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  let left: string[] = [];
-  for (;;) {
-    const held = [];
-    for (const port of ports) if (!(await canListen(port))) held.push(port);
-    left = [...survivors(marks), ...held.map((port) => `port ${port} still held`)];
-    if (left.length === 0 || Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  expect(left).toEqual([]);
-}
+const npmStart = (cwd: string, env: NodeJS.ProcessEnv) => startUntilReady(['start'], cwd, env);
 
 interface RunDetail {
   is_completed: boolean;
