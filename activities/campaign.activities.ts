@@ -61,7 +61,7 @@ export interface AttemptRef {
 
 export type PreparedAttempt = AttemptRef &
   (
-    | { ok: true; runId: number; maxDurationSeconds: number; conversation: 'live' | 'simulated' }
+    | { ok: true; runId: number; maxDurationSeconds: number; conversation: 'live' | 'simulated'; provider: string }
     | { ok: false; error: string }
   );
 
@@ -315,6 +315,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
           ]),
         );
         const modes = new Map(perRun.map((row) => [row.id, conversationModeOf(row, secrets)]));
+        const providers = new Map(perRun.map((row) => [row.id, row.provider]));
         const prepared = attempts.map(({ contactId, attempt }): PreparedAttempt => {
           const runId = runIds.get(campaignAttemptKey(contactId, attempt));
           const conversation = runId === undefined ? undefined : modes.get(runId);
@@ -322,7 +323,8 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
             return { contactId, attempt, ok: false, error: routeError ?? 'The attempt could not be prepared' };
           }
           const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
-          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation };
+          const provider = providers.get(runId) ?? 'unknown';
+          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation, provider };
         });
         return { prepared, counters, routeError };
       });
