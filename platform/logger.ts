@@ -11,8 +11,8 @@ function traceFields(): { trace_id?: string; span_id?: string } {
  * Structured JSON logs. Anything that looks like a credential is redacted. A line written inside a
  * traced request or call carries its `trace_id`.
  */
-export function createLogger(level: string, name: string): Logger {
-  return pino({
+export function createLogger(level: string, name: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     mixin: traceFields,
@@ -27,7 +27,8 @@ export function createLogger(level: string, name: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };
