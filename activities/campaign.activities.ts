@@ -1,3 +1,4 @@
+import { countCampaignDials } from './call-metrics';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -293,6 +294,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
           });
         }
         const counters = await addCounters(manager, campaignId, { queued: inserted.length, executed: fresh.length });
+        countCampaignDials(fresh.length);
 
         // Each run's limit comes from its own agent version (a resumed attempt keeps the version it was created with).
         // So does its conversation mode, from the configuration it dials through.
