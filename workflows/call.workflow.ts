@@ -4,6 +4,7 @@ import {
   condition,
   log,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   setWorkflowOptions,
   upsertSearchAttributes,
@@ -88,6 +89,11 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     { key: CallStatusAttribute, value: outcome.callStatus },
     { key: DispositionAttribute, value: outcome.disposition },
   ]);
+  // Its page in the Temporal UI says how it ended without opening the result.
+  setCurrentDetails(
+    `**${outcome.callStatus}** · ${outcome.durationSeconds} s · disposition ${outcome.disposition}` +
+      ` · run ${outcome.runId}`,
+  );
   return outcome;
 }
 
