@@ -4,6 +4,7 @@ import { callDisposition, type CampaignCallLink, type TerminalCallStatus } from 
 import type { createCallActivities, FinalizedRun } from './call.activities';
 import type { createCampaignReportActivities } from './campaign-report.activities';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
+import { countCallEnded } from './call-metrics';
 
 type CallSteps = Pick<ReturnType<typeof createCallActivities>, 'runConversation' | 'finalizeRun'>;
 type ReportStep = Pick<ReturnType<typeof createCampaignReportActivities>, 'reportCampaignCall'>;
@@ -63,6 +64,7 @@ export function createCallConclusionActivities({
         ? await simulate(runId, input.simulate.maxDurationSeconds)
         : input.conversation;
       const finalized = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
+      countCallEnded(callStatus);
       if (campaign) await reportCampaignCall({ ...campaign, runId, outcome: callStatus });
       return { ...finalized, disposition: callDisposition(callStatus, conversation) };
     },

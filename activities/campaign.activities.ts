@@ -18,6 +18,7 @@ import {
   type CampaignState,
   type TerminalCallStatus,
 } from '../workflows/definitions';
+import { countCampaignDials } from './call-metrics';
 import type { CallSettings } from './call-settings';
 import { campaignRoute, CampaignRouteError, type CampaignRoute } from './campaign/campaign-route';
 
@@ -56,7 +57,7 @@ export interface AttemptRef {
 
 export type PreparedAttempt = AttemptRef &
   (
-    | { ok: true; runId: number; maxDurationSeconds: number; conversation: 'live' | 'simulated' }
+    | { ok: true; runId: number; maxDurationSeconds: number; conversation: 'live' | 'simulated'; provider: string }
     | { ok: false; error: string }
   );
 
@@ -208,12 +209,14 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
           });
         }
         const counters = await tx.addCounters(campaignId, { queued: inserted, executed: fresh.length });
+        countCampaignDials(fresh.length);
 
         // Each run's limit comes from its own agent version (a resumed attempt keeps the version it was created with).
         // So does its conversation mode, from the configuration it dials through.
         const perRun = await tx.dialSettingsOfRuns([...runIds.values()]);
         const maxDuration = new Map(perRun.map((row) => [row.runId, maxDurationOf(row.maxCallDuration)]));
         const modes = new Map(perRun.map((row) => [row.runId, conversationModeOf(row, secrets)]));
+        const providers = new Map(perRun.map((row) => [row.runId, row.provider]));
         const prepared = attempts.map(({ contactId, attempt }): PreparedAttempt => {
           const runId = runIds.get(campaignAttemptKey(contactId, attempt));
           const conversation = runId === undefined ? undefined : modes.get(runId);
@@ -221,7 +224,8 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
             return { contactId, attempt, ok: false, error: routeError ?? 'The attempt could not be prepared' };
           }
           const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
-          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation };
+          const provider = providers.get(runId) ?? 'unknown';
+          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation, provider };
         });
         return { prepared, counters, routeError };
       });

@@ -10,6 +10,7 @@ import { ValidationError } from '../domain/errors';
 import { allowedMethods } from './middleware/allowed-methods';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';
+import { traceRequest } from './middleware/trace-request';
 import { requestContext } from './middleware/request-context';
 import { API_PREFIX, buildOpenApiDocument } from './openapi';
 import type { Route } from './route';
@@ -91,6 +92,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   });
 
   const routers = [api, root, createDocsRouter()];
+  app.use(traceRequest());
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler());
   // Before the body is read: a method the path does not take is 405 whatever the body holds.

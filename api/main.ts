@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
+import { startTracing } from '../platform/tracing/tracing';
 import { loadSecrets } from '../telephony/secrets';
 import { createRecordingStore } from '../voice/recording-store';
 import { callSettingsFrom } from '../activities/call-settings';
@@ -16,6 +18,7 @@ import { ensureAdminUser } from '../domain/accounts/admin-user';
 /** API process: config → PostgreSQL → Temporal client (lazy) → Koa; SIGTERM drains and closes. */
 async function main(): Promise<void> {
   const cfg = config();
+  const tracing = startTracing(cfg.OTEL_EXPORTER_OTLP_ENDPOINT, 'switchboard-api');
   const logger = createLogger(cfg.LOG_LEVEL, 'api');
   const dataSource = createDataSource({
     url: cfg.DATABASE_URL,
@@ -28,7 +31,12 @@ async function main(): Promise<void> {
   if (await ensureAdminUser(dataSource, cfg)) logger.info({ email: cfg.ADMIN_EMAIL }, 'admin user created');
   // Lazy: the API starts (and answers 503 on Temporal routes) while Temporal is still coming up.
   const connection = Connection.lazy({ address: cfg.TEMPORAL_ADDRESS });
-  const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
+  // Workflows the API starts, signals and updates continue the request's trace.
+  const temporal = new Client({
+    connection,
+    namespace: cfg.TEMPORAL_NAMESPACE,
+    interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+  });
   const metrics = createMetrics();
   const app = createApp({ config: cfg, dataSource, temporal, logger, metrics });
   const secrets = loadSecrets(cfg);
@@ -77,6 +85,7 @@ async function main(): Promise<void> {
     clearTimeout(closeAll);
     await connection.close();
     await dataSource.destroy();
+    await tracing.shutdown();
     logger.info('api stopped');
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

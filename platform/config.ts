@@ -18,6 +18,11 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   /** Level of the JSON log lines (pino); `silent` writes none. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * OTLP/HTTP collector origin (e.g. `http://otel-collector:4318`): the API and the worker export
+   * their traces to `<origin>/v1/traces`. Unset: no tracing.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
 
   /** Address the API listens on. */
   HOST: z.string().min(1).default('0.0.0.0'),

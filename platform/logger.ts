@@ -1,10 +1,21 @@
+import { trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 
-/** Structured JSON logs. Anything that looks like a credential is redacted. */
-export function createLogger(level: string, name: string): Logger {
-  return pino({
+/** The trace and span a log line was written in, when one is being recorded. */
+function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan()?.spanContext();
+  return span && trace.isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
+}
+
+/**
+ * Structured JSON logs. Anything that looks like a credential is redacted. A line written inside a
+ * traced request or call carries its `trace_id`.
+ */
+export function createLogger(level: string, name: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
+    mixin: traceFields,
     redact: {
       paths: [
         'password',
@@ -16,7 +27,8 @@ export function createLogger(level: string, name: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };

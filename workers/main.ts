@@ -10,6 +10,8 @@ import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { lowerCpuPriority } from '../platform/cpu-priority';
 import { createLogger } from '../platform/logger';
+import { startTracing } from '../platform/tracing/tracing';
+import { workerTracing } from '../platform/tracing/worker-tracing';
 import { connectTemporalClient } from '../platform/temporal';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { AriListener } from '../telephony/providers/ari/listener';
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
   const cfg = config();
   // First, so that the threads the SDK and the database driver start inherit it.
   lowerCpuPriority(cfg.WORKER_NICE);
+  const tracing = startTracing(cfg.OTEL_EXPORTER_OTLP_ENDPOINT, 'switchboard-worker');
   const logger = createLogger(cfg.LOG_LEVEL, 'worker');
   Runtime.install({
     logger: new DefaultLogger(sdkLogLevel[cfg.LOG_LEVEL]),
@@ -60,13 +63,15 @@ async function main(): Promise<void> {
   const deployment = cfg.TEMPORAL_WORKER_VERSIONING
     ? workerDeploymentOptions(cfg.TEMPORAL_DEPLOYMENT_NAME, buildId())
     : undefined;
+  const source = workflowSource(cfg);
   try {
     const worker = await Worker.create({
       connection,
       namespace: cfg.TEMPORAL_NAMESPACE,
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       identity,
-      ...workflowSource(cfg),
+      ...source,
+      ...workerTracing(tracing, 'workflowsPath' in source),
       activities: createActivities({
         dataSource,
         workerIdentity: identity,
@@ -143,6 +148,7 @@ async function main(): Promise<void> {
     await temporal.connection.close();
     await connection.close();
     await dataSource.destroy();
+    await tracing.shutdown();
   }
 }
 

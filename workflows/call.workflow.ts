@@ -4,6 +4,7 @@ import {
   condition,
   log,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   setWorkflowOptions,
   upsertSearchAttributes,
@@ -25,6 +26,7 @@ import {
 } from './definitions';
 import { sendPostCallWebhooks } from './post-call-webhooks';
 import { reportsToCampaign, reportToCampaign } from './campaign/report';
+import { spokenDuration } from './spoken-duration';
 import { CallStatusAttribute, DispositionAttribute } from './search-attributes';
 import { versioningBehavior } from './versioning-behavior';
 
@@ -38,11 +40,14 @@ const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
 // workflow: no task queue round trip and a marker instead of three history events each. Each is
 // safe to run again after a crash (dialing is keyed by attempt; the others are idempotent).
 
-// Dialing: a few tries only; the idempotency key makes a retry after a crash safe.
-const { placeCall } = proxyLocalActivities<CallActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
-});
+// Dialing: a few tries only; the idempotency key makes a retry after a crash safe. Its summary
+// in the Temporal UI names the provider.
+const dialer = (provider: string | undefined) =>
+  proxyLocalActivities<CallActivities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+    summary: provider ? `dial via ${provider}` : 'dial',
+  });
 
 // Provider look-ups and hang-ups: short, retried a little; a failure falls back to waiting.
 const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>({
@@ -84,6 +89,11 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
     { key: CallStatusAttribute, value: outcome.callStatus },
     { key: DispositionAttribute, value: outcome.disposition },
   ]);
+  // Its page in the Temporal UI says how it ended without opening the result.
+  setCurrentDetails(
+    `**${outcome.callStatus}** · ${outcome.durationSeconds} s · disposition ${outcome.disposition}` +
+      ` · run ${outcome.runId}`,
+  );
   return outcome;
 }
 
@@ -168,12 +178,25 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     }
   };
 
-  /** Waits for `done` until `deadline` (workflow time), looking the call up every poll interval. */
-  const waitUntil = async (providerCallId: string, done: () => boolean, deadline: number): Promise<void> => {
+  /**
+   * Waits for `done` until `deadline` (workflow time), looking the call up every poll interval;
+   * `waitingFor` names the wait in the Temporal UI ("answer", "hang-up").
+   */
+  const waitUntil = async (
+    providerCallId: string,
+    done: () => boolean,
+    deadline: number,
+    waitingFor: string,
+  ): Promise<void> => {
     while (!done()) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) return;
-      if (await condition(done, Math.min(pollMs, remaining))) return;
+      const wait = Math.min(pollMs, remaining);
+      const summary =
+        wait < remaining
+          ? `wait for ${waitingFor}; ask ${input.provider ?? 'the provider'} in ${spokenDuration(wait)}`
+          : `wait for ${waitingFor}, at most ${spokenDuration(wait)} more`;
+      if (await condition(done, wait, { summary })) return;
       await reconcile(providerCallId);
     }
   };
@@ -185,7 +208,11 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     answeredAt = Date.now();
   } else {
     try {
-      const placed = await placeCall({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
+      const placed = await dialer(input.provider).placeCall({
+        runId,
+        workflowId: workflowInfo().workflowId,
+        attempt: input.attempt,
+      });
       callId = placed.providerCallId;
     } catch (error) {
       log.warn('call could not be placed', { runId, error: String(error) });
@@ -195,7 +222,7 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   early.splice(0).forEach(apply);
 
   const ringDeadline = Date.now() + (input.ringTimeoutSeconds ?? DEFAULT_RING_TIMEOUT_SECONDS) * 1000;
-  await waitUntil(callId, () => answeredAt !== undefined || terminal !== undefined, ringDeadline);
+  await waitUntil(callId, () => answeredAt !== undefined || terminal !== undefined, ringDeadline, 'answer');
   if (answeredAt === undefined && !terminal) {
     await hangup(callId);
     await reconcile(callId);
@@ -210,12 +237,17 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
 
   if (input.conversation === 'live') {
     const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;
-    await waitUntil(callId, () => terminal !== undefined || liveConversation !== undefined, talkDeadline);
+    await waitUntil(
+      callId,
+      () => terminal !== undefined || liveConversation !== undefined,
+      talkDeadline,
+      'the conversation to end',
+    );
     if (!terminal) {
       // The agent ended the call (end node, silent caller) or time ran out: hang up through the
       // provider. A caller who hung up needs no hang-up; their call's final status is on its way.
       if (liveConversation?.endedBy !== 'callee_hangup') await hangup(callId);
-      await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS);
+      await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS, 'the final status');
     }
     // A conversation under way reports soon after the stream ends; with no stream, none will come.
     if (liveStarted && !liveConversation) await condition(() => liveConversation !== undefined, CONVERSATION_GRACE_MS);
@@ -231,11 +263,11 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   }
   const conversation = await converse(input);
   const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;
-  await waitUntil(callId, () => terminal !== undefined, talkDeadline);
+  await waitUntil(callId, () => terminal !== undefined, talkDeadline, 'the call to end');
   if (!terminal) {
     // max_call_duration reached: hang up, then take the provider's final word.
     await hangup(callId);
-    await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS);
+    await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS, 'the final status');
   }
   const final = terminal ?? { status: 'completed' as const, durationSeconds: input.maxDurationSeconds };
   return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? conversation : null);

@@ -92,9 +92,14 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
       break;
     }
     const wakeAt = tracker.wakeAt(heldUntil);
-    setCurrentDetails(campaignDetails(tracker.progress()));
-    if (wakeAt === Infinity) await condition(() => tracker.shouldWake());
-    else await condition(() => tracker.shouldWake(), Math.max(1, wakeAt - Date.now()));
+    if (wakeAt === Infinity) {
+      setCurrentDetails(campaignDetails(tracker.progress()));
+      await condition(() => tracker.shouldWake());
+    } else {
+      const summary = tracker.wakeSummary(wakeAt, Date.now());
+      setCurrentDetails(campaignDetails(tracker.progress(), summary));
+      await condition(() => tracker.shouldWake(), Math.max(1, wakeAt - Date.now()), { summary });
+    }
   }
 
   // Cancelled: calls in flight are not cut off; their outcomes are still recorded, so no attempt is

@@ -48,6 +48,8 @@ export interface CallWorkflowInput {
    * of the worker that runs the workflow.
    */
   conversation: 'live' | 'simulated';
+  /** The telephony provider it dials through (`twilio`, `simulator`, ...): shown beside the dial in the Temporal UI. */
+  provider?: string;
 }
 
 /** A normalized status event, as the webhook route (or a status lookup) delivers it to the workflow. */
@@ -163,7 +165,14 @@ export interface CampaignCarryOver {
    * Retries waiting for their delay: contact, next attempt number and when it is due (epoch ms).
    * Also first attempts waiting for a window of the contact's own `timezone`.
    */
-  retries: { contactId: string; attempt: number; dueAt: number; timezone?: string | null }[];
+  retries: {
+    contactId: string;
+    attempt: number;
+    dueAt: number;
+    timezone?: string | null;
+    /** What it waits for: the delay after this outcome, a calling window, or a route to dial through. */
+    cause: WaitCause;
+  }[];
   /** Recent outcomes for the circuit breaker (epoch ms, failed?). */
   breakerWindow: { at: number; failed: boolean }[];
   /** The contact paging is exhausted. */
@@ -171,6 +180,9 @@ export interface CampaignCarryOver {
   /** Batches in a row that could not be dialed at all (no usable configuration or agent version). */
   routeFailures?: number;
 }
+
+/** Why a dial waits: a retry's delay after this outcome, a calling window, or a usable route. */
+export type WaitCause = TerminalCallStatus | 'window' | 'unroutable';
 
 /** Identifies one dial of one contact; the child workflow carries it to report back. */
 export interface CampaignCallLink {

@@ -134,6 +134,7 @@ export async function acceptInboundCall(
       direction: 'inbound',
       providerCallId: call.providerCallId,
       conversation: conversationModeOf(configuration, deps.secrets),
+      provider: configuration.provider,
     });
   }
 

@@ -77,6 +77,7 @@ export async function startOutboundCall(
       attempt: 1,
       maxDurationSeconds: maxCallDurationOf(version),
       conversation: route.conversation,
+      provider: route.configuration.provider,
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) {

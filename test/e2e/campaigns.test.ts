@@ -9,6 +9,7 @@ import {
   OrganizationIdAttribute,
 } from '../../workflows/search-attributes';
 import { buildTestApp } from '../helpers/app';
+import { userMetadataSummaries } from '../helpers/histories';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { bumpCampaignIds } from '../helpers/campaign-api';
 import { callWorker } from '../helpers/call-worker';
@@ -190,8 +191,48 @@ describe('a campaign from start to completion', () => {
         `SELECT temporal_workflow_id FROM campaign_attempts WHERE campaign_id = $1 ORDER BY id LIMIT 1`,
         [campaignId],
       );
-      const call = await services.temporal.client.workflow.getHandle(attempt?.temporal_workflow_id ?? '').describe();
+      const callHandle = services.temporal.client.workflow.getHandle(attempt?.temporal_workflow_id ?? '');
+      const call = await callHandle.describe();
       expect(await call.staticSummary()).toMatch(new RegExp(`^Campaign ${campaignId} · contact \\d+ · attempt 1$`));
+      const { currentDetails: callDetails } = await callHandle.query<{ currentDetails: string }>(
+        '__temporal_workflow_metadata',
+      );
+      expect(callDetails).toMatch(/^\*\*[a-z-]+\*\* · \d+ s · disposition \S+ · run \d+$/);
+      expect(await call.staticDetails()).toMatch(/^Run \d+ via simulator · at most \d+ s · simulated conversation$/m);
+
+      // Timers and activities say what they wait for and do, in the history's user metadata.
+      const events = (await handle.fetchHistory()).events ?? [];
+      // Every timer is a retry's delay (whether one is needed depends on the slots free when it is due).
+      for (const timer of userMetadataSummaries(events.filter((event) => event.timerStartedEventAttributes))) {
+        expect(timer).toMatch(/^retry (\d+ )?(busy|no-answer) contacts? in 1 s$/);
+      }
+      const summaries = userMetadataSummaries(events);
+      expect(summaries).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^prepare \d+ dials?: attempts and runs$/),
+          expect.stringMatching(/^record outcomes: \d+ \w/),
+          'fetch up to 500 contacts after contact 0',
+        ]),
+      );
+      expect(userMetadataSummaries((await callHandle.fetchHistory()).events ?? [])).toContain('dial via simulator');
+
+      // The campaign's calls are found by its search attributes, and by outcome.
+      const busyRuns = await services.db.dataSource.query<{ temporal_workflow_id: string }[]>(
+        `SELECT temporal_workflow_id FROM runs WHERE campaign_id = $1 AND gathered_context->>'call_status' = 'busy'`,
+        [campaignId],
+      );
+      expect(busyRuns.length).toBeGreaterThan(0);
+      const query = `CampaignId = ${campaignId} AND AgentId = ${org.agent.id} AND CallStatus = "busy"`;
+      const listed = await waitFor(
+        () => `the workflows of ${query}`,
+        async () => {
+          const ids: string[] = [];
+          for await (const workflow of services.temporal.client.workflow.list({ query })) ids.push(workflow.workflowId);
+          return ids.length === busyRuns.length && ids;
+        },
+        { timeoutMs: 30_000, intervalMs: 500 },
+      );
+      expect(listed.sort()).toEqual(busyRuns.map((run) => run.temporal_workflow_id).sort());
     }));
 
   it('redials the busy, unanswered and voicemail contacts, linked both ways, and runs the redial', () =>
@@ -225,6 +266,17 @@ describe('pause, PATCH, resume and cancel through Temporal Updates', () => {
       const paused = await api().post(`/campaign/${id}/pause`);
       expect(paused.status).toBe(200);
       expect(paused.body.state).toBe('paused');
+      // The UI's header says Running (the execution is open); its current details say paused.
+      const handle = services.temporal.client.workflow.getHandle(campaignWorkflowId(id));
+      const details = await waitFor(
+        () => 'current details that say paused',
+        async () => {
+          const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+          return currentDetails.startsWith('**paused** · ') && currentDetails;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(details).toMatch(/^\*\*paused\*\* · \d+ of 30 contacts done · \d+ calls placed/);
       const pausedAgain = await api().post(`/campaign/${id}/pause`);
       expect(pausedAgain.status).toBe(409);
       expect(pausedAgain.body.detail).toMatch(/paused/);

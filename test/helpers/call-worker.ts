@@ -1,4 +1,4 @@
-import { Worker } from '@temporalio/worker';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { converse } from '../../agent-runtime';
 import { Secrets } from '../../telephony/secrets';
@@ -12,6 +12,8 @@ export interface CallWorkerOptions {
   baseUrl: string;
   identity: string;
   prices?: { perMinuteUsd: number; per1kTokensUsd: number };
+  /** Options over the defaults: another workflow bundle, interceptors, sinks. */
+  worker?: Partial<WorkerOptions>;
 }
 
 /** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
@@ -35,5 +37,6 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
         temporal: services.temporal.client,
       },
     }),
+    ...options.worker,
   });
 }

@@ -12,3 +12,11 @@ export function localActivityTypes(events: HistoryEvent[]): string[] {
     }),
   );
 }
+
+/** The summaries the Temporal UI shows beside a history's timers, activities and children, in order. */
+export function userMetadataSummaries(events: HistoryEvent[]): string[] {
+  return events.flatMap((event) => {
+    const data = event.userMetadata?.summary?.data;
+    return data ? [JSON.parse(Buffer.from(data).toString('utf8')) as string] : [];
+  });
+}

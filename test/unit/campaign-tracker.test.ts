@@ -96,9 +96,10 @@ describe('CampaignTracker', () => {
     campaign.recorded(batch, records, opened().counters, NOW);
     expect(campaign.progress().pending_retries).toBe(1);
     expect(campaign.wakeAt(null)).toBe(NOW + 60_000);
+    expect(campaign.wakeSummary(NOW + 60_000, NOW)).toBe('retry busy contact in 1 min');
     expect(dispatch(campaign, NOW + 59_999).batch).toEqual([]);
     expect(dispatch(campaign, NOW + 60_000).batch).toEqual([
-      { contactId: '1', attempt: 2, dueAt: NOW + 60_000, timezone: null },
+      { contactId: '1', attempt: 2, dueAt: NOW + 60_000, timezone: null, cause: 'busy' },
     ]);
   });
 
@@ -160,6 +161,18 @@ describe('CampaignTracker', () => {
     expect(campaign.windowToAnnounce(held.heldUntil)).toBeNull();
     expect(campaign.progress().next_open_at).toBe('2026-01-06T09:00:00.000Z');
     expect(campaign.wakeAt(held.heldUntil)).toBe(Date.UTC(2026, 0, 6, 9));
+    expect(campaign.wakeSummary(Date.UTC(2026, 0, 6, 9), NOW)).toBe('window opens Tue 09:00 UTC');
+  });
+
+  it("names a contact's own window in its own zone", () => {
+    const schedule_config = {
+      enabled: true,
+      timezone: 'UTC',
+      slots: [{ day_of_week: 1, start_time: '09:00', end_time: '10:00' }],
+    };
+    const campaign = tracker({ settings: settings({ schedule_config }) });
+    const held = dispatch(campaign, NOW, [{ contactId: '1', timezone: 'America/Chicago' }]);
+    expect(campaign.wakeSummary(campaign.wakeAt(held.heldUntil), NOW)).toBe('window opens Tue 09:00 America/Chicago');
   });
 
   it('puts an unroutable batch back to wait, and fails on the third failure in a row', () => {
@@ -167,8 +180,13 @@ describe('CampaignTracker', () => {
     const first = dispatch(campaign, NOW, contacts('1'));
     expect(campaign.holdUnroutable(first, NOW)).toEqual({ consecutiveFailures: 1, fails: false });
     expect(campaign.inFlightCount).toBe(0);
+    expect(campaign.wakeSummary(NOW + ROUTE_RETRY_MS, NOW)).toBe(
+      'no usable telephony route: try contact again in 10 s',
+    );
     const second = dispatch(campaign, NOW + ROUTE_RETRY_MS);
-    expect(second.batch).toEqual([{ contactId: '1', attempt: 1, dueAt: NOW + ROUTE_RETRY_MS, timezone: null }]);
+    expect(second.batch).toEqual([
+      { contactId: '1', attempt: 1, dueAt: NOW + ROUTE_RETRY_MS, timezone: null, cause: 'unroutable' },
+    ]);
     expect(campaign.holdUnroutable(second, NOW + ROUTE_RETRY_MS)).toEqual({ consecutiveFailures: 2, fails: false });
     const third = dispatch(campaign, NOW + 2 * ROUTE_RETRY_MS);
     expect(campaign.holdUnroutable(third, NOW + 2 * ROUTE_RETRY_MS)).toEqual({ consecutiveFailures: 3, fails: true });

@@ -1,13 +1,21 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { createCampaignActivities } from '../../activities/campaign.activities';
 import type { createCampaignReportActivities } from '../../activities/campaign-report.activities';
 
+type CampaignActivities = ReturnType<typeof createCampaignActivities>;
+
 // Every campaign activity writes PostgreSQL idempotently: retried until the database takes it.
-export const campaignActivities = proxyActivities<ReturnType<typeof createCampaignActivities>>({
+const CAMPAIGN_ACTIVITY_OPTIONS: ActivityOptions = {
   // Short: a worker killed mid-activity holds the campaign up for this long before the retry.
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+};
+
+export const campaignActivities = proxyActivities<CampaignActivities>(CAMPAIGN_ACTIVITY_OPTIONS);
+
+/** The campaign's activities, scheduled with a summary the Temporal UI shows beside each. */
+export const summarizedActivities = (summary: string) =>
+  proxyActivities<CampaignActivities>({ ...CAMPAIGN_ACTIVITY_OPTIONS, summary });
 
 // Signals only; retried until Temporal takes them.
 export const reportActivities = proxyActivities<ReturnType<typeof createCampaignReportActivities>>({

@@ -1,11 +1,25 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { condition, log, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import type { SearchAttributePair } from '@temporalio/common';
+import { condition, log, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import type { PreparedAttempt } from '../../activities/campaign.activities';
 import { callWorkflow } from '../call.workflow';
 import { campaignCallWorkflowId, type CallOutcome, type CampaignCallLink } from '../definitions';
 import { campaignActivities, reportActivities } from './activities';
 import type { CampaignTracker } from './tracker';
+import { AgentIdAttribute, CampaignIdAttribute, OrganizationIdAttribute } from '../search-attributes';
 import { callSummary } from './ui-metadata';
+
+/**
+ * The campaign's own organization, agent and campaign search attributes, for its calls: an operator
+ * lists a campaign's calls by outcome with `CampaignId=3 AND CallStatus="busy"`.
+ */
+function inheritedSearchAttributes(): SearchAttributePair[] {
+  const own = workflowInfo().typedSearchAttributes;
+  return [CampaignIdAttribute, OrganizationIdAttribute, AgentIdAttribute].flatMap((key): SearchAttributePair[] => {
+    const value = own.get(key);
+    return value === undefined ? [] : [{ key, value }];
+  });
+}
 
 /**
  * The campaign's child call workflows. The campaign learns a call's outcome from its completion;
@@ -58,6 +72,7 @@ export class CampaignCalls {
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         ...callSummary(campaignId, dial),
+        typedSearchAttributes: inheritedSearchAttributes(),
         args: [
           {
             runId: dial.runId,
@@ -65,6 +80,7 @@ export class CampaignCalls {
             maxDurationSeconds: dial.maxDurationSeconds,
             campaign: link,
             conversation: dial.conversation,
+            provider: dial.provider,
           },
         ],
       });

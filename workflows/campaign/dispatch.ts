@@ -1,4 +1,4 @@
-import { campaignActivities } from './activities';
+import { campaignActivities, summarizedActivities } from './activities';
 import type { CampaignCalls } from './children';
 import { PAGE_SIZE, ROUTE_RETRY_MS, type CampaignTracker, type Dispatch } from './tracker';
 import type { CampaignWrites } from './writes';
@@ -17,12 +17,15 @@ export async function dispatchDials(
   const dispatch = tracker.beginDispatch(Date.now());
   while (tracker.takeContacts(dispatch)) {
     const after = tracker.fetchedUpTo;
-    tracker.addPage(await campaignActivities.fetchCampaignContacts({ campaignId, after, limit: PAGE_SIZE }));
+    const { fetchCampaignContacts } = summarizedActivities(`fetch up to ${PAGE_SIZE} contacts after contact ${after}`);
+    tracker.addPage(await fetchCampaignContacts({ campaignId, after, limit: PAGE_SIZE }));
   }
   if (dispatch.batch.length === 0) return dispatch.heldUntil;
 
   tracker.launch(dispatch);
-  const prepared = await campaignActivities.prepareCampaignAttempts({
+  const dials = dispatch.batch.length === 1 ? '1 dial' : `${dispatch.batch.length} dials`;
+  const { prepareCampaignAttempts } = summarizedActivities(`prepare ${dials}: attempts and runs`);
+  const prepared = await prepareCampaignAttempts({
     campaignId,
     attempts: dispatch.batch.map(({ contactId, attempt }) => ({ contactId, attempt })),
   });

@@ -1,4 +1,4 @@
-import { campaignActivities } from './activities';
+import { summarizedActivities } from './activities';
 import type { CampaignTracker } from './tracker';
 import type { CampaignWrites } from './writes';
 
@@ -10,7 +10,11 @@ export async function recordReports(tracker: CampaignTracker, writes: CampaignWr
   const now = Date.now();
   const { batch, records } = tracker.takeReports(now);
   const { campaignId } = tracker;
-  const counters = await campaignActivities.recordCampaignOutcomes({ campaignId, outcomes: records });
+  const tally = new Map<string, number>();
+  for (const record of records) tally.set(record.outcome, (tally.get(record.outcome) ?? 0) + 1);
+  const said = [...tally].map(([outcome, count]) => `${count} ${outcome}`).join(', ');
+  const { recordCampaignOutcomes } = summarizedActivities(`record outcomes: ${said}`);
+  const counters = await recordCampaignOutcomes({ campaignId, outcomes: records });
   const trip = tracker.recorded(batch, records, counters, now);
   if (!trip) return;
   await writes.transition(['running'], 'paused', {

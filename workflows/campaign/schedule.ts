@@ -8,6 +8,12 @@ const DAYS_AHEAD = 8;
 const zoneOf = (name: string | null | undefined): string | null =>
   name && DateTime.now().setZone(name).isValid ? name : null;
 
+/** The zone a contact's window is reckoned in: its own when valid, else the schedule's (null: none). */
+export const windowZone = (
+  schedule: ScheduleConfig | null,
+  contactTimezone: string | null | undefined,
+): string | null => zoneOf(contactTimezone) ?? zoneOf(schedule?.timezone);
+
 /** Luxon's weekday is 1 = Monday .. 7 = Sunday; `day_of_week` is 0 = Monday .. 6 = Sunday. */
 const dayOfWeek = (local: DateTime): number => local.weekday - 1;
 
@@ -31,7 +37,7 @@ export function nextOpening(
   nowMs: number,
 ): number {
   if (!restricts(schedule)) return nowMs;
-  const zone = zoneOf(contactTimezone) ?? zoneOf(schedule.timezone);
+  const zone = windowZone(schedule, contactTimezone);
   if (!zone) return nowMs;
   const now = DateTime.fromMillis(nowMs, { zone });
   if (schedule.slots.some((slot) => inSlot(now, slot))) return nowMs;

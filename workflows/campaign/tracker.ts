@@ -14,10 +14,12 @@ import {
   type CampaignSettings,
   type CampaignState,
   type TerminalCallStatus,
+  type WaitCause,
 } from '../definitions';
 import { breakerTrip, isBreakerFailure, withinWindow, type BreakerEntry, type BreakerFigures } from './breaker';
 import { shouldRetry } from './retry';
-import { nextOpening } from './schedule';
+import { nextOpening, windowZone } from './schedule';
+import { timerSummary } from './ui-metadata';
 
 /** Contacts fetched per page: the only contact data that enters the history, ids and timezones. */
 export const PAGE_SIZE = 500;
@@ -36,6 +38,7 @@ export interface Waiting {
   attempt: number;
   dueAt: number;
   timezone?: string | null;
+  cause: WaitCause;
 }
 
 interface InFlight {
@@ -53,7 +56,7 @@ export interface Reported extends CampaignCallResult {
 /** The dials one dispatch takes, and the earliest window opening that held a contact back. */
 export interface Dispatch {
   now: number;
-  batch: Waiting[];
+  batch: Omit<Waiting, 'cause'>[];
   heldUntil: number | null;
 }
 
@@ -227,6 +230,7 @@ export class CampaignTracker {
           attempt: record.attempt + 1,
           dueAt: record.retryAt,
           timezone,
+          cause: record.outcome,
         });
       }
     });
@@ -252,7 +256,7 @@ export class CampaignTracker {
       if (this.freeSlots(dispatch) <= 0) this.waiting.push(item);
       else if (opens > now) {
         hold(dispatch, opens);
-        this.waiting.push({ ...item, dueAt: opens });
+        this.waiting.push({ ...item, dueAt: opens, cause: 'window' });
       } else dispatch.batch.push(item);
     }
     return dispatch;
@@ -279,7 +283,7 @@ export class CampaignTracker {
       const item = { contactId: next.contactId, attempt: 1, timezone: next.timezone };
       if (opens > now) {
         hold(dispatch, opens);
-        this.waiting.push({ ...item, dueAt: opens });
+        this.waiting.push({ ...item, dueAt: opens, cause: 'window' });
       } else dispatch.batch.push({ ...item, dueAt: now });
     }
     return false;
@@ -319,7 +323,7 @@ export class CampaignTracker {
     this.routeFailures += 1;
     for (const item of dispatch.batch) {
       this.inFlight.delete(campaignAttemptKey(item.contactId, item.attempt));
-      this.waiting.push({ ...item, dueAt: now + ROUTE_RETRY_MS });
+      this.waiting.push({ ...item, dueAt: now + ROUTE_RETRY_MS, cause: 'unroutable' });
     }
     return { consecutiveFailures: this.routeFailures, fails: this.routeFailures >= ROUTE_FAILURES_TO_FAIL };
   }
@@ -357,6 +361,18 @@ export class CampaignTracker {
     const slotFree = this.inFlight.size < this.settings.max_concurrency;
     if (this.state !== 'running' || !slotFree) return Infinity;
     return Math.min(...this.waiting.map((item) => item.dueAt), heldUntil ?? Infinity);
+  }
+
+  /**
+   * What the timer to `wakeAt` waits for, for the Temporal UI: the cause of the dials due then, or
+   * the calling window that holds the queue.
+   */
+  wakeSummary(wakeAt: number, now: number): string {
+    const due = this.waiting.filter((item) => item.dueAt === wakeAt);
+    const cause = due[0]?.cause ?? 'window';
+    const zone = windowZone(this.settings.schedule_config, due[0]?.timezone);
+    const count = Math.max(1, due.filter((item) => item.cause === cause).length);
+    return timerSummary({ cause, dueAt: wakeAt, zone, count }, now);
   }
 
   /** Whatever should make the loop look again. */

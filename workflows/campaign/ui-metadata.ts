@@ -1,5 +1,7 @@
+import { DateTime } from 'luxon';
 import type { PreparedAttempt } from '../../activities/campaign.activities';
-import type { CampaignProgress } from '../definitions';
+import type { CampaignProgress, WaitCause } from '../definitions';
+import { spokenDuration } from '../spoken-duration';
 
 /**
  * What the Temporal UI shows of a campaign and its calls without opening any JSON: the list shows
@@ -8,8 +10,8 @@ import type { CampaignProgress } from '../definitions';
 
 const count = (value: number): string => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
-/** The campaign's current details: state, progress, outcomes and the next window. */
-export function campaignDetails(progress: CampaignProgress): string {
+/** The campaign's current details: state, progress, outcomes, the next window and what it waits for. */
+export function campaignDetails(progress: CampaignProgress, waitingFor?: string): string {
   const outcomes = Object.entries(progress.outcomes)
     .filter(([, n]) => (n ?? 0) > 0)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -21,6 +23,7 @@ export function campaignDetails(progress: CampaignProgress): string {
       ` · failed ${count(progress.failed_rows)}`,
     `Outcomes: ${outcomes.length > 0 ? outcomes.join(', ') : 'none yet'}`,
     ...(progress.next_open_at ? [`Next calling window opens ${progress.next_open_at}`] : []),
+    ...(waitingFor ? [`Waiting: ${waitingFor}`] : []),
   ].join('\n\n');
 }
 
@@ -33,7 +36,26 @@ export function callSummary(
     staticSummary: `Campaign ${campaignId} · contact ${dial.contactId} · attempt ${dial.attempt}`,
     staticDetails: [
       `Campaign **${campaignId}**, contact **${dial.contactId}**, attempt **${dial.attempt}**`,
-      `Run ${dial.runId} · at most ${dial.maxDurationSeconds} s · ${dial.conversation} conversation`,
+      `Run ${dial.runId} via ${dial.provider} · at most ${dial.maxDurationSeconds} s · ${dial.conversation} conversation`,
     ].join('\n\n'),
   };
+}
+
+/**
+ * The summary of the campaign's timer: "retry busy contact in 10 min", "window opens Mon 09:00
+ * America/Chicago", "no usable telephony route: try 3 contacts again in 10 s".
+ */
+export function timerSummary(
+  wait: { cause: WaitCause; dueAt: number; zone: string | null; count: number },
+  now: number,
+): string {
+  const { cause, dueAt, count } = wait;
+  const contacts = count === 1 ? 'contact' : `${count} contacts`;
+  const after = spokenDuration(dueAt - now);
+  if (cause === 'window') {
+    const zone = wait.zone ?? 'UTC';
+    return `window opens ${DateTime.fromMillis(dueAt, { zone }).toFormat('ccc HH:mm')} ${zone}`;
+  }
+  if (cause === 'unroutable') return `no usable telephony route: try ${contacts} again in ${after}`;
+  return `retry ${cause} ${contacts} in ${after}`;
 }
