@@ -8,12 +8,13 @@ import { chargeUsd } from '../domain/runs/run-queries';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
-import { providerFor } from '../telephony/registry';
+import { providerDefinition, providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
 import { callDisposition, type CallStatusUpdate, type TerminalCallStatus } from '../workflows/definitions';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { createCallRecords, type CallRecord } from './call-records';
 import { callUrls, type CallSettings } from './call-settings';
+import { createDialPacing } from './pacing/dial-pacing';
 import { postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
 
 /** How often a running conversation heartbeats; the workflow's heartbeat timeout is a few times this. */
@@ -34,6 +35,12 @@ export interface PlaceCallInput {
   workflowId: string;
   attempt: number;
 }
+
+/** The dial went out; or it must wait `waitMs` for its configuration's pace (or a provider's 429). */
+export type PlacedCall = { providerCallId: string } | { waitMs: number; throttled: boolean };
+
+/** How long a provider's 429 holds the configuration's dials when it sends no `Retry-After`. */
+export const DEFAULT_THROTTLE_SECONDS = 1;
 
 export interface FinalizeRunInput {
   runId: number;
@@ -56,6 +63,13 @@ const toUpdate = (event: StatusEvent): CallStatusUpdate => ({
 
 export function createCallActivities({ dataSource, secrets, settings, converse, versions }: CallActivityDeps) {
   const records = createCallRecords(dataSource);
+  const pacing = createDialPacing(dataSource);
+
+  /** The configuration's dials per second: its own, else its provider's default; null: not paced. */
+  const callsPerSecondOf = (run: CallRecord): number | null => {
+    if (!run.configuration) return null;
+    return run.configuration.callsPerSecond ?? providerDefinition(run.provider)?.defaultCallsPerSecond ?? null;
+  };
 
   const adapterOf = (run: CallRecord): TelephonyProvider => {
     if (!run.configuration) throw new CallSetupError(`Run ${run.id} has no telephony configuration`);
@@ -77,14 +91,22 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
     /**
      * Dials the run's number once per (workflow, attempt): the provider idempotency key is derived
      * from them, and when an earlier try already got a call id, the provider is asked about that
-     * call before anything is dialed again (for providers without idempotency keys).
+     * call before anything is dialed again (for providers without idempotency keys). A paced
+     * configuration dials only on its turn, taken right before the dial; otherwise, and after a
+     * provider's 429, the answer is how long to wait before asking again.
      */
-    async placeCall({ runId, workflowId, attempt }: PlaceCallInput): Promise<{ providerCallId: string }> {
+    async placeCall({ runId, workflowId, attempt }: PlaceCallInput): Promise<PlacedCall> {
       const run = await records.load(runId);
       if (!run.calledNumber) throw new CallSetupError(`Run ${runId} has no number to call`);
       const provider = adapterOf(run);
       if (run.providerCallId && (await provider.getCallStatus(run.providerCallId))) {
         return { providerCallId: run.providerCallId };
+      }
+      const configurationId = run.configuration?.id;
+      const callsPerSecond = callsPerSecondOf(run);
+      if (configurationId !== undefined && callsPerSecond !== null) {
+        const turn = await pacing.take(configurationId, callsPerSecond);
+        if (!turn.granted) return { waitMs: turn.waitMs, throttled: false };
       }
       try {
         const { providerCallId } = await provider.originate({
@@ -97,6 +119,12 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
         await records.markDialed(runId, providerCallId);
         return { providerCallId };
       } catch (error) {
+        if (error instanceof ProviderError && error.status === 429 && configurationId !== undefined) {
+          // The provider's own limit: every dial of the configuration waits, not only this one.
+          const seconds = error.retryAfterSeconds ?? DEFAULT_THROTTLE_SECONDS;
+          await pacing.holdOff(configurationId, seconds);
+          return { waitMs: Math.max(1, Math.ceil(seconds * 1000)), throttled: true };
+        }
         if (error instanceof ProviderError && !error.retryable) throw new ProviderRefusedError(error.message);
         throw error;
       }

@@ -180,6 +180,11 @@ export interface ProviderDefinition<Config extends Record<string, unknown> = Rec
   /** The provider's configuration fields (without `provider`); sensitive ones are listed in `fields`. */
   configSchema: z.ZodType<Config>;
   fields: ProviderField[];
+  /**
+   * Dials per second when the configuration sets no `calls_per_second`: the provider's documented
+   * default account limit; null where it documents none that applies (its calls are not paced).
+   */
+  defaultCallsPerSecond: number | null;
   create(config: Config, context?: ProviderContext): TelephonyProvider;
   inbound: InboundWebhooks;
   /**
@@ -215,6 +220,8 @@ export class ProviderError extends Error {
     message: string,
     readonly status?: number,
     readonly retryable = false,
+    /** A 429's `Retry-After`, in seconds, when the provider sent one. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'ProviderError';

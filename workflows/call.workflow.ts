@@ -24,6 +24,7 @@ import {
   type TerminalCallStatus,
 } from './definitions';
 import { sendPostCallWebhooks } from './post-call-webhooks';
+import { dialOnTurn, NON_RETRYABLE } from './call/paced-dial';
 import { reportsToCampaign, reportToCampaign } from './campaign/report';
 import { CallStatusAttribute, DispositionAttribute } from './search-attributes';
 import { versioningBehavior } from './versioning-behavior';
@@ -31,18 +32,9 @@ import { versioningBehavior } from './versioning-behavior';
 type CallActivities = ReturnType<typeof createCallActivities>;
 type ConclusionActivities = ReturnType<typeof createCallConclusionActivities>;
 
-/** Refusals and unusable runs end the call; everything else may be tried again. */
-const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
-
 // The short provider and database calls run as local activities, in the worker that runs the
 // workflow: no task queue round trip and a marker instead of three history events each. Each is
 // safe to run again after a crash (dialing is keyed by attempt; the others are idempotent).
-
-// Dialing: a few tries only; the idempotency key makes a retry after a crash safe.
-const { placeCall } = proxyLocalActivities<CallActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
-});
 
 // Provider look-ups and hang-ups: short, retried a little; a failure falls back to waiting.
 const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>({
@@ -185,8 +177,7 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     answeredAt = Date.now();
   } else {
     try {
-      const placed = await placeCall({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
-      callId = placed.providerCallId;
+      callId = await dialOnTurn({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
     } catch (error) {
       log.warn('call could not be placed', { runId, error: String(error) });
       return finish(refused(error) ? 'failed' : 'error', 0, null);

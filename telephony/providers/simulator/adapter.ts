@@ -55,9 +55,25 @@ export function createSimulatorProvider(
       .catch(() => undefined);
   };
 
+  /** The carrier behaviours a configuration asks for: an outage, or its own rate limit (429). */
+  const refuseLikeACarrier = async (request: OriginateRequest): Promise<void> => {
+    const status = config.dial_error_status;
+    if (status !== undefined) {
+      throw new ProviderError(`The simulator answered ${status}`, status, status === 429 || status >= 500);
+    }
+    if (config.max_calls_per_second === undefined) return;
+    // A repeat of a dial already placed is answered with that call, never refused.
+    if (await rows.byIdempotencyKey(request.idempotencyKey)) return;
+    const last = await rows.lastDialFrom(request.from);
+    if (last && now().getTime() - last.getTime() < 1000 / config.max_calls_per_second) {
+      throw new ProviderError('The simulator answered 429: Too Many Requests', 429, true, 1);
+    }
+  };
+
   return {
     /** The same idempotency key always yields the first call's id, and dials (schedules) nothing new. */
     async originate(request: OriginateRequest) {
+      await refuseLikeACarrier(request);
       const candidate: SimulatorCallRow = {
         providerCallId: `SIM${randomUUID().replace(/-/g, '')}`,
         idempotencyKey: request.idempotencyKey,
