@@ -46,6 +46,8 @@ export interface OpenedCampaign {
   counters: CampaignCounters;
   /** Final outcomes so far, by call status. */
   outcomes: Partial<Record<TerminalCallStatus, number>>;
+  /** Whether the campaign names a fallback configuration, and whether it dials through it already. */
+  failover: { available: boolean; active: boolean };
 }
 
 /** A contact as the workflow sees it: no phone number or context, only what dispatch needs. */
@@ -157,7 +159,53 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         settings: settingsOf(row),
         counters: countersOf(row),
         outcomes: await finalOutcomes(campaignId),
+        failover: {
+          available: row.fallbackTelephonyConfigurationId !== null,
+          active: row.fallbackTelephonyConfigurationId !== null && row.failedOverAt !== null,
+        },
       };
+    },
+
+    /**
+     * Switches the campaign to its fallback configuration and logs `provider_failover` with the
+     * breaker's figures; a campaign already switched (a retried activity) is left as it is.
+     */
+    async failOverCampaign({
+      campaignId,
+      figures,
+    }: {
+      campaignId: number;
+      figures: Record<string, number>;
+    }): Promise<void> {
+      await dataSource.transaction(async (manager) => {
+        // A SELECT around the UPDATE: the ORM answers a bare UPDATE with [rows, count] instead of rows.
+        const [switched] = await manager.query<{ from_id: number | null; to_id: number }[]>(
+          `WITH switched AS (
+             UPDATE campaigns SET failed_over_at = now(), updated_at = now()
+              WHERE id = $1 AND failed_over_at IS NULL AND fallback_telephony_configuration_id IS NOT NULL
+             RETURNING coalesce(telephony_configuration_id,
+                                (SELECT t.id FROM telephony_configurations t
+                                  WHERE t.organization_id = campaigns.organization_id AND t.is_default_outbound)) AS from_id,
+                       fallback_telephony_configuration_id AS to_id)
+           SELECT from_id, to_id FROM switched`,
+          [campaignId],
+        );
+        if (!switched) return;
+        const percent = (value: number | undefined) => `${((value ?? 0) * 100).toFixed(2)}%`;
+        await appendCampaignLog(manager, campaignId, {
+          level: 'warning',
+          event: 'provider_failover',
+          message:
+            `Switched to the fallback telephony configuration ${switched.to_id}: failure rate ` +
+            `${percent(figures.failure_rate)} (${figures.failure_count}/${figures.call_count}) exceeded ` +
+            `threshold ${percent(figures.threshold)} in ${figures.window_seconds}s window`,
+          details: {
+            ...figures,
+            from_telephony_configuration_id: switched.from_id,
+            to_telephony_configuration_id: switched.to_id,
+          },
+        });
+      });
     },
 
     /** The next page of the campaign's contacts after `after` (a contact id), in id order. */

@@ -170,6 +170,8 @@ export interface CampaignCarryOver {
   sourceExhausted: boolean;
   /** Batches in a row that could not be dialed at all (no usable configuration or agent version). */
   routeFailures?: number;
+  /** Attempts (`contactId/attempt`) dialed through the configuration the campaign failed over from. */
+  breakerSkips?: string[];
 }
 
 /** Identifies one dial of one contact; the child workflow carries it to report back. */

@@ -23,6 +23,7 @@ const opened = (change: Partial<OpenedCampaign> = {}): OpenedCampaign => ({
   settings: settings(),
   counters: { total_rows: 3, total_queued_count: 0, executed_count: 0, processed_rows: 0, failed_rows: 0 },
   outcomes: {},
+  failover: { available: false, active: false },
   ...change,
 });
 
