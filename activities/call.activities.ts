@@ -10,12 +10,21 @@ import { ProviderError, type StatusEvent, type TelephonyProvider } from '../tele
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { providerDefinition, providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
-import { callDisposition, type CallStatusUpdate, type TerminalCallStatus } from '../workflows/definitions';
+import { renderTemplate } from '../domain/agents/templates';
+import {
+  callDisposition,
+  type CallStatusUpdate,
+  type TerminalCallStatus,
+  type VoicemailMessage,
+} from '../workflows/definitions';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { createCallRecords, type CallRecord } from './call-records';
 import { callUrls, type CallSettings } from './call-settings';
 import { createDialPacing } from './pacing/dial-pacing';
 import { postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
+
+/** Speaking rate used to time a voicemail message (words per second of synthesized speech). */
+const VOICEMAIL_WORDS_PER_SECOND = 2.5;
 
 /** How often a running conversation heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const CONVERSATION_HEARTBEAT_MS = 5_000;
@@ -48,6 +57,8 @@ export interface FinalizeRunInput {
   durationSeconds: number;
   /** The conversation of a connected call; null otherwise. */
   conversation: ConversationResult | null;
+  /** The voicemail message left on a machine that answered. */
+  voicemail?: VoicemailMessage;
 }
 
 export interface FinalizedRun {
@@ -59,6 +70,7 @@ const toUpdate = (event: StatusEvent): CallStatusUpdate => ({
   status: event.status,
   providerCallId: event.providerCallId,
   durationSeconds: event.durationSeconds,
+  ...(event.answeredBy ? { answeredBy: event.answeredBy } : {}),
 });
 
 export function createCallActivities({ dataSource, secrets, settings, converse, versions }: CallActivityDeps) {
@@ -146,6 +158,20 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       }
     },
 
+    /**
+     * The agent's `voicemail_message` rendered with the call's variables (the contact's fields),
+     * and how long speaking it takes; null when the agent has none.
+     */
+    async voicemailMessage({ runId }: { runId: number }): Promise<VoicemailMessage | null> {
+      const run = await records.load(runId);
+      const template = (await versions.get(run.agentVersionId)).workflowConfigurations.voicemail_message;
+      if (typeof template !== 'string' || !template.trim()) return null;
+      const text = renderTemplate(template, { initialContext: run.initialContext }).trim();
+      if (!text) return null;
+      const words = text.split(/\s+/).length;
+      return { text, seconds: Math.max(1, Math.ceil(words / VOICEMAIL_WORDS_PER_SECOND)) };
+    },
+
     /** Runs the agent's conversation with the callee of the connected call. */
     async runConversation({ runId, maxDurationSeconds }: { runId: number; maxDurationSeconds: number }) {
       const run = await records.load(runId);
@@ -167,8 +193,14 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
      * Writes the call's one outcome (a run already completed is left as it is) and returns the
      * webhooks the finished call sends, which saves the workflow a local activity to list them.
      */
-    async finalizeRun({ runId, callStatus, durationSeconds, conversation }: FinalizeRunInput): Promise<FinalizedRun> {
-      const disposition = callDisposition(callStatus, conversation);
+    async finalizeRun({
+      runId,
+      callStatus,
+      durationSeconds,
+      conversation,
+      voicemail,
+    }: FinalizeRunInput): Promise<FinalizedRun> {
+      const disposition = callDisposition(callStatus, conversation, voicemail !== undefined);
       const tokens = conversation?.usage.totalTokens ?? 0;
       const prices = { perMinuteUsd: settings.pricePerMinuteUsd, per1kTokensUsd: settings.pricePer1kTokensUsd };
       const charge = chargeUsd(durationSeconds, tokens, prices);
@@ -181,13 +213,16 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           ...(conversation?.gatheredContext ?? {}),
           call_status: callStatus,
           mapped_call_disposition: disposition,
+          ...(voicemail ? { voicemail_message: voicemail.text } : {}),
         },
         logs: {
-          transcript: conversation?.transcript ?? [],
+          transcript:
+            conversation?.transcript ??
+            (voicemail ? [{ at: new Date().toISOString(), role: 'assistant', text: voicemail.text }] : []),
           ...(conversation ? { node_path: conversation.nodePath, ended_by: conversation.endedBy } : {}),
           ...(conversation?.turnLatency ? { turn_latency: conversation.turnLatency } : {}),
         },
-        hasTranscript: conversation !== null,
+        hasTranscript: conversation !== null || voicemail !== undefined,
         usageInfo: {
           call_duration_seconds: durationSeconds,
           ...(conversation

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Campaign, CampaignContact, Run } from '../entities';
+import type { VoicemailAction } from '../entities/campaign.entity';
 import { settingsColumns, settingsOf } from '../domain/campaigns/campaign-settings';
 import { conversationModeOf } from '../telephony/conversation-mode';
 import type { StoredCredentials } from '../telephony/credentials';
@@ -48,6 +49,7 @@ export interface OpenedCampaign {
   outcomes: Partial<Record<TerminalCallStatus, number>>;
   /** Whether the campaign names a fallback configuration, and whether it dials through it already. */
   failover: { available: boolean; active: boolean };
+  voicemailAction: VoicemailAction;
 }
 
 /** A contact as the workflow sees it: no phone number or context, only what dispatch needs. */
@@ -63,7 +65,13 @@ export interface AttemptRef {
 
 export type PreparedAttempt = AttemptRef &
   (
-    | { ok: true; runId: number; maxDurationSeconds: number; conversation: 'live' | 'simulated' }
+    | {
+        ok: true;
+        runId: number;
+        maxDurationSeconds: number;
+        conversation: 'live' | 'simulated';
+        voicemailAction: VoicemailAction;
+      }
     | { ok: false; error: string }
   );
 
@@ -159,6 +167,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         settings: settingsOf(row),
         counters: countersOf(row),
         outcomes: await finalOutcomes(campaignId),
+        voicemailAction: row.voicemailAction,
         failover: {
           available: row.fallbackTelephonyConfigurationId !== null,
           active: row.fallbackTelephonyConfigurationId !== null && row.failedOverAt !== null,
@@ -370,7 +379,8 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
             return { contactId, attempt, ok: false, error: routeError ?? 'The attempt could not be prepared' };
           }
           const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
-          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation };
+          const { voicemailAction } = campaign;
+          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation, voicemailAction };
         });
         return { prepared, counters, routeError };
       });

@@ -63,6 +63,11 @@ export interface StatusEvent {
   providerCallId?: string;
   /** Billable seconds when the provider reports them. */
   durationSeconds?: number;
+  /**
+   * Answering-machine detection on an `answered` event: `machine` once the machine's greeting
+   * ended with its beep (a message left now is recorded), `human` for a person.
+   */
+  answeredBy?: 'human' | 'machine';
   /** The provider's own payload, kept in the run's logs. */
   raw: Record<string, unknown>;
 }

@@ -22,6 +22,7 @@ import {
   type CallStatusUpdate,
   type CallWorkflowInput,
   type TerminalCallStatus,
+  type VoicemailMessage,
 } from './definitions';
 import { sendPostCallWebhooks } from './post-call-webhooks';
 import { dialOnTurn, NON_RETRYABLE } from './call/paced-dial';
@@ -86,6 +87,8 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   const maxDurationMs = input.maxDurationSeconds * 1000;
   let terminal: { status: TerminalCallStatus; durationSeconds?: number } | undefined;
   let answeredAt: number | undefined;
+  /** A machine answered (its greeting ended with the beep). */
+  let machine = false;
   let callId: string | undefined;
   /** Events that arrive before the dial returns the call's id: applied once it is known. */
   const early: CallStatusUpdate[] = [];
@@ -99,7 +102,10 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     }
     if (update.providerCallId && update.providerCallId !== callId) return;
     if (isTerminal(update.status)) terminal = { status: update.status, durationSeconds: update.durationSeconds };
-    else if (update.status === 'answered') answeredAt ??= Date.now();
+    else if (update.status === 'answered') {
+      answeredAt ??= Date.now();
+      if (update.answeredBy === 'machine') machine = true;
+    }
   };
   setHandler(callStatusSignal, apply);
   // A live call's conversation, reported by the API process that holds its media stream.
@@ -119,6 +125,7 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   });
   // Read through a function: TypeScript cannot see the handler change `terminal` across awaits.
   const terminalStatus = (): TerminalCallStatus | undefined => terminal?.status;
+  const terminalDuration = (): number | undefined => terminal?.durationSeconds;
 
   /** The last step, in one local activity; `simulate`: the call's conversation runs in it too. */
   const finish = async (
@@ -126,6 +133,7 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     durationSeconds: number,
     conversation: ConversationResult | null,
     simulate?: { maxDurationSeconds: number },
+    voicemail?: VoicemailMessage,
   ): Promise<CallOutcome> => {
     const { concludeCall } = proxyLocalActivities<ConclusionActivities>({
       // Room for the simulated conversation, then for the write.
@@ -134,7 +142,15 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     });
     const reportedHere = reportsToCampaign(input, reportAsked);
     const campaign = reportedHere ? input.campaign : undefined;
-    const concluded = await concludeCall({ runId, callStatus, durationSeconds, conversation, simulate, campaign });
+    const concluded = await concludeCall({
+      runId,
+      callStatus,
+      durationSeconds,
+      conversation,
+      simulate,
+      campaign,
+      ...(voicemail ? { voicemail } : {}),
+    });
     // Asked while the conclusion ran.
     if (!reportedHere && reportsToCampaign(input, reportAsked)) await reportToCampaign(input, callStatus);
     await sendPostCallWebhooks(runId, concluded.postCallWebhooks);
@@ -196,6 +212,18 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     }
   }
 
+  if (machine && !terminal) {
+    // A machine answered: leave the agent's message after the beep, or hang up. Either way the
+    // call's status is `voicemail`.
+    const message = input.voicemailAction === 'leave_message' ? await voicemailMessageOf(runId) : null;
+    // Speaking takes the message's length; a box that hangs up first ends it.
+    if (message) await condition(() => terminal !== undefined, message.seconds * 1000);
+    if (!terminal) await hangup(callId);
+    await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS);
+    const spokenSeconds = Math.round((Date.now() - (answeredAt ?? Date.now())) / 1000);
+    return finish('voicemail', terminalDuration() ?? spokenSeconds, null, undefined, message ?? undefined);
+  }
+
   const connected = answeredAt !== undefined || terminal?.status === 'completed';
   if (!connected) return finish(terminal?.status ?? 'error', terminal?.durationSeconds ?? 0, null);
 
@@ -230,6 +258,20 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   }
   const final = terminal ?? { status: 'completed' as const, durationSeconds: input.maxDurationSeconds };
   return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? conversation : null);
+}
+
+/** The agent's voicemail message for the call; none when it has none or it cannot be read. */
+async function voicemailMessageOf(runId: number): Promise<VoicemailMessage | null> {
+  const { voicemailMessage } = proxyLocalActivities<CallActivities>({
+    startToCloseTimeout: '20 seconds',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+  try {
+    return await voicemailMessage({ runId });
+  } catch (error) {
+    log.error('voicemail message could not be read', { runId, error: String(error) });
+    return null;
+  }
 }
 
 /**

@@ -24,6 +24,7 @@ const opened = (change: Partial<OpenedCampaign> = {}): OpenedCampaign => ({
   counters: { total_rows: 3, total_queued_count: 0, executed_count: 0, processed_rows: 0, failed_rows: 0 },
   outcomes: {},
   failover: { available: false, active: false },
+  voicemailAction: 'retry_later',
   ...change,
 });
 

@@ -65,6 +65,7 @@ export class CampaignCalls {
             maxDurationSeconds: dial.maxDurationSeconds,
             campaign: link,
             conversation: dial.conversation,
+            voicemailAction: dial.voicemailAction,
           },
         ],
       });

@@ -14,6 +14,7 @@ import {
   type CampaignSettings,
   type CampaignState,
   type TerminalCallStatus,
+  type VoicemailAction,
 } from '../definitions';
 import { breakerTrip, isBreakerFailure, withinWindow, type BreakerEntry, type BreakerFigures } from './breaker';
 import { shouldRetry } from './retry';
@@ -91,6 +92,7 @@ export class CampaignTracker {
   private routeFailures: number;
   private settingsValue: CampaignSettings | undefined;
   private failover = { available: false, active: false };
+  private voicemailAction: VoicemailAction = 'retry_later';
   /** Dials placed through the configuration the campaign left: their outcomes do not judge the fallback. */
   private readonly breakerSkips: Set<string>;
 
@@ -148,6 +150,7 @@ export class CampaignTracker {
     this.counters = campaign.counters;
     this.outcomes = campaign.outcomes;
     this.failover = campaign.failover;
+    this.voicemailAction = campaign.voicemailAction;
     if (isTerminalCampaignState(campaign.state)) this.state = campaign.state;
   }
 
@@ -213,7 +216,9 @@ export class CampaignTracker {
     // A cancelled or failed campaign dials nothing more: what its last calls reported is final.
     const closed = this.closed;
     const records = batch.map((result): AttemptOutcome => {
-      const retry = !closed && shouldRetry(result.outcome, result.attempt, retryConfig);
+      // A machine's answer is retried only when the campaign leaves it for later.
+      const settled = result.outcome === 'voicemail' && this.voicemailAction !== 'retry_later';
+      const retry = !closed && !settled && shouldRetry(result.outcome, result.attempt, retryConfig);
       return {
         contactId: result.contactId,
         attempt: result.attempt,

@@ -35,16 +35,27 @@ export function createSimulatorProvider(
   const post = context.fetch ?? fetch;
 
   const statusEvent = (call: SimulatorCallRow): StatusEvent => {
-    const { status, durationSeconds } = simulatedStatus(call, now());
-    return { status, durationSeconds, providerCallId: call.providerCallId, raw: { simulated: true } };
+    const { status, durationSeconds, machine } = simulatedStatus(call, now());
+    return {
+      status,
+      durationSeconds,
+      providerCallId: call.providerCallId,
+      ...(machine ? { answeredBy: 'machine' as const } : {}),
+      raw: { simulated: true },
+    };
   };
 
   /** Posts the call's current status; a failed delivery is left to getCallStatus reconciliation. */
   const report = async (providerCallId: string): Promise<void> => {
     const call = await rows.byId(providerCallId).catch(() => null);
     if (!call) return;
-    const { status, durationSeconds } = simulatedStatus(call, now());
-    const body = JSON.stringify({ call_id: call.providerCallId, status, duration: durationSeconds });
+    const { status, durationSeconds, machine } = simulatedStatus(call, now());
+    const body = JSON.stringify({
+      call_id: call.providerCallId,
+      status,
+      duration: durationSeconds,
+      ...(machine ? { answered_by: 'machine_end_beep' } : {}),
+    });
     await post(call.statusCallbackUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: simulatorSignature(signingKey, body) },
@@ -132,8 +143,15 @@ export function createSimulatorProvider(
     parseStatusWebhook(request: WebhookRequest): StatusEvent {
       const parsed = SimulatorWebhookBody.safeParse(parseJson(request.rawBody));
       if (!parsed.success) throw new ProviderError('The simulator webhook body is not a status report');
-      const { call_id, status, duration } = parsed.data;
-      return { status, providerCallId: call_id, durationSeconds: duration, raw: parsed.data };
+      const { call_id, status, duration, answered_by } = parsed.data;
+      return {
+        status,
+        providerCallId: call_id,
+        durationSeconds: duration,
+        ...(answered_by === 'machine_end_beep' ? { answeredBy: 'machine' as const } : {}),
+        ...(answered_by === 'human' ? { answeredBy: 'human' as const } : {}),
+        raw: parsed.data,
+      };
     },
 
     verifyWebhook(request: WebhookRequest) {
