@@ -94,6 +94,8 @@ export const MAX_RETRY_AFTER_SECONDS = 300;
 export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
   if (!header || header.length > 64) return undefined;
   const trimmed = header.trim();
+  // An HTTP date names its weekday and month; anything else that is not digits is unreadable.
+  if (!/^\d+$/.test(trimmed) && !/^[A-Za-z]{3},/.test(trimmed)) return undefined;
   const seconds = /^\d+$/.test(trimmed) ? Number(trimmed) : (Date.parse(trimmed) - now) / 1000;
   if (!Number.isFinite(seconds)) return undefined;
   return Math.min(Math.max(seconds, 0), MAX_RETRY_AFTER_SECONDS);
