@@ -1,6 +1,11 @@
 import { log } from '@temporalio/activity';
 import type { ConversationResult } from '../agent-runtime/contract';
-import { callDisposition, type CampaignCallLink, type TerminalCallStatus } from '../workflows/definitions';
+import {
+  callDisposition,
+  type CampaignCallLink,
+  type TerminalCallStatus,
+  type VoicemailMessage,
+} from '../workflows/definitions';
 import type { createCallActivities, FinalizedRun } from './call.activities';
 import type { createCampaignReportActivities } from './campaign-report.activities';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
@@ -25,6 +30,8 @@ export interface ConcludeCallInput {
   simulate?: { maxDurationSeconds: number };
   /** A campaign's call: the campaign is told how it ended once the outcome is written. */
   campaign?: CampaignCallLink;
+  /** The voicemail message left on a machine that answered. */
+  voicemail?: VoicemailMessage;
 }
 
 export interface ConcludedCall extends FinalizedRun {
@@ -59,14 +66,20 @@ export function createCallConclusionActivities({
 
   return {
     async concludeCall(input: ConcludeCallInput): Promise<ConcludedCall> {
-      const { runId, callStatus, durationSeconds, campaign } = input;
+      const { runId, callStatus, durationSeconds, campaign, voicemail } = input;
       const conversation = input.simulate
         ? await simulate(runId, input.simulate.maxDurationSeconds)
         : input.conversation;
-      const finalized = await finalizeRun({ runId, callStatus, durationSeconds, conversation });
+      const finalized = await finalizeRun({
+        runId,
+        callStatus,
+        durationSeconds,
+        conversation,
+        ...(voicemail ? { voicemail } : {}),
+      });
       countCallEnded(callStatus);
       if (campaign) await reportCampaignCall({ ...campaign, runId, outcome: callStatus });
-      return { ...finalized, disposition: callDisposition(callStatus, conversation) };
+      return { ...finalized, disposition: callDisposition(callStatus, conversation, voicemail !== undefined) };
     },
   };
 }

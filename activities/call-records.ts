@@ -16,7 +16,7 @@ export interface CallRecord {
   initialContext: Record<string, unknown>;
   /** The agent's `call_disposition_codes`. */
   callDispositionCodes: { disposition_codes: unknown[] };
-  configuration: ConfigurationRow | null;
+  configuration: (ConfigurationRow & { id: number; callsPerSecond: number | null }) | null;
 }
 
 /** The run's columns `finalizeRun` writes; the contexts and logs are merged into the stored ones. */
@@ -43,14 +43,17 @@ export function createCallRecords(dataSource: DataSource) {
     async load(runId: number): Promise<CallRecord> {
       const [row] = await dataSource.query<
         (Omit<CallRecord, 'configuration'> & {
+          configurationId: number | null;
           configurationProvider: string | null;
           credentials: Record<string, unknown> | null;
+          callsPerSecond: string | null;
         })[]
       >(
         `SELECT r.id, r.workflow_id AS "agentId", r.definition_id AS "agentVersionId", r.mode AS provider,
                 r.called_number AS "calledNumber", r.caller_number AS "callerNumber",
                 r.provider_call_id AS "providerCallId", r.initial_context AS "initialContext",
-                a.call_disposition_codes AS "callDispositionCodes", c.provider AS "configurationProvider", c.credentials
+                a.call_disposition_codes AS "callDispositionCodes", c.id AS "configurationId",
+                c.provider AS "configurationProvider", c.credentials, c.calls_per_second AS "callsPerSecond"
            FROM runs r
            JOIN agents a ON a.id = r.workflow_id
            LEFT JOIN telephony_configurations c ON c.id = r.telephony_configuration_id
@@ -58,12 +61,18 @@ export function createCallRecords(dataSource: DataSource) {
         [runId],
       );
       if (!row) throw new CallSetupError(`Run ${runId} does not exist`);
-      const { configurationProvider, credentials, ...record } = row;
+      const { configurationId, configurationProvider, credentials, callsPerSecond, ...record } = row;
       return {
         ...record,
-        configuration: configurationProvider
-          ? { provider: configurationProvider, credentials: credentials ?? {} }
-          : null,
+        configuration:
+          configurationProvider && configurationId !== null
+            ? {
+                id: configurationId,
+                provider: configurationProvider,
+                credentials: credentials ?? {},
+                callsPerSecond: callsPerSecond === null ? null : Number(callsPerSecond),
+              }
+            : null,
       };
     },
 

@@ -8,13 +8,23 @@ import { chargeUsd } from '../domain/runs/run-queries';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
-import { providerFor } from '../telephony/registry';
+import { providerDefinition, providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
-import { callDisposition, type CallStatusUpdate, type TerminalCallStatus } from '../workflows/definitions';
+import { renderTemplate } from '../domain/agents/templates';
+import {
+  callDisposition,
+  type CallStatusUpdate,
+  type TerminalCallStatus,
+  type VoicemailMessage,
+} from '../workflows/definitions';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { createCallRecords, type CallRecord } from './call-records';
 import { callUrls, type CallSettings } from './call-settings';
+import { createDialPacing } from './pacing/dial-pacing';
 import { postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
+
+/** Speaking rate used to time a voicemail message (words per second of synthesized speech). */
+const VOICEMAIL_WORDS_PER_SECOND = 2.5;
 
 /** How often a running conversation heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const CONVERSATION_HEARTBEAT_MS = 5_000;
@@ -35,12 +45,20 @@ export interface PlaceCallInput {
   attempt: number;
 }
 
+/** The dial went out; or it must wait `waitMs` for its configuration's pace (or a provider's 429). */
+export type PlacedCall = { providerCallId: string } | { waitMs: number; throttled: boolean };
+
+/** How long a provider's 429 holds the configuration's dials when it sends no `Retry-After`. */
+export const DEFAULT_THROTTLE_SECONDS = 1;
+
 export interface FinalizeRunInput {
   runId: number;
   callStatus: TerminalCallStatus;
   durationSeconds: number;
   /** The conversation of a connected call; null otherwise. */
   conversation: ConversationResult | null;
+  /** The voicemail message left on a machine that answered. */
+  voicemail?: VoicemailMessage;
 }
 
 export interface FinalizedRun {
@@ -52,10 +70,18 @@ const toUpdate = (event: StatusEvent): CallStatusUpdate => ({
   status: event.status,
   providerCallId: event.providerCallId,
   durationSeconds: event.durationSeconds,
+  ...(event.answeredBy ? { answeredBy: event.answeredBy } : {}),
 });
 
 export function createCallActivities({ dataSource, secrets, settings, converse, versions }: CallActivityDeps) {
   const records = createCallRecords(dataSource);
+  const pacing = createDialPacing(dataSource);
+
+  /** The configuration's dials per second: its own, else its provider's default; null: not paced. */
+  const callsPerSecondOf = (run: CallRecord): number | null => {
+    if (!run.configuration) return null;
+    return run.configuration.callsPerSecond ?? providerDefinition(run.provider)?.defaultCallsPerSecond ?? null;
+  };
 
   const adapterOf = (run: CallRecord): TelephonyProvider => {
     if (!run.configuration) throw new CallSetupError(`Run ${run.id} has no telephony configuration`);
@@ -77,14 +103,22 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
     /**
      * Dials the run's number once per (workflow, attempt): the provider idempotency key is derived
      * from them, and when an earlier try already got a call id, the provider is asked about that
-     * call before anything is dialed again (for providers without idempotency keys).
+     * call before anything is dialed again (for providers without idempotency keys). A paced
+     * configuration dials only on its turn, taken right before the dial; otherwise, and after a
+     * provider's 429, the answer is how long to wait before asking again.
      */
-    async placeCall({ runId, workflowId, attempt }: PlaceCallInput): Promise<{ providerCallId: string }> {
+    async placeCall({ runId, workflowId, attempt }: PlaceCallInput): Promise<PlacedCall> {
       const run = await records.load(runId);
       if (!run.calledNumber) throw new CallSetupError(`Run ${runId} has no number to call`);
       const provider = adapterOf(run);
       if (run.providerCallId && (await provider.getCallStatus(run.providerCallId))) {
         return { providerCallId: run.providerCallId };
+      }
+      const configurationId = run.configuration?.id;
+      const callsPerSecond = callsPerSecondOf(run);
+      if (configurationId !== undefined && callsPerSecond !== null) {
+        const turn = await pacing.take(configurationId, callsPerSecond);
+        if (!turn.granted) return { waitMs: turn.waitMs, throttled: false };
       }
       try {
         const { providerCallId } = await provider.originate({
@@ -97,6 +131,12 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
         await records.markDialed(runId, providerCallId);
         return { providerCallId };
       } catch (error) {
+        if (error instanceof ProviderError && error.status === 429 && configurationId !== undefined) {
+          // The provider's own limit: every dial of the configuration waits, not only this one.
+          const seconds = error.retryAfterSeconds ?? DEFAULT_THROTTLE_SECONDS;
+          await pacing.holdOff(configurationId, seconds);
+          return { waitMs: Math.max(1, Math.ceil(seconds * 1000)), throttled: true };
+        }
         if (error instanceof ProviderError && !error.retryable) throw new ProviderRefusedError(error.message);
         throw error;
       }
@@ -116,6 +156,20 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
         if (error instanceof ProviderError && error.status === 404) return;
         throw error;
       }
+    },
+
+    /**
+     * The agent's `voicemail_message` rendered with the call's variables (the contact's fields),
+     * and how long speaking it takes; null when the agent has none.
+     */
+    async voicemailMessage({ runId }: { runId: number }): Promise<VoicemailMessage | null> {
+      const run = await records.load(runId);
+      const template = (await versions.get(run.agentVersionId)).workflowConfigurations.voicemail_message;
+      if (typeof template !== 'string' || !template.trim()) return null;
+      const text = renderTemplate(template, { initialContext: run.initialContext }).trim();
+      if (!text) return null;
+      const words = text.split(/\s+/).length;
+      return { text, seconds: Math.max(1, Math.ceil(words / VOICEMAIL_WORDS_PER_SECOND)) };
     },
 
     /** Runs the agent's conversation with the callee of the connected call. */
@@ -139,8 +193,14 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
      * Writes the call's one outcome (a run already completed is left as it is) and returns the
      * webhooks the finished call sends, which saves the workflow a local activity to list them.
      */
-    async finalizeRun({ runId, callStatus, durationSeconds, conversation }: FinalizeRunInput): Promise<FinalizedRun> {
-      const disposition = callDisposition(callStatus, conversation);
+    async finalizeRun({
+      runId,
+      callStatus,
+      durationSeconds,
+      conversation,
+      voicemail,
+    }: FinalizeRunInput): Promise<FinalizedRun> {
+      const disposition = callDisposition(callStatus, conversation, voicemail !== undefined);
       const tokens = conversation?.usage.totalTokens ?? 0;
       const prices = { perMinuteUsd: settings.pricePerMinuteUsd, per1kTokensUsd: settings.pricePer1kTokensUsd };
       const charge = chargeUsd(durationSeconds, tokens, prices);
@@ -153,13 +213,16 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           ...(conversation?.gatheredContext ?? {}),
           call_status: callStatus,
           mapped_call_disposition: disposition,
+          ...(voicemail ? { voicemail_message: voicemail.text } : {}),
         },
         logs: {
-          transcript: conversation?.transcript ?? [],
+          transcript:
+            conversation?.transcript ??
+            (voicemail ? [{ at: new Date().toISOString(), role: 'assistant', text: voicemail.text }] : []),
           ...(conversation ? { node_path: conversation.nodePath, ended_by: conversation.endedBy } : {}),
           ...(conversation?.turnLatency ? { turn_latency: conversation.turnLatency } : {}),
         },
-        hasTranscript: conversation !== null,
+        hasTranscript: conversation !== null || voicemail !== undefined,
         usageInfo: {
           call_duration_seconds: durationSeconds,
           ...(conversation

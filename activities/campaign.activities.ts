@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
+import type { VoicemailAction } from '../entities/campaign.entity';
 import { settingsColumns, settingsOf } from '../domain/campaigns/campaign-settings';
 import {
   createCampaignRepository,
@@ -42,6 +43,9 @@ export interface OpenedCampaign {
   counters: CampaignCounters;
   /** Final outcomes so far, by call status. */
   outcomes: Partial<Record<TerminalCallStatus, number>>;
+  /** Whether the campaign names a fallback configuration, and whether it dials through it already. */
+  failover: { available: boolean; active: boolean };
+  voicemailAction: VoicemailAction;
 }
 
 /** A contact as the workflow sees it: no phone number or context, only what dispatch needs. */
@@ -57,7 +61,14 @@ export interface AttemptRef {
 
 export type PreparedAttempt = AttemptRef &
   (
-    | { ok: true; runId: number; maxDurationSeconds: number; conversation: 'live' | 'simulated'; provider: string }
+    | {
+        ok: true;
+        runId: number;
+        maxDurationSeconds: number;
+        conversation: 'live' | 'simulated';
+        provider: string;
+        voicemailAction: VoicemailAction;
+      }
     | { ok: false; error: string }
   );
 
@@ -124,7 +135,43 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         settings: settingsOf(row),
         counters: campaigns.countersOf(row),
         outcomes: await campaigns.finalOutcomes(campaignId),
+        voicemailAction: row.voicemailAction,
+        failover: {
+          available: row.fallbackTelephonyConfigurationId !== null,
+          active: row.fallbackTelephonyConfigurationId !== null && row.failedOverAt !== null,
+        },
       };
+    },
+
+    /**
+     * Switches the campaign to its fallback configuration and logs `provider_failover` with the
+     * breaker's figures; a campaign already switched (a retried activity) is left as it is.
+     */
+    async failOverCampaign({
+      campaignId,
+      figures,
+    }: {
+      campaignId: number;
+      figures: Record<string, number>;
+    }): Promise<void> {
+      await campaigns.transaction(async (tx) => {
+        const switched = await tx.switchToFallback(campaignId);
+        if (!switched) return;
+        const percent = (value: number | undefined) => `${((value ?? 0) * 100).toFixed(2)}%`;
+        await tx.appendLog(campaignId, {
+          level: 'warning',
+          event: 'provider_failover',
+          message:
+            `Switched to the fallback telephony configuration ${switched.toId}: failure rate ` +
+            `${percent(figures.failure_rate)} (${figures.failure_count}/${figures.call_count}) exceeded ` +
+            `threshold ${percent(figures.threshold)} in ${figures.window_seconds}s window`,
+          details: {
+            ...figures,
+            from_telephony_configuration_id: switched.fromId,
+            to_telephony_configuration_id: switched.toId,
+          },
+        });
+      });
     },
 
     /** The next page of the campaign's contacts after `after` (a contact id), in id order. */
@@ -225,7 +272,8 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
           }
           const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
           const provider = providers.get(runId) ?? 'unknown';
-          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation, provider };
+          const { voicemailAction } = campaign;
+          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation, provider, voicemailAction };
         });
         return { prepared, counters, routeError };
       });

@@ -1,6 +1,13 @@
 import { Column, Entity } from 'typeorm';
 import { CreatedEntity } from './base';
 
+/**
+ * When a machine answers: speak the agent's voicemail message, hang up for good, or hang up and
+ * retry as `retry_config.retry_on_voicemail` says.
+ */
+export const VOICEMAIL_ACTIONS = ['leave_message', 'hang_up', 'retry_later'] as const;
+export type VoicemailAction = (typeof VOICEMAIL_ACTIONS)[number];
+
 export type CampaignState = 'draft' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
 
 @Entity('campaigns')
@@ -23,6 +30,22 @@ export class Campaign extends CreatedEntity {
 
   @Column({ type: 'integer', nullable: true })
   telephonyConfigurationId: number | null;
+
+  /** Dialed through instead of the campaign's configuration once the circuit breaker trips. */
+  @Column({ type: 'integer', nullable: true })
+  fallbackTelephonyConfigurationId: number | null;
+
+  /** The fallback's caller id; null: the fallback configuration's default caller id. */
+  @Column({ type: 'text', nullable: true })
+  fallbackCallerNumber: string | null;
+
+  /** When the campaign switched to its fallback configuration; null: it dials its own. */
+  @Column({ type: 'timestamptz', nullable: true })
+  failedOverAt: Date | null;
+
+  /** What a call answered by a machine does (`VOICEMAIL_ACTIONS`). */
+  @Column({ type: 'text', default: 'retry_later' })
+  voicemailAction: VoicemailAction;
 
   @Column({ type: 'text', default: 'draft' })
   state: CampaignState;

@@ -18,4 +18,17 @@ export class TelephonyConfiguration extends TimestampedEntity {
 
   @Column({ type: 'boolean', default: false })
   isDefaultOutbound: boolean;
+
+  /** Dials per second across every call of this configuration; null: the provider's default. */
+  @Column({
+    type: 'numeric',
+    precision: 7,
+    scale: 3,
+    nullable: true,
+    transformer: {
+      to: (value: number | null | undefined) => value,
+      from: (value: string | null) => (value === null ? null : Number(value)),
+    },
+  })
+  callsPerSecond: number | null;
 }

@@ -71,6 +71,7 @@ export async function callProvider(
       `${providerLabel} answered ${response.status}${message ? `: ${message}` : ''}`,
       response.status,
       retryable,
+      response.status === 429 ? retryAfterSeconds(response.headers.get('retry-after')) : undefined,
     );
   }
   return { status: response.status, body: parsed };
@@ -81,6 +82,23 @@ export function readBody<T>(providerLabel: string, schema: z.ZodType<T>, body: u
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new ProviderError(`${providerLabel} answered with an unexpected body`);
   return parsed.data;
+}
+
+/** A provider waits at most this long before we dial again, whatever its `Retry-After` says. */
+export const MAX_RETRY_AFTER_SECONDS = 300;
+
+/**
+ * `Retry-After` as seconds (delta-seconds or an HTTP date), bounded by `MAX_RETRY_AFTER_SECONDS`;
+ * undefined when absent or unreadable.
+ */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
+  if (!header || header.length > 64) return undefined;
+  const trimmed = header.trim();
+  // An HTTP date names its weekday and month; anything else that is not digits is unreadable.
+  if (!/^\d+$/.test(trimmed) && !/^[A-Za-z]{3},/.test(trimmed)) return undefined;
+  const seconds = /^\d+$/.test(trimmed) ? Number(trimmed) : (Date.parse(trimmed) - now) / 1000;
+  if (!Number.isFinite(seconds)) return undefined;
+  return Math.min(Math.max(seconds, 0), MAX_RETRY_AFTER_SECONDS);
 }
 
 /** Null when the provider answered 404 (it does not know the resource); other errors propagate. */

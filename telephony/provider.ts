@@ -63,6 +63,11 @@ export interface StatusEvent {
   providerCallId?: string;
   /** Billable seconds when the provider reports them. */
   durationSeconds?: number;
+  /**
+   * Answering-machine detection on an `answered` event: `machine` once the machine's greeting
+   * ended with its beep (a message left now is recorded), `human` for a person.
+   */
+  answeredBy?: 'human' | 'machine';
   /** The provider's own payload, kept in the run's logs. */
   raw: Record<string, unknown>;
 }
@@ -180,6 +185,11 @@ export interface ProviderDefinition<Config extends Record<string, unknown> = Rec
   /** The provider's configuration fields (without `provider`); sensitive ones are listed in `fields`. */
   configSchema: z.ZodType<Config>;
   fields: ProviderField[];
+  /**
+   * Dials per second when the configuration sets no `calls_per_second`: the provider's documented
+   * default account limit; null where it documents none that applies (its calls are not paced).
+   */
+  defaultCallsPerSecond: number | null;
   create(config: Config, context?: ProviderContext): TelephonyProvider;
   inbound: InboundWebhooks;
   /**
@@ -215,6 +225,8 @@ export class ProviderError extends Error {
     message: string,
     readonly status?: number,
     readonly retryable = false,
+    /** A 429's `Retry-After`, in seconds, when the provider sent one. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'ProviderError';

@@ -23,8 +23,10 @@ import {
   type CallStatusUpdate,
   type CallWorkflowInput,
   type TerminalCallStatus,
+  type VoicemailMessage,
 } from './definitions';
 import { sendPostCallWebhooks } from './post-call-webhooks';
+import { dialOnTurn, NON_RETRYABLE } from './call/paced-dial';
 import { reportsToCampaign, reportToCampaign } from './campaign/report';
 import { spokenDuration } from './spoken-duration';
 import { CallStatusAttribute, DispositionAttribute } from './search-attributes';
@@ -33,21 +35,9 @@ import { versioningBehavior } from './versioning-behavior';
 type CallActivities = ReturnType<typeof createCallActivities>;
 type ConclusionActivities = ReturnType<typeof createCallConclusionActivities>;
 
-/** Refusals and unusable runs end the call; everything else may be tried again. */
-const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
-
 // The short provider and database calls run as local activities, in the worker that runs the
 // workflow: no task queue round trip and a marker instead of three history events each. Each is
 // safe to run again after a crash (dialing is keyed by attempt; the others are idempotent).
-
-// Dialing: a few tries only; the idempotency key makes a retry after a crash safe. Its summary
-// in the Temporal UI names the provider.
-const dialer = (provider: string | undefined) =>
-  proxyLocalActivities<CallActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
-    summary: provider ? `dial via ${provider}` : 'dial',
-  });
 
 // Provider look-ups and hang-ups: short, retried a little; a failure falls back to waiting.
 const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>({
@@ -104,6 +94,8 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   const maxDurationMs = input.maxDurationSeconds * 1000;
   let terminal: { status: TerminalCallStatus; durationSeconds?: number } | undefined;
   let answeredAt: number | undefined;
+  /** A machine answered (its greeting ended with the beep). */
+  let machine = false;
   let callId: string | undefined;
   /** Events that arrive before the dial returns the call's id: applied once it is known. */
   const early: CallStatusUpdate[] = [];
@@ -117,7 +109,10 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     }
     if (update.providerCallId && update.providerCallId !== callId) return;
     if (isTerminal(update.status)) terminal = { status: update.status, durationSeconds: update.durationSeconds };
-    else if (update.status === 'answered') answeredAt ??= Date.now();
+    else if (update.status === 'answered') {
+      answeredAt ??= Date.now();
+      if (update.answeredBy === 'machine') machine = true;
+    }
   };
   setHandler(callStatusSignal, apply);
   // A live call's conversation, reported by the API process that holds its media stream.
@@ -137,6 +132,7 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   });
   // Read through a function: TypeScript cannot see the handler change `terminal` across awaits.
   const terminalStatus = (): TerminalCallStatus | undefined => terminal?.status;
+  const terminalDuration = (): number | undefined => terminal?.durationSeconds;
 
   /** The last step, in one local activity; `simulate`: the call's conversation runs in it too. */
   const finish = async (
@@ -144,6 +140,7 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     durationSeconds: number,
     conversation: ConversationResult | null,
     simulate?: { maxDurationSeconds: number },
+    voicemail?: VoicemailMessage,
   ): Promise<CallOutcome> => {
     const { concludeCall } = proxyLocalActivities<ConclusionActivities>({
       // Room for the simulated conversation, then for the write.
@@ -152,7 +149,15 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     });
     const reportedHere = reportsToCampaign(input, reportAsked);
     const campaign = reportedHere ? input.campaign : undefined;
-    const concluded = await concludeCall({ runId, callStatus, durationSeconds, conversation, simulate, campaign });
+    const concluded = await concludeCall({
+      runId,
+      callStatus,
+      durationSeconds,
+      conversation,
+      simulate,
+      campaign,
+      ...(voicemail ? { voicemail } : {}),
+    });
     // Asked while the conclusion ran.
     if (!reportedHere && reportsToCampaign(input, reportAsked)) await reportToCampaign(input, callStatus);
     await sendPostCallWebhooks(runId, concluded.postCallWebhooks);
@@ -208,12 +213,10 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     answeredAt = Date.now();
   } else {
     try {
-      const placed = await dialer(input.provider).placeCall({
-        runId,
-        workflowId: workflowInfo().workflowId,
-        attempt: input.attempt,
-      });
-      callId = placed.providerCallId;
+      callId = await dialOnTurn(
+        { runId, workflowId: workflowInfo().workflowId, attempt: input.attempt },
+        input.provider,
+      );
     } catch (error) {
       log.warn('call could not be placed', { runId, error: String(error) });
       return finish(refused(error) ? 'failed' : 'error', 0, null);
@@ -230,6 +233,18 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     if (answeredAt === undefined && [undefined, 'canceled'].includes(terminalStatus())) {
       terminal = { status: 'no-answer', durationSeconds: 0 };
     }
+  }
+
+  if (machine && !terminal) {
+    // A machine answered: leave the agent's message after the beep, or hang up. Either way the
+    // call's status is `voicemail`.
+    const message = input.voicemailAction === 'leave_message' ? await voicemailMessageOf(runId) : null;
+    // Speaking takes the message's length; a box that hangs up first ends it.
+    if (message) await condition(() => terminal !== undefined, message.seconds * 1000);
+    if (!terminal) await hangup(callId);
+    await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS, 'the final status');
+    const spokenSeconds = Math.round((Date.now() - (answeredAt ?? Date.now())) / 1000);
+    return finish('voicemail', terminalDuration() ?? spokenSeconds, null, undefined, message ?? undefined);
   }
 
   const connected = answeredAt !== undefined || terminal?.status === 'completed';
@@ -271,6 +286,20 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   }
   const final = terminal ?? { status: 'completed' as const, durationSeconds: input.maxDurationSeconds };
   return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? conversation : null);
+}
+
+/** The agent's voicemail message for the call; none when it has none or it cannot be read. */
+async function voicemailMessageOf(runId: number): Promise<VoicemailMessage | null> {
+  const { voicemailMessage } = proxyLocalActivities<CallActivities>({
+    startToCloseTimeout: '20 seconds',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+  try {
+    return await voicemailMessage({ runId });
+  } catch (error) {
+    log.error('voicemail message could not be read', { runId, error: String(error) });
+    return null;
+  }
 }
 
 /**

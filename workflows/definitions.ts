@@ -50,6 +50,11 @@ export interface CallWorkflowInput {
   conversation: 'live' | 'simulated';
   /** The telephony provider it dials through (`twilio`, `simulator`, ...): shown beside the dial in the Temporal UI. */
   provider?: string;
+  /**
+   * What a call a machine answered does (default `retry_later`: hang up, outcome `voicemail`);
+   * `leave_message` speaks the agent's `voicemail_message` first.
+   */
+  voicemailAction?: VoicemailAction;
 }
 
 /** A normalized status event, as the webhook route (or a status lookup) delivers it to the workflow. */
@@ -57,6 +62,8 @@ export interface CallStatusUpdate {
   status: CallStatus;
   providerCallId?: string;
   durationSeconds?: number;
+  /** Answering-machine detection on an `answered` event (`StatusEvent.answeredBy`). */
+  answeredBy?: 'human' | 'machine';
 }
 
 export interface CallOutcome {
@@ -68,9 +75,28 @@ export interface CallOutcome {
   disposition: string;
 }
 
-/** `mapped_call_disposition`: the conversation's disposition for a completed call, else its status. */
-export const callDisposition = (callStatus: TerminalCallStatus, conversation: ConversationResult | null): string =>
-  conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
+/** The disposition of a call a machine answered and the agent left its voicemail message on. */
+export const VOICEMAIL_LEFT = 'voicemail_left';
+
+/**
+ * `mapped_call_disposition`: the conversation's disposition for a completed call, `voicemail_left`
+ * for a voicemail message left, else its status.
+ */
+export const callDisposition = (
+  callStatus: TerminalCallStatus,
+  conversation: ConversationResult | null,
+  voicemailLeft = false,
+): string => {
+  if (voicemailLeft && callStatus === 'voicemail') return VOICEMAIL_LEFT;
+  return conversation && callStatus === 'completed' ? conversation.disposition : callStatus;
+};
+
+/** The voicemail message the agent speaks after the beep, rendered for the call. */
+export interface VoicemailMessage {
+  text: string;
+  /** How long speaking it takes. */
+  seconds: number;
+}
 
 /** The provider reported a call status (the webhook route sends it; repeats and late ones are ignored). */
 export const callStatusSignal = defineSignal<[CallStatusUpdate]>('callStatus');
@@ -88,9 +114,9 @@ export const DEFAULT_MAX_CALL_DURATION_SECONDS = 300;
 // Campaigns (contract between the API, the campaign workflow and its child call workflows)
 // ---------------------------------------------------------------------------------------------
 
-import type { CampaignState } from '../entities/campaign.entity';
+import type { CampaignState, VoicemailAction } from '../entities/campaign.entity';
 
-export type { CampaignState };
+export type { CampaignState, VoicemailAction };
 
 /** States a campaign never leaves. */
 export const TERMINAL_CAMPAIGN_STATES: readonly CampaignState[] = ['completed', 'failed', 'cancelled'];
@@ -179,6 +205,8 @@ export interface CampaignCarryOver {
   sourceExhausted: boolean;
   /** Batches in a row that could not be dialed at all (no usable configuration or agent version). */
   routeFailures?: number;
+  /** Attempts (`contactId/attempt`) dialed through the configuration the campaign failed over from. */
+  breakerSkips?: string[];
 }
 
 /** Why a dial waits: a retry's delay after this outcome, a calling window, or a usable route. */

@@ -15,8 +15,9 @@ export class CampaignRouteError extends Error {}
 
 /**
  * The route a campaign's calls take, resolved as an API call's is: the agent's current version,
- * the campaign's configuration (else the organization's default outbound one), checked ready, and
- * its default caller id (else its first active number).
+ * the campaign's configuration (else the organization's default outbound one; its fallback once
+ * it failed over), checked ready, and its default caller id (else its first active number; the
+ * campaign's fallback caller number on the fallback).
  */
 export async function campaignRoute(
   manager: EntityManager,
@@ -31,11 +32,10 @@ export async function campaignRoute(
   if (!agent || agent.status === 'archived' || !version)
     throw new CampaignRouteError('The agent has no callable version');
 
-  const configuration = campaign.telephonyConfigurationId
-    ? await manager.findOneBy(TelephonyConfiguration, {
-        id: campaign.telephonyConfigurationId,
-        organizationId: campaign.organizationId,
-      })
+  const onFallback = campaign.failedOverAt !== null && campaign.fallbackTelephonyConfigurationId !== null;
+  const configurationId = onFallback ? campaign.fallbackTelephonyConfigurationId : campaign.telephonyConfigurationId;
+  const configuration = configurationId
+    ? await manager.findOneBy(TelephonyConfiguration, { id: configurationId, organizationId: campaign.organizationId })
     : await manager.findOneBy(TelephonyConfiguration, {
         organizationId: campaign.organizationId,
         isDefaultOutbound: true,
@@ -63,7 +63,11 @@ export async function campaignRoute(
   }
   if (!readiness.ready) throw new CampaignRouteError(`Telephony provider not ready: ${readiness.reason}`);
   const active = numbers.filter((number) => number.isActive);
-  const caller = active.find((number) => number.isDefaultCallerId) ?? active[0];
+  const chosen = onFallback && campaign.fallbackCallerNumber !== null ? campaign.fallbackCallerNumber : null;
+  const caller = chosen
+    ? active.find((number) => number.addressNormalized === chosen)
+    : (active.find((number) => number.isDefaultCallerId) ?? active[0]);
+  if (chosen && !caller) throw new CampaignRouteError(`The fallback caller number ${chosen} is not active`);
   return {
     version,
     configuration,

@@ -82,8 +82,9 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         responses: {
           201: { description: 'The campaign, in state `draft`', schema: Campaign },
           400: errorResponse(
-            '`workflow_not_found`, `source_not_found`, `telephony_configuration_not_found`, or template variables ' +
-              'the agent needs that the contact list lacks (named)',
+            '`workflow_not_found`, `source_not_found`, `telephony_configuration_not_found`, ' +
+              '`fallback_telephony_configuration_not_found`, `fallback_caller_number_not_found`, a fallback equal to ' +
+              'the campaign configuration, or template variables the agent needs that the contact list lacks (named)',
           ),
           409: errorResponse(quotaBreach('campaigns')),
         },
@@ -94,6 +95,13 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
           agentId: body.workflow_id,
           sourceId: body.source_id,
           telephonyConfigurationId: body.telephony_configuration_id,
+          fallback: body.fallback_telephony_configuration_id
+            ? {
+                telephonyConfigurationId: body.fallback_telephony_configuration_id,
+                callerNumber: body.fallback_caller_number ?? null,
+              }
+            : null,
+          voicemailAction: body.voicemail_action,
         });
         ctx.status = 201;
         ctx.body = await campaignViewOf(dataSource, row);

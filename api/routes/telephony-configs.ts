@@ -116,6 +116,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
             telephony.secrets,
           ),
           isDefaultOutbound: body.is_default_outbound,
+          callsPerSecond: body.calls_per_second ?? null,
         });
         const saved = await saveNamed(row, () =>
           dataSource.transaction(async (manager) => {
@@ -211,6 +212,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
           row.credentials = sealCredentials(definition, parsed.data, telephony.secrets);
         }
         if (body.name !== undefined) row.name = body.name;
+        if (body.calls_per_second !== undefined) row.callsPerSecond = body.calls_per_second;
         ctx.body = telephony.configurationView(await saveNamed(row, () => configurations.save(row)));
       },
     ),

@@ -62,7 +62,12 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         const signalled = await signalCallStatus(
           temporal,
           { id: run.id, temporalWorkflowId: run.temporal_workflow_id },
-          { status: event.status, providerCallId: event.providerCallId, durationSeconds: event.durationSeconds },
+          {
+            status: event.status,
+            providerCallId: event.providerCallId,
+            durationSeconds: event.durationSeconds,
+            ...(event.answeredBy ? { answeredBy: event.answeredBy } : {}),
+          },
         );
         if (!signalled) log.info('status webhook for a closed call workflow: ignored');
       },

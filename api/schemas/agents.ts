@@ -40,6 +40,14 @@ export const WorkflowConfigurations = z
         .max(100)
         .nullish(),
       external_pbx_lead_headers: z.array(text(255)).max(50).nullish(),
+      voicemail_message: text(1000)
+        .nullish()
+        .openapi({
+          description:
+            "Spoken after the beep when a machine answers a campaign's call whose `voicemail_action` is `leave_message`; " +
+            "template variables (`{{first_name}}`, `{{name | fallback}}`) take the contact's fields.",
+          example: 'Hi {{first_name}}, this is Acme Dental about your appointment tomorrow. Please call us back.',
+        }),
     }),
   )
   // Other keys are stored as sent, so they are bounded like any free JSON.

@@ -3,6 +3,7 @@ import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, name, PageQuery, text } from './common';
 import { CAMPAIGN_LIMITS, CLOCK_TIME } from '../../workflows/campaign/settings-change';
 import { WorkflowRunsQuery } from './runs';
+import { VOICEMAIL_ACTIONS } from '../../entities/campaign.entity';
 import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_MAX_CONCURRENCY,
@@ -92,6 +93,22 @@ const TimeSlotsRejected = z
   // JSON Schema's "nothing is valid here": clients generate `never` for it.
   .openapi({ not: {}, description: 'Never accepted (422): send the calling windows as `schedule_config.slots`.' });
 
+const CallerNumber = z
+  .string()
+  .regex(/^\+[1-9]\d{6,14}$/, { error: 'fallback_caller_number must be in E.164 format, for example +14155550100' })
+  .openapi({
+    description: "The fallback's caller id: one of its active numbers (omitted: its default caller id).",
+    example: '+14155550199',
+  });
+
+const VoicemailActionInput = z.enum(VOICEMAIL_ACTIONS).openapi({
+  description:
+    "When a machine answers: `leave_message` speaks the agent's `voicemail_message` after the beep and ends the " +
+    'call as `voicemail_left`; `hang_up` hangs up for good; `retry_later` (default) hangs up and retries as ' +
+    '`retry_config.retry_on_voicemail` says.',
+  example: 'leave_message',
+});
+
 export const CreateCampaignRequest = z
   .object({
     name: CampaignName,
@@ -101,14 +118,27 @@ export const CreateCampaignRequest = z
     telephony_configuration_id: BodyId.nullish().openapi({
       description: "Omitted: the organization's default outbound configuration.",
     }),
+    fallback_telephony_configuration_id: BodyId.nullish().openapi({
+      description:
+        'Dialed through instead when the circuit breaker trips on the campaign configuration; the campaign pauses only when the fallback fails too.',
+    }),
+    fallback_caller_number: CallerNumber.nullish(),
+    voicemail_action: VoicemailActionInput.optional(),
     retry_config: RetryConfigInput.optional(),
     max_concurrency: MaxConcurrency.optional(),
     schedule_config: ScheduleConfigInput.nullish(),
     circuit_breaker: CircuitBreakerInput.optional(),
     time_slots: TimeSlotsRejected,
   })
+  .refine((body) => !body.fallback_caller_number || body.fallback_telephony_configuration_id, {
+    message: 'fallback_caller_number needs fallback_telephony_configuration_id',
+    path: ['fallback_caller_number'],
+  })
   .openapi('CreateCampaignRequest', {
     example: {
+      fallback_telephony_configuration_id: 3,
+      fallback_caller_number: '+14155550199',
+      voicemail_action: 'leave_message',
       name: 'March reminders',
       workflow_id: 12,
       source_type: 'csv',
@@ -182,7 +212,8 @@ export const CampaignLogEntry = z
     event: z.string().openapi({
       description:
         'campaign_started, campaign_paused, campaign_resumed, campaign_cancelled, campaign_completed, ' +
-        'campaign_failed, config_updated, waiting_for_schedule_window, circuit_breaker_tripped, call_initiation_failed',
+        'campaign_failed, config_updated, waiting_for_schedule_window, circuit_breaker_tripped, provider_failover, ' +
+        'call_initiation_failed',
     }),
     message: z.string(),
     details: z.record(z.string(), z.unknown()),
@@ -217,6 +248,11 @@ const EXAMPLE_CAMPAIGN = {
   redialed_campaign_id: null,
   telephony_configuration_id: 2,
   telephony_configuration_name: 'Twilio production',
+  fallback_telephony_configuration_id: 3,
+  fallback_caller_number: '+14155550199',
+  active_telephony_configuration_id: 2,
+  failed_over_at: null,
+  voicemail_action: 'leave_message',
   logs: [
     {
       ts: '2026-03-02T15:10:00.000Z',
@@ -253,6 +289,13 @@ export const Campaign = z
     redialed_campaign_id: z.number().int().nullable(),
     telephony_configuration_id: z.number().int().nullable(),
     telephony_configuration_name: z.string().nullable(),
+    fallback_telephony_configuration_id: z.number().int().nullable(),
+    fallback_caller_number: z.string().nullable(),
+    active_telephony_configuration_id: z.number().int().nullable().openapi({
+      description: 'The configuration the campaign dials through now: the fallback once it failed over.',
+    }),
+    failed_over_at: DateTimeString.nullable().openapi({ description: 'When the campaign switched to its fallback.' }),
+    voicemail_action: z.enum(VOICEMAIL_ACTIONS),
     logs: z.array(CampaignLogEntry),
   })
   .openapi('Campaign', { example: EXAMPLE_CAMPAIGN });
@@ -285,6 +328,9 @@ export const CampaignProgressResponse = z
       .openapi({ description: 'Final outcomes by call status.', example: { completed: 180, busy: 12 } }),
     progress_percentage: z.number().openapi({ description: 'processed_rows / total_rows × 100, to 0.1.' }),
     next_open_at: DateTimeString.nullable().openapi({ description: 'Set while waiting for a schedule window.' }),
+    active_telephony_configuration_id: z.number().int().nullable().openapi({
+      description: 'The configuration the campaign dials through now: the fallback once it failed over.',
+    }),
     started_at: DateTimeString.nullable(),
     completed_at: DateTimeString.nullable(),
     source: z
@@ -305,6 +351,7 @@ export const CampaignProgressResponse = z
       outcomes: { completed: 106, busy: 8, 'no-answer': 6 },
       progress_percentage: 60,
       next_open_at: null,
+      active_telephony_configuration_id: 2,
       started_at: '2026-03-02T15:10:00.000Z',
       completed_at: null,
       source: 'workflow',

@@ -17,6 +17,8 @@ const EXAMPLE_CONFIGURATION = {
   name: 'Twilio production',
   provider: 'twilio',
   is_default_outbound: true,
+  calls_per_second: null,
+  effective_calls_per_second: 1,
   credentials: {
     account_sid: '******************************1234',
     auth_token: '****************************abcd',
@@ -80,6 +82,15 @@ export const TelephonyConfiguration = z
     name: z.string(),
     provider: z.string(),
     is_default_outbound: z.boolean(),
+    calls_per_second: z.number().nullable().openapi({
+      description: "The configured dial rate; null: the provider's default.",
+      example: null,
+    }),
+    effective_calls_per_second: z.number().nullable().openapi({
+      description:
+        "Dials per second enforced across every campaign and call of this configuration: `calls_per_second`, else the provider's documented default; null: not paced.",
+      example: 1,
+    }),
     credentials: z.record(z.string(), z.unknown()).openapi({
       description: "The provider's fields; sensitive values masked (all but the last four characters are `*`).",
       example: { account_sid: '******************************1234', auth_token: '****************************abcd' },
@@ -104,6 +115,13 @@ function providerConfigVariant(
   return definition.configSchema.extend({ provider: z.literal(definition.name) }).openapi(name);
 }
 
+/** Dials per second; the bounds keep the pacing interval between 1 ms and 100 s. */
+export const CallsPerSecond = z.number().min(0.01).max(1000).openapi({
+  description:
+    "Dials per second across every campaign and call using this configuration (0.01 to 1000; null or absent: the provider's documented default, for example Twilio 1, Plivo 2, Vonage 3, Telnyx 30).",
+  example: 2,
+});
+
 /** Request schemas that depend on the providers this deployment offers. */
 export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
   const [first, ...rest] = definitions.map(providerConfigVariant);
@@ -114,12 +132,14 @@ export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
       .object({
         name: ConfigurationName,
         is_default_outbound: z.boolean().default(false),
+        calls_per_second: CallsPerSecond.nullish(),
         config: z.discriminatedUnion('provider', [first, ...rest]),
       })
       .openapi('CreateTelephonyConfigRequest', {
         example: names.includes('twilio')
           ? {
               name: 'Twilio production',
+              calls_per_second: 1,
               config: {
                 provider: 'twilio',
                 account_sid: 'AC0123456789abcdef0123456789abcd',
@@ -131,6 +151,7 @@ export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
     UpdateTelephonyConfigRequest: z
       .object({
         name: ConfigurationName.optional(),
+        calls_per_second: CallsPerSecond.nullish().openapi({ description: "null: back to the provider's default." }),
         config: z
           .looseObject({ provider: z.enum(names as [string, ...string[]]) })
           .superRefine(jsonBounds({ bytes: JSON_LIMITS.bytes }))
@@ -140,7 +161,7 @@ export function telephonyConfigRequests(definitions: ProviderDefinition[]) {
               "`provider` (unchanged) and the fields that change; fields not sent keep their value. A masked value sent back unchanged keeps the stored secret. The result must satisfy the provider's config schema.",
           }),
       })
-      .openapi('UpdateTelephonyConfigRequest', { example: { name: 'Twilio (main account)' } }),
+      .openapi('UpdateTelephonyConfigRequest', { example: { name: 'Twilio (main account)', calls_per_second: 5 } }),
   };
 }
 

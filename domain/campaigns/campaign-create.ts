@@ -1,5 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { Agent, AgentVersion, Campaign, CampaignSource, TelephonyConfiguration } from '../../entities';
+import { Agent, AgentVersion, Campaign, CampaignSource, PhoneNumber, TelephonyConfiguration } from '../../entities';
+import type { VoicemailAction } from '../../entities/campaign.entity';
+import { DEFAULT_VOICEMAIL_ACTION } from './campaign-defaults';
 import type { CampaignSettings } from '../../workflows/definitions';
 import type { Actor } from '../actor';
 import { InvalidError } from '../errors';
@@ -69,11 +71,48 @@ export function checkTemplateVariables(version: AgentVersion, columns: string[])
   }
 }
 
+/** Where a campaign's calls go once its primary configuration fails. */
+export interface CampaignFallback {
+  telephonyConfigurationId: number;
+  callerNumber: string | null;
+}
+
+/**
+ * The fallback route, checked: the caller's configuration (400 `fallback_telephony_configuration_not_found`),
+ * not the primary one, and a caller number that is one of its active numbers (400 `fallback_caller_number_not_found`).
+ */
+async function checkedFallback(
+  manager: EntityManager,
+  caller: Actor,
+  primaryId: number | null,
+  fallback: CampaignFallback,
+): Promise<CampaignFallback> {
+  const found = await manager.findOneBy(TelephonyConfiguration, {
+    id: fallback.telephonyConfigurationId,
+    organizationId: caller.organizationId,
+  });
+  if (!found) throw new InvalidError('fallback_telephony_configuration_not_found');
+  if (found.id === primaryId) {
+    throw new InvalidError('The fallback telephony configuration must differ from the campaign configuration');
+  }
+  if (fallback.callerNumber !== null) {
+    const number = await manager.findOneBy(PhoneNumber, {
+      telephonyConfigurationId: found.id,
+      addressNormalized: fallback.callerNumber,
+      isActive: true,
+    });
+    if (!number) throw new InvalidError('fallback_caller_number_not_found');
+  }
+  return fallback;
+}
+
 export interface NewCampaign {
   settings: CampaignSettings;
   agentId: number;
   sourceId: string;
   telephonyConfigurationId?: number | null;
+  fallback?: CampaignFallback | null;
+  voicemailAction?: VoicemailAction;
   parentCampaignId?: number;
 }
 
@@ -88,6 +127,9 @@ export async function insertDraftCampaign(
   const source = await campaignSource(manager, caller, campaign.sourceId);
   const telephonyConfigurationId = await campaignConfigurationId(manager, caller, campaign.telephonyConfigurationId);
   checkTemplateVariables(version, source.columns);
+  const fallback = campaign.fallback
+    ? await checkedFallback(manager, caller, telephonyConfigurationId, campaign.fallback)
+    : null;
   const saved = await manager.save(
     manager.create(Campaign, {
       organizationId: caller.organizationId,
@@ -95,6 +137,9 @@ export async function insertDraftCampaign(
       sourceType: 'csv',
       sourceId: source.id,
       telephonyConfigurationId,
+      fallbackTelephonyConfigurationId: fallback?.telephonyConfigurationId ?? null,
+      fallbackCallerNumber: fallback?.callerNumber ?? null,
+      voicemailAction: campaign.voicemailAction ?? DEFAULT_VOICEMAIL_ACTION,
       state: 'draft',
       totalRows: source.totalRows,
       parentCampaignId: campaign.parentCampaignId ?? null,

@@ -1,3 +1,8 @@
+import type { VoicemailAction } from '../../entities/campaign.entity';
+
+/** A machine's answer is retried as `retry_config.retry_on_voicemail` says unless the campaign asks otherwise. */
+export const DEFAULT_VOICEMAIL_ACTION: VoicemailAction = 'retry_later';
+
 /** The decided defaults (DECISIONS "Campaigns"); a create fills what the body leaves out. */
 export const DEFAULT_RETRY_CONFIG = {
   enabled: true,

@@ -4,7 +4,7 @@ import type { Campaign } from '../../entities';
 import { campaignProgressQuery, campaignWorkflowId, type CampaignProgress } from '../../workflows/definitions';
 import type { Actor } from '../actor';
 import type { CampaignProgressView } from './types';
-import { findCampaign } from './campaign-views';
+import { activeConfigurationId, findCampaign } from './campaign-views';
 import { withinDeadline } from './campaign-workflow';
 
 const percentage = (done: number, total: number): number => (total > 0 ? Math.round((done / total) * 1000) / 10 : 0);
@@ -56,6 +56,7 @@ export async function campaignProgress(
 ): Promise<CampaignProgressView> {
   const row = await findCampaign(deps.dataSource, caller, campaignId);
   const times = {
+    active_telephony_configuration_id: activeConfigurationId(row),
     started_at: row.startedAt?.toISOString() ?? null,
     completed_at: row.completedAt?.toISOString() ?? null,
   };

@@ -21,6 +21,14 @@ interface LogRow {
   details: Record<string, unknown>;
 }
 
+/** The configuration a campaign dials through now: its fallback once it failed over. */
+export const activeConfigurationId = (
+  row: Pick<Campaign, 'telephonyConfigurationId' | 'fallbackTelephonyConfigurationId' | 'failedOverAt'>,
+): number | null =>
+  row.failedOverAt && row.fallbackTelephonyConfigurationId
+    ? row.fallbackTelephonyConfigurationId
+    : row.telephonyConfigurationId;
+
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 function campaignView(row: Campaign, names: Names, logs: LogRow[]): CampaignView {
@@ -49,6 +57,11 @@ function campaignView(row: Campaign, names: Names, logs: LogRow[]): CampaignView
     redialed_campaign_id: row.redialedCampaignId,
     telephony_configuration_id: row.telephonyConfigurationId,
     telephony_configuration_name: names.telephony_configuration_name,
+    fallback_telephony_configuration_id: row.fallbackTelephonyConfigurationId,
+    fallback_caller_number: row.fallbackCallerNumber,
+    active_telephony_configuration_id: activeConfigurationId(row),
+    failed_over_at: iso(row.failedOverAt),
+    voicemail_action: row.voicemailAction,
     logs: logs.map((log) => ({
       ts: log.created_at.toISOString(),
       level: log.level,

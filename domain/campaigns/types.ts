@@ -1,4 +1,5 @@
 import type { CampaignState, CircuitBreakerConfig, RetryConfig, ScheduleConfig } from '../../workflows/definitions';
+import type { VoicemailAction } from '../../entities/campaign.entity';
 import type { PageRequest } from '../runs/types';
 
 /**
@@ -43,6 +44,12 @@ export interface CampaignView {
   redialed_campaign_id: number | null;
   telephony_configuration_id: number | null;
   telephony_configuration_name: string | null;
+  fallback_telephony_configuration_id: number | null;
+  fallback_caller_number: string | null;
+  /** The configuration it dials through now: the fallback once it failed over. */
+  active_telephony_configuration_id: number | null;
+  failed_over_at: string | null;
+  voicemail_action: VoicemailAction;
   logs: CampaignLogView[];
 }
 
@@ -62,6 +69,7 @@ export interface CampaignProgressView {
   next_open_at: string | null;
   started_at: string | null;
   completed_at: string | null;
+  active_telephony_configuration_id: number | null;
   /** `workflow`: the running campaign's own query; `database`: the stored counters. */
   source: 'workflow' | 'database';
 }

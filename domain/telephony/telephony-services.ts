@@ -13,6 +13,8 @@ export interface ConfigurationView {
   name: string;
   provider: string;
   is_default_outbound: boolean;
+  calls_per_second: number | null;
+  effective_calls_per_second: number | null;
   credentials: ReturnType<typeof maskedCredentials>;
   created_at: string;
   updated_at: string;
@@ -58,6 +60,8 @@ export function createTelephonyServices({
       name: row.name,
       provider: row.provider,
       is_default_outbound: row.isDefaultOutbound,
+      calls_per_second: row.callsPerSecond,
+      effective_calls_per_second: row.callsPerSecond ?? definitionOf(row).defaultCallsPerSecond,
       credentials: maskedCredentials(definitionOf(row), row.credentials, secrets),
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),

@@ -132,6 +132,26 @@ export function campaignStatements(manager: EntityManager) {
       return countersOf(await manager.findOneByOrFail(Campaign, { id: campaignId }));
     },
 
+    /**
+     * Moves the campaign onto its fallback telephony configuration, once: the configurations it
+     * left and took, or null when it has no fallback or already switched.
+     */
+    async switchToFallback(campaignId: number): Promise<{ fromId: number | null; toId: number } | null> {
+      // A SELECT around the UPDATE: the ORM answers a bare UPDATE with [rows, count] instead of rows.
+      const [switched] = await manager.query<{ from_id: number | null; to_id: number }[]>(
+        `WITH switched AS (
+           UPDATE campaigns SET failed_over_at = now(), updated_at = now()
+            WHERE id = $1 AND failed_over_at IS NULL AND fallback_telephony_configuration_id IS NOT NULL
+           RETURNING coalesce(telephony_configuration_id,
+                              (SELECT t.id FROM telephony_configurations t
+                                WHERE t.organization_id = campaigns.organization_id AND t.is_default_outbound)) AS from_id,
+                     fallback_telephony_configuration_id AS to_id)
+         SELECT from_id, to_id FROM switched`,
+        [campaignId],
+      );
+      return switched ? { fromId: switched.from_id, toId: switched.to_id } : null;
+    },
+
     /** Each contact's final outcome so far (its last finished attempt, no later one pending), counted by outcome. */
     async finalOutcomes(campaignId: number): Promise<OutcomeCounts> {
       const rows = await manager.query<{ outcome: string; count: string }[]>(

@@ -79,6 +79,11 @@ describe('POST /campaign/create', () => {
       redialed_campaign_id: null,
       telephony_configuration_id: org.configuration.id,
       telephony_configuration_name: org.configuration.name,
+      fallback_telephony_configuration_id: null,
+      fallback_caller_number: null,
+      active_telephony_configuration_id: org.configuration.id,
+      failed_over_at: null,
+      voicemail_action: 'retry_later',
       logs: [],
     });
   });
@@ -240,6 +245,7 @@ describe('GET /campaign/{id}/progress from the stored figures', () => {
       outcomes: {},
       progress_percentage: 0,
       next_open_at: null,
+      active_telephony_configuration_id: expect.any(Number),
       started_at: null,
       completed_at: null,
       source: 'database',

@@ -92,6 +92,8 @@ describe('create, read, list', () => {
       name: 'Main Twilio',
       provider: 'twilio',
       is_default_outbound: false,
+      calls_per_second: null,
+      effective_calls_per_second: 1,
       credentials: {
         account_sid: `${'*'.repeat(30)}cdef`,
         auth_token: `${'*'.repeat(13)}9876`,

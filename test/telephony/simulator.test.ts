@@ -82,7 +82,6 @@ describe('outcomes by the last four digits', () => {
   it.each([
     ['+15551230486', 'busy'],
     ['+15551230408', 'no-answer'],
-    ['+15551230600', 'voicemail'],
     ['+15551230503', 'failed'],
   ])('%s rings for ring_seconds, then is %s', async (to, outcome) => {
     const start = new Date('2026-01-01T10:00:00Z');
@@ -100,6 +99,41 @@ describe('outcomes by the last four digits', () => {
     });
     clock.now = at(start, 60);
     await expect(provider.getCallStatus(providerCallId)).resolves.toMatchObject({ status: outcome });
+  });
+
+  it('+15551230600 rings, is answered by a machine that beeps, records up to 30 s, then is voicemail', async () => {
+    const start = new Date('2026-01-01T10:00:00Z');
+    const clock = { now: start };
+    const provider = simulator(clock);
+    const { providerCallId } = await provider.originate(originateRequest('+15551230600'));
+
+    clock.now = at(start, 0.5);
+    await expect(provider.getCallStatus(providerCallId)).resolves.toMatchObject({ status: 'ringing' });
+    clock.now = at(start, 1);
+    await expect(provider.getCallStatus(providerCallId)).resolves.toMatchObject({
+      status: 'answered',
+      answeredBy: 'machine',
+      providerCallId,
+    });
+    clock.now = at(start, 60);
+    await expect(provider.getCallStatus(providerCallId)).resolves.toMatchObject({
+      status: 'voicemail',
+      durationSeconds: 30,
+    });
+  });
+
+  it('a hang-up while the machine records ends the call as voicemail with the seconds recorded', async () => {
+    const start = new Date('2026-01-01T10:00:00Z');
+    const clock = { now: start };
+    const provider = simulator(clock);
+    const { providerCallId } = await provider.originate(originateRequest('+15551230600'));
+    clock.now = at(start, 6);
+    await provider.hangup(providerCallId);
+    clock.now = at(start, 60);
+    await expect(provider.getCallStatus(providerCallId)).resolves.toMatchObject({
+      status: 'voicemail',
+      durationSeconds: 5,
+    });
   });
 
   it('answers any other number, talks for talk_seconds, then completes', async () => {
@@ -267,5 +301,37 @@ describe('configureInbound and readiness', () => {
     await expect(provider.configureInbound('+15551234567', 'https://x/inbound')).resolves.toMatchObject({ ok: true });
     expect(provider.readiness([]).ready).toBe(false);
     expect(provider.readiness([{ address: '+15551234567', isActive: true, isDefaultCallerId: true }]).ready).toBe(true);
+  });
+});
+
+describe('carrier behaviours a configuration asks for', () => {
+  it('dial_error_status answers every dial with that status (5xx retryable, 4xx not)', async () => {
+    await expect(
+      simulator(undefined, { dial_error_status: 503 }).originate(originateRequest('+15551234567')),
+    ).rejects.toMatchObject({ name: 'ProviderError', status: 503, retryable: true });
+    await expect(
+      simulator(undefined, { dial_error_status: 401 }).originate(originateRequest('+15551234567')),
+    ).rejects.toMatchObject({ name: 'ProviderError', status: 401, retryable: false });
+  });
+
+  it('max_calls_per_second answers 429 with Retry-After: 1 to a dial too soon after the last from that number', async () => {
+    const start = new Date('2026-01-01T11:00:00Z');
+    const clock = { now: start };
+    const from = `+1415555${Math.floor(1000 + Math.random() * 8999)}`;
+    const provider = simulator(clock, { max_calls_per_second: 2 });
+    const first = originateRequest('+15551234567', { from });
+    await provider.originate(first);
+    clock.now = at(start, 0.4);
+    await expect(provider.originate(originateRequest('+15551234568', { from }))).rejects.toMatchObject({
+      status: 429,
+      retryable: true,
+      retryAfterSeconds: 1,
+    });
+    // A repeat of a dial already placed is answered with its call, never refused.
+    await expect(provider.originate(first)).resolves.toMatchObject({ providerCallId: expect.any(String) });
+    clock.now = at(start, 0.5);
+    await expect(provider.originate(originateRequest('+15551234568', { from }))).resolves.toMatchObject({
+      providerCallId: expect.any(String),
+    });
   });
 });

@@ -23,6 +23,8 @@ const opened = (change: Partial<OpenedCampaign> = {}): OpenedCampaign => ({
   settings: settings(),
   counters: { total_rows: 3, total_queued_count: 0, executed_count: 0, processed_rows: 0, failed_rows: 0 },
   outcomes: {},
+  failover: { available: false, active: false },
+  voicemailAction: 'retry_later',
   ...change,
 });
 
@@ -144,6 +146,38 @@ describe('CampaignTracker', () => {
       failure_count: 2,
       call_count: 2,
     });
+  });
+
+  it('fails over once: a new window that the calls dialed before the switch do not enter', () => {
+    const campaign = tracker({
+      settings: settings({ max_concurrency: 4 }),
+      failover: { available: true, active: false },
+    });
+    dispatch(campaign, NOW, contacts('1', '2', '3', '4'));
+    const report = (contactId: string) =>
+      campaign.receive({
+        parentWorkflowId: 'campaign-7',
+        campaignId: 7,
+        contactId,
+        attempt: 1,
+        runId: 1,
+        outcome: 'error',
+      });
+    const record = (at: number) => {
+      const taken = campaign.takeReports(at);
+      return campaign.recorded(taken.batch, taken.records, opened().counters, at);
+    };
+    report('1');
+    report('2');
+    expect(campaign.canFailOver).toBe(true);
+    expect(record(NOW)).toMatchObject({ failure_count: 2 });
+    campaign.failedOver();
+    expect(campaign.canFailOver).toBe(false);
+    // Dialed before the switch: their failures do not judge the fallback.
+    report('3');
+    report('4');
+    expect(record(NOW + 1_000)).toBeNull();
+    expect(campaign.carryOver().breakerSkips ?? []).toEqual([]);
   });
 
   it('holds contacts until the window opens and announces the opening once', () => {

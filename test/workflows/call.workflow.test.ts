@@ -43,6 +43,7 @@ function fakeActivities(overrides: Partial<CallActivities> = {}) {
     placeCall: jest.fn(() => Promise.resolve({ providerCallId: 'P1' })),
     getCallStatus: jest.fn(() => Promise.resolve(null as CallStatusUpdate | null)),
     hangupCall: jest.fn(() => Promise.resolve()),
+    voicemailMessage: jest.fn(() => Promise.resolve(null)),
     runConversation: jest.fn(() => Promise.resolve(conversation)),
     finalizeRun,
     ...overrides,

@@ -211,6 +211,7 @@ function fakeCallActivities() {
     placeCall: () => Promise.resolve({ providerCallId: 'P1' }),
     getCallStatus: () => Promise.resolve(null),
     hangupCall: () => Promise.resolve(),
+    voicemailMessage: () => Promise.resolve(null),
     runConversation: () => Promise.resolve(conversation),
     finalizeRun: () => Promise.resolve({ postCallWebhooks: [{ nodeId: 'hook', name: 'CRM' }] }),
   };

@@ -81,6 +81,7 @@ export class CampaignCalls {
             campaign: link,
             conversation: dial.conversation,
             provider: dial.provider,
+            voicemailAction: dial.voicemailAction,
           },
         ],
       });

@@ -4,7 +4,10 @@ import type { CampaignWrites } from './writes';
 
 const percent = (value: number) => `${(value * 100).toFixed(2)}%`;
 
-/** Records what the children reported: retries are queued, final outcomes counted, the breaker fed. */
+/**
+ * Records what the children reported: retries are queued, final outcomes counted, the breaker fed.
+ * A trip switches to the fallback configuration when the campaign has one left; otherwise it pauses.
+ */
 export async function recordReports(tracker: CampaignTracker, writes: CampaignWrites): Promise<void> {
   if (!tracker.hasReports) return;
   const now = Date.now();
@@ -17,6 +20,14 @@ export async function recordReports(tracker: CampaignTracker, writes: CampaignWr
   const counters = await recordCampaignOutcomes({ campaignId, outcomes: records });
   const trip = tracker.recorded(batch, records, counters, now);
   if (!trip) return;
+  if (tracker.canFailOver) {
+    await summarizedActivities('switch to the fallback telephony configuration').failOverCampaign({
+      campaignId,
+      figures: { ...trip },
+    });
+    tracker.failedOver();
+    return;
+  }
   await writes.transition(['running'], 'paused', {
     level: 'warning',
     event: 'circuit_breaker_tripped',

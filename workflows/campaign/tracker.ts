@@ -15,6 +15,7 @@ import {
   type CampaignState,
   type TerminalCallStatus,
   type WaitCause,
+  type VoicemailAction,
 } from '../definitions';
 import { breakerTrip, isBreakerFailure, withinWindow, type BreakerEntry, type BreakerFigures } from './breaker';
 import { shouldRetry } from './retry';
@@ -93,6 +94,10 @@ export class CampaignTracker {
   /** Batches in a row that could not be dialed at all (carried over: a failing campaign keeps counting). */
   private routeFailures: number;
   private settingsValue: CampaignSettings | undefined;
+  private failover = { available: false, active: false };
+  private voicemailAction: VoicemailAction = 'retry_later';
+  /** Dials placed through the configuration the campaign left: their outcomes do not judge the fallback. */
+  private readonly breakerSkips: Set<string>;
 
   constructor(
     readonly campaignId: number,
@@ -113,6 +118,7 @@ export class CampaignTracker {
     this.waiting = [...(carry?.retries ?? [])];
     this.breakerWindow = [...(carry?.breakerWindow ?? [])];
     this.routeFailures = carry?.routeFailures ?? 0;
+    this.breakerSkips = new Set(carry?.breakerSkips ?? []);
   }
 
   get closed(): boolean {
@@ -146,7 +152,24 @@ export class CampaignTracker {
     this.settingsValue ??= campaign.settings;
     this.counters = campaign.counters;
     this.outcomes = campaign.outcomes;
+    this.failover = campaign.failover;
+    this.voicemailAction = campaign.voicemailAction;
     if (isTerminalCampaignState(campaign.state)) this.state = campaign.state;
+  }
+
+  /** A trip switches to the fallback configuration instead of pausing, once. */
+  get canFailOver(): boolean {
+    return this.failover.available && !this.failover.active;
+  }
+
+  /**
+   * The campaign dials through its fallback from now on: a new breaker window, which the calls
+   * still in flight on the configuration it left do not enter.
+   */
+  failedOver(): void {
+    this.failover = { ...this.failover, active: true };
+    this.breakerWindow = [];
+    for (const key of this.inFlight.keys()) this.breakerSkips.add(key);
   }
 
   configure(change: Partial<CampaignSettings>): void {
@@ -196,7 +219,9 @@ export class CampaignTracker {
     // A cancelled or failed campaign dials nothing more: what its last calls reported is final.
     const closed = this.closed;
     const records = batch.map((result): AttemptOutcome => {
-      const retry = !closed && shouldRetry(result.outcome, result.attempt, retryConfig);
+      // A machine's answer is retried only when the campaign leaves it for later.
+      const settled = result.outcome === 'voicemail' && this.voicemailAction !== 'retry_later';
+      const retry = !closed && !settled && shouldRetry(result.outcome, result.attempt, retryConfig);
       return {
         contactId: result.contactId,
         attempt: result.attempt,
@@ -237,8 +262,11 @@ export class CampaignTracker {
     // The breaker sees outcomes while running only; resume starts a new window.
     if (this.state !== 'running') return null;
     const breaker = this.settings.circuit_breaker;
+    const judged = records.filter(
+      (record) => !this.breakerSkips.delete(campaignAttemptKey(record.contactId, record.attempt)),
+    );
     this.breakerWindow = withinWindow(
-      [...this.breakerWindow, ...records.map((record) => ({ at: now, failed: isBreakerFailure(record.outcome) }))],
+      [...this.breakerWindow, ...judged.map((record) => ({ at: now, failed: isBreakerFailure(record.outcome) }))],
       breaker,
       now,
     );
@@ -391,6 +419,7 @@ export class CampaignTracker {
       breakerWindow: this.breakerWindow,
       sourceExhausted: this.sourceExhausted && this.page.length === 0,
       ...(this.routeFailures > 0 ? { routeFailures: this.routeFailures } : {}),
+      ...(this.breakerSkips.size > 0 ? { breakerSkips: [...this.breakerSkips] } : {}),
     };
   }
 

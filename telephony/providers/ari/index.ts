@@ -15,6 +15,8 @@ export const ariProvider: ProviderDefinition<AriConfig> = {
   connectivity: 'sip',
   configSchema: ariConfigSchema,
   fields: ariFields,
+  // Your own Asterisk: the trunk behind it sets the limit, so calls are paced only when configured.
+  defaultCallsPerSecond: null,
   create: createAriAdapter,
   inbound: ariInbound,
   // Minted once on create and carried through updates: Asterisk's dialplan names this app.

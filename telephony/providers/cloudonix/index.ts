@@ -15,6 +15,8 @@ export const cloudonixProvider: ProviderDefinition<CloudonixConfig> = {
   connectivity: 'sip',
   configSchema: cloudonixConfigSchema,
   fields: cloudonixFields,
+  // Cloudonix documents no default account rate: one call per second until configured.
+  defaultCallsPerSecond: 1,
   create: createCloudonixAdapter,
   inbound: cloudonixInbound,
 };

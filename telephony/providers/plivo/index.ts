@@ -14,6 +14,8 @@ export const plivoProvider: ProviderDefinition<PlivoCompatibleConfig> = {
   connectivity: 'api',
   configSchema: plivoCompatibleConfigSchema,
   fields: plivoCompatibleFields('Plivo'),
+  // Plivo's default outbound limit is 2 calls per second per account.
+  defaultCallsPerSecond: 2,
   create: createPlivoProvider,
   inbound: plivoCompatibleInbound('Plivo'),
 };

@@ -35,16 +35,27 @@ export function createSimulatorProvider(
   const post = context.fetch ?? fetch;
 
   const statusEvent = (call: SimulatorCallRow): StatusEvent => {
-    const { status, durationSeconds } = simulatedStatus(call, now());
-    return { status, durationSeconds, providerCallId: call.providerCallId, raw: { simulated: true } };
+    const { status, durationSeconds, machine } = simulatedStatus(call, now());
+    return {
+      status,
+      durationSeconds,
+      providerCallId: call.providerCallId,
+      ...(machine ? { answeredBy: 'machine' as const } : {}),
+      raw: { simulated: true },
+    };
   };
 
   /** Posts the call's current status; a failed delivery is left to getCallStatus reconciliation. */
   const report = async (providerCallId: string): Promise<void> => {
     const call = await rows.byId(providerCallId).catch(() => null);
     if (!call) return;
-    const { status, durationSeconds } = simulatedStatus(call, now());
-    const body = JSON.stringify({ call_id: call.providerCallId, status, duration: durationSeconds });
+    const { status, durationSeconds, machine } = simulatedStatus(call, now());
+    const body = JSON.stringify({
+      call_id: call.providerCallId,
+      status,
+      duration: durationSeconds,
+      ...(machine ? { answered_by: 'machine_end_beep' } : {}),
+    });
     await post(call.statusCallbackUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: simulatorSignature(signingKey, body) },
@@ -55,9 +66,25 @@ export function createSimulatorProvider(
       .catch(() => undefined);
   };
 
+  /** The carrier behaviours a configuration asks for: an outage, or its own rate limit (429). */
+  const refuseLikeACarrier = async (request: OriginateRequest): Promise<void> => {
+    const status = config.dial_error_status;
+    if (status !== undefined) {
+      throw new ProviderError(`The simulator answered ${status}`, status, status === 429 || status >= 500);
+    }
+    if (config.max_calls_per_second === undefined) return;
+    // A repeat of a dial already placed is answered with that call, never refused.
+    if (await rows.byIdempotencyKey(request.idempotencyKey)) return;
+    const last = await rows.lastDialFrom(request.from);
+    if (last && now().getTime() - last.getTime() < 1000 / config.max_calls_per_second) {
+      throw new ProviderError('The simulator answered 429: Too Many Requests', 429, true, 1);
+    }
+  };
+
   return {
     /** The same idempotency key always yields the first call's id, and dials (schedules) nothing new. */
     async originate(request: OriginateRequest) {
+      await refuseLikeACarrier(request);
       const candidate: SimulatorCallRow = {
         providerCallId: `SIM${randomUUID().replace(/-/g, '')}`,
         idempotencyKey: request.idempotencyKey,
@@ -116,8 +143,15 @@ export function createSimulatorProvider(
     parseStatusWebhook(request: WebhookRequest): StatusEvent {
       const parsed = SimulatorWebhookBody.safeParse(parseJson(request.rawBody));
       if (!parsed.success) throw new ProviderError('The simulator webhook body is not a status report');
-      const { call_id, status, duration } = parsed.data;
-      return { status, providerCallId: call_id, durationSeconds: duration, raw: parsed.data };
+      const { call_id, status, duration, answered_by } = parsed.data;
+      return {
+        status,
+        providerCallId: call_id,
+        durationSeconds: duration,
+        ...(answered_by === 'machine_end_beep' ? { answeredBy: 'machine' as const } : {}),
+        ...(answered_by === 'human' ? { answeredBy: 'human' as const } : {}),
+        raw: parsed.data,
+      };
     },
 
     verifyWebhook(request: WebhookRequest) {

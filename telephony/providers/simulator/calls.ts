@@ -55,6 +55,14 @@ export function createSimulatorCalls(dataSource: DataSource) {
       );
       return row?.changed === true;
     },
+    /** When the last call from this caller number was placed, if any. */
+    async lastDialFrom(fromAddress: string | null): Promise<Date | null> {
+      const [row] = await dataSource.query<{ at: Date | null }[]>(
+        `SELECT max(started_at) AS at FROM simulator_calls WHERE from_address IS NOT DISTINCT FROM $1`,
+        [fromAddress],
+      );
+      return row?.at ?? null;
+    },
     byId: (providerCallId: string) => one('provider_call_id', providerCallId),
     byIdempotencyKey: (key: string) => one('idempotency_key', key),
   };

@@ -10,6 +10,8 @@ export const simulatorProvider: ProviderDefinition<SimulatorConfig> = {
   connectivity: 'api',
   configSchema: simulatorConfigSchema,
   fields: simulatorFields,
+  // A virtual carrier without a rate limit of its own: paced only when configured.
+  defaultCallsPerSecond: null,
   create: (config, context) => createSimulatorProvider(config, context),
   inbound: simulatorInbound,
 };

@@ -16,20 +16,34 @@ export function plannedOutcome(to: string): SimulatedOutcome {
 export interface SimulatedStatus {
   status: CallStatus;
   durationSeconds: number;
+  /** Set on a voicemail number's answer: the machine's greeting ended with its beep. */
+  machine?: true;
 }
 
 type Timeline = Pick<SimulatorCall, 'startedAt' | 'plannedOutcome' | 'ringSeconds' | 'talkSeconds' | 'hungUpAt'>;
 
+/** How long a voicemail box records a message before it hangs up. */
+export const VOICEMAIL_BOX_SECONDS = 30;
+
 /**
  * The call's status at `now`: it rings for `ringSeconds`, then takes its planned outcome; an
- * answered call talks for `talkSeconds` and completes. A hang-up while ringing cancels the call;
- * a hang-up while talking completes it early; a later hang-up changes nothing.
+ * answered call talks for `talkSeconds` and completes. A voicemail number is answered by a machine
+ * whose greeting ends with a beep at once: the call is `answered` (machine) while the box records,
+ * for at most `VOICEMAIL_BOX_SECONDS`, and `voicemail` once it ends. A hang-up while ringing cancels
+ * the call; a hang-up while talking (or recording) ends it early; a later hang-up changes nothing.
  */
 export function simulatedStatus(call: Timeline, now: Date): SimulatedStatus {
   const endMs = Math.min(now.getTime(), call.hungUpAt?.getTime() ?? Infinity);
   const elapsed = (endMs - call.startedAt.getTime()) / 1000;
   const hungUp = call.hungUpAt !== null && call.hungUpAt.getTime() <= now.getTime();
   if (elapsed < call.ringSeconds) return { status: hungUp ? 'canceled' : 'ringing', durationSeconds: 0 };
+  if (call.plannedOutcome === 'voicemail') {
+    const recorded = Math.min(elapsed - call.ringSeconds, VOICEMAIL_BOX_SECONDS);
+    if (recorded < VOICEMAIL_BOX_SECONDS && !hungUp) {
+      return { status: 'answered', durationSeconds: Math.floor(recorded), machine: true };
+    }
+    return { status: 'voicemail', durationSeconds: Math.floor(recorded) };
+  }
   if (call.plannedOutcome !== 'answered') return { status: call.plannedOutcome, durationSeconds: 0 };
   const talked = Math.min(elapsed - call.ringSeconds, call.talkSeconds);
   if (talked < call.talkSeconds && !hungUp) return { status: 'answered', durationSeconds: Math.floor(talked) };
@@ -43,5 +57,6 @@ export function simulatedStatus(call: Timeline, now: Date): SimulatedStatus {
 export function statusChangeOffsets(call: Timeline): number[] {
   const offsets = [0, call.ringSeconds];
   if (call.plannedOutcome === 'answered') offsets.push(call.ringSeconds + call.talkSeconds);
+  if (call.plannedOutcome === 'voicemail') offsets.push(call.ringSeconds + VOICEMAIL_BOX_SECONDS);
   return [...new Set(offsets)];
 }

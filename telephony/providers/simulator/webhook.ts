@@ -10,6 +10,8 @@ export const SimulatorWebhookBody = z.object({
   call_id: z.string().min(1),
   status: z.enum(CALL_STATUSES),
   duration: z.number().int().min(0),
+  /** Answering-machine detection, on the `answered` event of a voicemail number: the beep was heard. */
+  answered_by: z.enum(['human', 'machine_end_beep']).optional(),
 });
 export type SimulatorWebhookBody = z.output<typeof SimulatorWebhookBody>;
 

@@ -21,6 +21,8 @@ export const telnyxProvider: ProviderDefinition<TelnyxConfig> = {
   connectivity: 'api',
   configSchema: telnyxConfigSchema,
   fields: telnyxFields,
+  // Telnyx's default dial limit is 30 dials per second per account.
+  defaultCallsPerSecond: 30,
   create: createTelnyxAdapter,
   inbound: telnyxInbound,
 };

@@ -10,6 +10,8 @@ export const twilioProvider: ProviderDefinition<TwilioConfig> = {
   connectivity: 'api',
   configSchema: twilioConfigSchema,
   fields: twilioFields,
+  // Twilio's default is 1 call per second per account (Programmable Voice) unless raised.
+  defaultCallsPerSecond: 1,
   create: createTwilioProvider,
   inbound: twilioInbound,
 };

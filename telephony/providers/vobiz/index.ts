@@ -14,6 +14,8 @@ export const vobizProvider: ProviderDefinition<PlivoCompatibleConfig> = {
   connectivity: 'api',
   configSchema: plivoCompatibleConfigSchema,
   fields: plivoCompatibleFields('Vobiz'),
+  // Vobiz documents no default account rate: one call per second until configured.
+  defaultCallsPerSecond: 1,
   create: createVobizProvider,
   inbound: plivoCompatibleInbound('Vobiz'),
 };

@@ -15,6 +15,8 @@ export const vonageProvider: ProviderDefinition<VonageConfig> = {
   connectivity: 'api',
   configSchema: vonageConfigSchema,
   fields: vonageFields,
+  // Vonage's default limit is 3 calls per second per account.
+  defaultCallsPerSecond: 3,
   create: createVonageAdapter,
   inbound: vonageInbound,
 };
