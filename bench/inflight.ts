@@ -139,10 +139,16 @@ function pollReads(base: string, campaigns: CampaignHandle[]) {
   let running = true;
   const timed = async (url: string, org: Organization, into: number[]) => {
     const started = performance.now();
-    const res = await fetch(url, { headers: headersOf(org) });
-    await res.arrayBuffer();
-    into.push(performance.now() - started);
-    if (!res.ok && failures.length < 5) failures.push(`${url} answered ${res.status}`);
+    try {
+      const res = await fetch(url, { headers: headersOf(org) });
+      await res.arrayBuffer();
+      into.push(performance.now() - started);
+      if (!res.ok && failures.length < 5) failures.push(`${url} answered ${res.status}`);
+    } catch (error) {
+      // Reported, and the reads go on: the run's other figures are still worth having.
+      if (failures.length < 5) failures.push(`${url} failed: ${String(error)}`);
+      await sleep(1000);
+    }
   };
   const loop = (async () => {
     for (let i = 0; running; i += 1) {
@@ -190,6 +196,16 @@ async function ramp(probe: PlateauProbe, what: string): Promise<number> {
   }
   say(`${what}: only ${last} of ${TARGET} in flight after ${seconds(RAMP_TIMEOUT_MS)}; sampling that plateau`);
   return performance.now() - started;
+}
+
+/** One line of a plateau's figures: calls in flight, RSS and CPU ms/s by process. */
+function describePlateau(plateau: Plateau): string {
+  const rss = Object.entries(plateau.rss).map(([name, { mean, peak }]) => `${name} ${mib(mean)}/${mib(peak)}`);
+  const cpu = Object.keys(plateau.rss).map((name) => `${name} ${meanCpuPerSecond(plateau, [name]).toFixed(0)}`);
+  return (
+    `in flight ${plateau.inFlight.mean.toFixed(0)} (max ${plateau.inFlight.max}); RSS mean/peak ${rss.join(', ')}; ` +
+    `CPU ms/s ${cpu.join(', ')}; waiting ${JSON.stringify(waitingCost(plateau, SWITCHBOARD))}`
+  );
 }
 
 async function main(): Promise<void> {
@@ -322,6 +338,9 @@ async function main(): Promise<void> {
     const reads = pollReads(api.base, campaigns);
     const plateau = await samplePlateau({ ...baseProcesses, worker: campaignWorker.pid }, probe, PLATEAU, SAMPLE);
     const metrics = workerMetrics(metricsBefore, await scrape(metricsPort));
+    // Said at once, so that a run that fails later (the drain) still leaves its plateau's figures.
+    say(`plateau: ${describePlateau(plateau)}; ${JSON.stringify(metrics)}`);
+    say(`baseline plateau: ${describePlateau(floor)}; ${JSON.stringify(floorMetrics)}`);
 
     // Ten campaigns paused one after another, while the others keep dialing and the reads go on.
     const pauses: { id: number; postedAt: number; answerMs: number }[] = [];
@@ -332,6 +351,8 @@ async function main(): Promise<void> {
       pauses.push({ id: campaign.id, postedAt, answerMs: performance.now() - started });
     }
     const readLatency = await reads.stop();
+    say(`reads: ${JSON.stringify(readLatency)}; baseline reads: ${JSON.stringify(floorReadLatency)}`);
+    say(`pause answers (ms): ${pauses.map((pause) => pause.answerMs.toFixed(0)).join(', ')}`);
     // Dials already under way when the pause was answered would land within a few seconds.
     await sleep(10_000);
     const dialsAfterPause = await Promise.all(
