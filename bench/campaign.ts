@@ -19,6 +19,8 @@ import {
   type Organization,
   type RunningApi,
 } from './helpers';
+import { contactsCsv } from './contacts';
+import { chainHistory, CHILD_SAMPLE, formatKinds, historyKinds, meanChildHistory } from './histories';
 import { cpuMeter, findProcess } from './process-cpu';
 import {
   sampleMemory,
@@ -42,31 +44,12 @@ import {
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 100);
 const WARMUP = Math.min(200, CONTACTS);
-/** Children whose history length is read, evenly spread over the run. */
-const CHILD_SAMPLE = 200;
 /** Bounded: a campaign that never completes fails the bench instead of hanging it. */
 const TIMEOUT_MS = Math.max(5 * 60_000, CONTACTS * 300);
 const TASK_QUEUE = 'switchboard';
 /** How long PostgreSQL backends take to report their counters once idle. */
 const STATS_SETTLE_MS = 2_000;
 const TARGET_SHARE_OF_FLOOR = 0.6;
-/** The simulator's outcome suffixes (busy, no-answer, voicemail, failed): left out, every contact answers. */
-const MAGIC_SUFFIXES = new Set([486, 408, 600, 503]);
-const AREA_CODES = ['212', '415', '646', '312', '617', '303', '206', '512', '305', '404'];
-
-/** A contacts CSV of distinct valid US numbers, none with a magic suffix. */
-function contactsCsv(count: number): string {
-  const rows = ['phone_number,first_name'];
-  for (let local = 2_000_000; rows.length <= count; local += 1) {
-    if (MAGIC_SUFFIXES.has(local % 10_000)) continue;
-    for (const area of AREA_CODES) {
-      if (rows.length > count) break;
-      rows.push(`+1${area}${local},Contact ${rows.length}`);
-    }
-  }
-  return rows.join('\n');
-}
-
 interface CampaignBody {
   id: number;
   state: string;
@@ -139,69 +122,6 @@ async function runFloor(client: Client, count: number, workflowId: string): Prom
     workflowExecutionTimeout: TIMEOUT_MS,
   });
   return performance.now() - started;
-}
-
-type HistoryEvents = NonNullable<
-  Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']
->;
-
-/** Event counts by kind (`childWorkflowExecutionCompleted` …), so a report can say where a history's length goes. */
-function countKinds(events: HistoryEvents, into = new Map<string, number>()): Map<string, number> {
-  for (const event of events) {
-    const kind = (event.attributes ?? 'unknown').replace(/EventAttributes$/, '');
-    into.set(kind, (into.get(kind) ?? 0) + 1);
-  }
-  return into;
-}
-
-const formatKinds = (kinds: Map<string, number>, per: number) =>
-  [...kinds]
-    .sort((a, b) => b[1] - a[1])
-    .map(([kind, count]) => `${kind} ${(count / per).toFixed(2)}`)
-    .join(', ');
-
-/** Every run of a continue-as-new chain, newest first (each run's first event names the one before). */
-async function chainHistory(client: Client, workflowId: string) {
-  let runId: string | undefined;
-  let runs = 0;
-  let events = 0;
-  const kinds = new Map<string, number>();
-  /** Why workflow tasks failed, with the failure's first line: the report says what they were. */
-  const taskFailures = new Map<string, number>();
-  do {
-    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    runs += 1;
-    events += history.events?.length ?? 0;
-    countKinds(history.events ?? [], kinds);
-    for (const event of history.events ?? []) {
-      const failed = event.workflowTaskFailedEventAttributes;
-      if (!failed) continue;
-      const reason = `${String(failed.cause)}: ${(failed.failure?.message ?? '').split('\n')[0]?.slice(0, 120) ?? ''}`;
-      taskFailures.set(reason, (taskFailures.get(reason) ?? 0) + 1);
-    }
-    const previous = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
-    runId = previous ? previous : undefined;
-  } while (runId);
-  return { runs, events, kinds, taskFailures };
-}
-
-/** One workflow's events by kind. */
-async function historyKinds(client: Client, workflowId: string): Promise<Map<string, number>> {
-  return countKinds((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []);
-}
-
-/** Mean history length over up to CHILD_SAMPLE of `ids`, evenly spread. */
-async function meanChildHistory(client: Client, ids: string[]): Promise<number> {
-  const step = Math.max(1, ids.length / CHILD_SAMPLE);
-  const sample = Array.from({ length: Math.min(CHILD_SAMPLE, ids.length) }, (_, i) => ids[Math.floor(i * step)] ?? '');
-  let total = 0;
-  for (let i = 0; i < sample.length; i += 10) {
-    const lengths = await Promise.all(
-      sample.slice(i, i + 10).map(async (id) => (await client.workflow.getHandle(id).describe()).historyLength),
-    );
-    total += lengths.reduce((sum, length) => sum + length, 0);
-  }
-  return total / sample.length;
 }
 
 /** CPU (by process) and peak RSS of the worker and the API over one phase. */

@@ -123,9 +123,12 @@ export async function postJson<T>(url: string, body: object, headers: Record<str
   return (await res.json()) as T;
 }
 
-/** Logs in as the first-run admin (created by the API at start) and creates an API key. */
-export async function createApiKey(base: string): Promise<string> {
-  const { token } = await postJson<{ token: string }>(`${base}/api/v1/auth/login`, ADMIN);
+/** Logs in (as the first-run admin, created by the API at start, unless `account` is given) and creates an API key. */
+export async function createApiKey(
+  base: string,
+  account: { email: string; password: string } = ADMIN,
+): Promise<string> {
+  const { token } = await postJson<{ token: string }>(`${base}/api/v1/auth/login`, account);
   const { api_key } = await postJson<{ api_key: string }>(
     `${base}/api/v1/user/api-keys`,
     { name: 'bench' },
@@ -161,10 +164,19 @@ export interface Organization {
 
 /**
  * Through the API: an API key, the agent above, and a default outbound simulator configuration
- * (`ring_seconds` = `talk_seconds` = 0, so a call costs only the service's own work) with a caller number.
+ * (`ring_seconds` = `talk_seconds` = 0 unless `simulator` says otherwise, so a call costs only the
+ * service's own work) with a caller number. The admin's organization, or a new one signed up for
+ * `account`.
  */
-export async function setUpOrganization(base: string): Promise<Organization> {
-  const apiKey = await createApiKey(base);
+export async function setUpOrganization(
+  base: string,
+  options: {
+    account?: { email: string; password: string };
+    simulator?: { ring_seconds: number; talk_seconds: number };
+  } = {},
+): Promise<Organization> {
+  if (options.account) await postJson(`${base}/api/v1/auth/signup`, options.account);
+  const apiKey = await createApiKey(base, options.account);
   const headers = { 'X-API-Key': apiKey };
   const agent = await postJson<{ id: number; workflow_definition: typeof AGENT_DEFINITION }>(
     `${base}/api/v1/workflow/create/definition`,
@@ -176,7 +188,10 @@ export async function setUpOrganization(base: string): Promise<Organization> {
   if (!triggerPath?.trigger_path) throw new Error('the agent has no trigger path');
   const configuration = await postJson<{ id: number }>(
     `${base}/api/v1/organizations/telephony-configs`,
-    { name: 'simulator', config: { provider: 'simulator', ring_seconds: 0, talk_seconds: 0 } },
+    {
+      name: 'simulator',
+      config: { provider: 'simulator', ...(options.simulator ?? { ring_seconds: 0, talk_seconds: 0 }) },
+    },
     headers,
   );
   await postJson(

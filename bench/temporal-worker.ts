@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client as PgClient } from 'pg';
 import { ensureSearchAttributes } from '../platform/temporal';
@@ -33,8 +35,13 @@ export type TemporalMode = (typeof TEMPORAL_MODES)[number];
 /** `--temporal=memory|sqlite|cluster` on the bench's command line (`npm run bench:calls -- --temporal=cluster`). */
 export function temporalMode(): TemporalMode {
   const { values } = parseArgs({ options: { temporal: { type: 'string', default: 'memory' } } });
-  const mode = TEMPORAL_MODES.find((known) => known === values.temporal);
-  if (!mode) throw new Error(`--temporal must be one of ${TEMPORAL_MODES.join(', ')}, not ${values.temporal}`);
+  return temporalModeOf(values.temporal);
+}
+
+/** The `--temporal` value of a bench that parses its own flags. */
+export function temporalModeOf(value: string): TemporalMode {
+  const mode = TEMPORAL_MODES.find((known) => known === value);
+  if (!mode) throw new Error(`--temporal must be one of ${TEMPORAL_MODES.join(', ')}, not ${value}`);
   return mode;
 }
 
@@ -125,12 +132,35 @@ const profileArgs = (): string[] => {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 };
 
+let bundle: Promise<string> | undefined;
+
+/** The workflow bundle, built once per bench run into a temporary file removed at exit. */
+function prebuiltBundle(): Promise<string> {
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve(join(__dirname, '..', 'workflows')),
+    logger: new DefaultLogger('WARN'),
+  }).then(({ code }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-bundle-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'workflow-bundle.js');
+    writeFileSync(path, code);
+    return path;
+  });
+  return bundle;
+}
+
 /**
  * The worker from its real entry point (workers/main.ts) as its own process, so its memory can be
  * measured alone. Resolves once it polls its task queue; its logs are discarded after that (or written
- * to the file BENCH_WORKER_LOG names).
+ * to the file BENCH_WORKER_LOG names). It loads a prebuilt workflow bundle, as production workers
+ * do: bundling at start leaves about 115 MiB of webpack's memory resident for the life of the
+ * process (BENCH_WORKER_BUNDLE_AT_START=true measures that way).
  */
 export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker> {
+  const bundlePath =
+    process.env.BENCH_WORKER_BUNDLE_AT_START === 'true'
+      ? undefined
+      : (env.WORKFLOW_BUNDLE_PATH ?? (await prebuiltBundle()));
   const worker: ChildProcess = spawn(
     process.execPath,
     [...profileArgs(), '--import', 'tsx', join(__dirname, '..', 'workers', 'main.ts')],
@@ -141,6 +171,9 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
         LOG_LEVEL: 'info',
         WORKER_METRICS_PORT: String(await freePort()),
         TELEPHONY_SIMULATOR: 'true',
+        ...(bundlePath ? { WORKFLOW_BUNDLE_PATH: bundlePath } : {}),
+        // Node options of the worker alone (a heap limit), not of the API or the bench.
+        ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'inherit'],

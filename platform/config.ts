@@ -127,6 +127,12 @@ export const configSchema = z.object({
    * that the calls' audio does not (bench:voice in docs/BENCHMARKS.md).
    */
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
+   * Workflows the worker keeps in memory between their tasks (Temporal's sticky cache). A workflow
+   * not in it is rebuilt from its history at its next task, which costs CPU; each one in it costs
+   * memory (docs/operations/scaling.md). Unset: the SDK's default, about 0.6 per MiB of V8 heap limit.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** How long in-flight activities may finish after SIGTERM before they are cancelled. */
   WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Prebuilt workflow bundle (`npm run build`); unset: `dist/workflow-bundle.js` in production, else bundled at start. */
@@ -165,6 +171,19 @@ export const configSchema = z.object({
   ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
   /** `true`: ARI endpoints (`ari_endpoint`) may be private, loopback or link-local addresses (a PBX on the LAN). */
   ALLOW_PRIVATE_ARI_ENDPOINTS: envBoolean(false),
+
+  /**
+   * The largest `max_concurrency` a campaign may have on this deployment (1 to the API's own bound of
+   * 100); a create or PATCH asking for more answers 422, and a campaign stored with more (a redial, or
+   * a bound lowered since) cannot start or resume until lowered.
+   */
+  CAMPAIGN_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(100),
+  /**
+   * Calls an organization's running campaigns may hold at once: the sum of their `max_concurrency`.
+   * Starting or resuming a campaign that would pass it answers 409; paused campaigns hold none. Size
+   * it from the worker memory and CPU a call in flight costs (docs/operations/scaling.md).
+   */
+  ORG_MAX_CALLS_IN_FLIGHT: z.coerce.number().int().min(1).max(1_000_000).default(1000),
 
   /** Agents an organization may store, archived ones included; past it creating one answers 409 (docs/reference/http-conventions.md). */
   QUOTA_AGENTS: z.coerce.number().int().min(1).default(500),

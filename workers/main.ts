@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       // No eager activities: under load an eagerly dispatched task whose workflow-task completion
       // times out is lost until its start-to-close timeout (minutes for a conversation); see docs/BENCHMARKS.md.
       maxEagerActivityReservationsPerWorkflowTask: 0,
+      ...(cfg.WORKER_MAX_CACHED_WORKFLOWS === undefined ? {} : { maxCachedWorkflows: cfg.WORKER_MAX_CACHED_WORKFLOWS }),
       ...(deployment ? { workerDeploymentOptions: deployment } : {}),
     });
     logger.info(

@@ -13,6 +13,7 @@ import {
   UpdateCampaignRequest,
 } from '../schemas/campaigns';
 import { WorkflowRunsPage } from '../schemas/runs';
+import { callLimitsFrom, checkMaxConcurrency } from '../../domain/campaigns/call-limits';
 import { createDraftCampaign } from '../../domain/campaigns/campaign-create';
 import { campaignProgress } from '../../domain/campaigns/campaign-progress';
 import { redialCampaign } from '../../domain/campaigns/campaign-redial';
@@ -40,6 +41,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
     temporal,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     telephony: createTelephonyServices(deps),
+    limits: callLimitsFrom(config),
   };
   const quotas = new Quotas(config);
   const prices = { perMinuteUsd: config.PRICE_PER_MINUTE_USD, per1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD };
@@ -52,11 +54,24 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         operationId: `${action}Campaign`,
         summary,
         description:
-          'Sent to the campaign workflow as a Temporal Update: the answer comes once the workflow has accepted it.',
+          'Sent to the campaign workflow as a Temporal Update: the answer comes once the workflow has accepted it.' +
+          (action === 'resume'
+            ? " 409 also when the organization's running campaigns, with this one, would pass `ORG_MAX_CALLS_IN_FLIGHT`."
+            : ''),
         tags,
         security,
         params: CampaignIdParams,
-        responses: { 200: { description: 'The campaign', schema: Campaign }, 404: notFound, 409: wrongState(allowed) },
+        responses: {
+          200: { description: 'The campaign', schema: Campaign },
+          404: notFound,
+          409:
+            action === 'resume'
+              ? errorResponse(
+                  `The campaign is not ${allowed} (the detail names its current state), or the calls in flight ` +
+                    'limit (`ORG_MAX_CALLS_IN_FLIGHT`) or `CAMPAIGN_MAX_CONCURRENCY` would be passed',
+                )
+              : wrongState(allowed),
+        },
       },
       async (ctx, { params, auth }) => {
         ctx.body = await transitionCampaign(transitionDeps, auth, params.campaign_id, action);
@@ -75,7 +90,8 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
           'retry_on_no_answer and retry_on_voicemail true}; `max_concurrency` 10; no `schedule_config`: any time; ' +
           '`circuit_breaker` {enabled: false, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5}. ' +
           "Without `telephony_configuration_id` the organization's default outbound configuration is used. " +
-          'A `time_slots` field is refused (422): send `schedule_config.slots`.',
+          'A `time_slots` field is refused (422): send `schedule_config.slots`. A `max_concurrency` above the ' +
+          "deployment's `CAMPAIGN_MAX_CONCURRENCY` (at most 100) answers 422.",
         tags,
         security,
         body: CreateCampaignRequest,
@@ -90,6 +106,7 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { body, auth }) => {
+        checkMaxConcurrency(transitionDeps.limits, body.max_concurrency);
         const row = await createDraftCampaign(dataSource, auth, quotas, {
           settings: settingsForCreate(body),
           agentId: body.workflow_id,
@@ -149,7 +166,8 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         description:
           'Allowed in `draft` and `paused` only. `retry_config` and `circuit_breaker` are merged over the stored ' +
           'values; `schedule_config` replaces the schedule (null removes it). A paused campaign receives the ' +
-          'change as a Temporal Update and applies it on resume; the answer comes once the workflow accepted it.',
+          'change as a Temporal Update and applies it on resume; the answer comes once the workflow accepted it. ' +
+          "A `max_concurrency` above the deployment's `CAMPAIGN_MAX_CONCURRENCY` answers 422.",
         tags,
         security,
         params: CampaignIdParams,
@@ -171,7 +189,10 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         operationId: 'startCampaign',
         summary: 'Start a draft campaign',
         description:
-          'Starts the Temporal workflow `campaign-<id>` and answers once it has marked the campaign `running`.',
+          'Starts the Temporal workflow `campaign-<id>` and answers once it has marked the campaign `running`. ' +
+          "409 when the organization's running campaigns, with this one, would hold more calls at once (the sum " +
+          "of their `max_concurrency`) than the deployment's `ORG_MAX_CALLS_IN_FLIGHT`: the detail names the limit " +
+          'and what is taken; the campaign stays a draft.',
         tags,
         security,
         params: CampaignIdParams,
@@ -179,7 +200,10 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
           200: { description: 'The campaign, running', schema: Campaign },
           400: errorResponse('Telephony provider not configured for this organization (or not ready)'),
           404: notFound,
-          409: wrongState('draft'),
+          409: errorResponse(
+            'The campaign is not draft (the detail names its current state), or the calls in flight limit ' +
+              '(`ORG_MAX_CALLS_IN_FLIGHT`) or `CAMPAIGN_MAX_CONCURRENCY` would be passed',
+          ),
         },
       },
       async (ctx, { params, auth }) => {

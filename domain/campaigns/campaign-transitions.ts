@@ -18,12 +18,15 @@ import type { TelephonyServices } from '../telephony/telephony-services';
 import { settingsChange, settingsColumns, settingsOf } from './campaign-settings';
 import { CAMPAIGN_NOT_FOUND, campaignViewOf, findCampaign } from './campaign-views';
 import { campaignWorkflowRuns, sendCampaignUpdate, startCampaignWorkflow } from './campaign-workflow';
+import { checkMaxConcurrency, withCallsInFlightRoom, type CallLimits } from './call-limits';
 
 export interface CampaignTransitionDeps {
   dataSource: DataSource;
   temporal: Client;
   taskQueue: string;
   telephony: TelephonyServices;
+  /** The deployment's bounds on calls in flight, checked at start and resume. */
+  limits: CallLimits;
   /** How long start, pause, resume and cancel wait for the workflow to write the new state (ms). */
   settleTimeoutMs?: number;
 }
@@ -69,6 +72,10 @@ async function settledRow(
  * or PATCH of the draft from slipping in between the check and the start.
  */
 export async function startCampaign(deps: CampaignTransitionDeps, caller: Actor, id: number) {
+  return withCallsInFlightRoom(deps.dataSource, deps.limits, caller, id, () => beginCampaign(deps, caller, id));
+}
+
+async function beginCampaign(deps: CampaignTransitionDeps, caller: Actor, id: number) {
   await deps.dataSource.transaction(async (manager) => {
     const row = await lockCampaign(manager, caller, id);
     if (row.state !== 'draft') throw wrongState('start', "'draft'", row.state);
@@ -116,8 +123,23 @@ async function cancelDraft(manager: EntityManager, row: Campaign): Promise<void>
   });
 }
 
-/** Pause, resume or cancel through the workflow's Update; answers with the state it accepted. */
+/**
+ * Pause, resume or cancel through the workflow's Update; answers with the state it accepted. A
+ * resume must find room under the organization's calls in flight limit, as a start does.
+ */
 export async function transitionCampaign(
+  deps: CampaignTransitionDeps,
+  caller: Actor,
+  id: number,
+  action: Transition,
+): Promise<CampaignView> {
+  if (action !== 'resume') return sendTransition(deps, caller, id, action);
+  return withCallsInFlightRoom(deps.dataSource, deps.limits, caller, id, () =>
+    sendTransition(deps, caller, id, action),
+  );
+}
+
+async function sendTransition(
   deps: CampaignTransitionDeps,
   caller: Actor,
   id: number,
@@ -157,6 +179,7 @@ export async function updateCampaign(
   id: number,
   body: SettingsRequest,
 ): Promise<CampaignView> {
+  checkMaxConcurrency(deps.limits, body.max_concurrency);
   const pending = await deps.dataSource.transaction(async (manager) => {
     const row = await lockCampaign(manager, caller, id);
     if (row.state !== 'draft' && row.state !== 'paused') throw new ConflictError(UPDATE_REFUSED);

@@ -51,6 +51,30 @@ describe('parseConfig', () => {
     expect(message).not.toContain('secret-pw');
   });
 
+  it('bounds calls in flight per campaign and organization, and the worker cache, within their ranges', () => {
+    expect(parseConfig({})).toMatchObject({ CAMPAIGN_MAX_CONCURRENCY: 100, ORG_MAX_CALLS_IN_FLIGHT: 1000 });
+    expect(parseConfig({}).WORKER_MAX_CACHED_WORKFLOWS).toBeUndefined();
+    expect(
+      parseConfig({
+        CAMPAIGN_MAX_CONCURRENCY: '20',
+        ORG_MAX_CALLS_IN_FLIGHT: '5000',
+        WORKER_MAX_CACHED_WORKFLOWS: '0',
+      }),
+    ).toMatchObject({ CAMPAIGN_MAX_CONCURRENCY: 20, ORG_MAX_CALLS_IN_FLIGHT: 5000, WORKER_MAX_CACHED_WORKFLOWS: 0 });
+    let error: unknown;
+    try {
+      // Past the API's own bound of 100, no calls at all, a negative cache.
+      parseConfig({ CAMPAIGN_MAX_CONCURRENCY: '101', ORG_MAX_CALLS_IN_FLIGHT: '0', WORKER_MAX_CACHED_WORKFLOWS: '-1' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems.map((p) => p.split(':')[0])).toEqual([
+      'WORKER_MAX_CACHED_WORKFLOWS',
+      'CAMPAIGN_MAX_CONCURRENCY',
+      'ORG_MAX_CALLS_IN_FLIGHT',
+    ]);
+  });
+
   it('requires external PostgreSQL and Temporal in production', () => {
     expect(() => parseConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL: required in production/);
     expect(() => parseConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x' })).toThrow(
