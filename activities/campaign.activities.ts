@@ -3,6 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Campaign, CampaignContact, Run } from '../entities';
 import { settingsColumns, settingsOf } from '../domain/campaigns/campaign-settings';
+import { DNC_SKIPPED } from '../domain/compliance/dial-rules';
 import { conversationModeOf } from '../telephony/conversation-mode';
 import type { StoredCredentials } from '../telephony/credentials';
 import type { Secrets } from '../telephony/secrets';
@@ -38,6 +39,10 @@ export interface CampaignCounters {
   executed_count: number;
   processed_rows: number;
   failed_rows: number;
+  /** Contacts never dialed: their number is on the do-not-call list (also in processed and failed). */
+  dnc_skipped: number;
+  /** Dials put off by a frequency cap (one contact may be put off more than once). */
+  frequency_capped: number;
 }
 
 export interface OpenedCampaign {
@@ -82,12 +87,14 @@ export interface CampaignTransition {
   log: CampaignLogEntry;
 }
 
-const countersOf = (row: Campaign): CampaignCounters => ({
+export const countersOf = (row: Campaign): CampaignCounters => ({
   total_rows: row.totalRows ?? 0,
   total_queued_count: row.totalQueuedCount,
   executed_count: row.executedCount,
   processed_rows: row.processedRows,
   failed_rows: row.failedRows,
+  dnc_skipped: row.dncSkippedCount,
+  frequency_capped: row.frequencyCappedCount,
 });
 
 /**
@@ -113,7 +120,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
   const finalOutcomes = async (campaignId: number): Promise<OpenedCampaign['outcomes']> => {
     const rows = await dataSource.query<{ outcome: TerminalCallStatus; count: string }[]>(
       `SELECT a.outcome, count(*) AS count FROM campaign_attempts a
-        WHERE a.campaign_id = $1 AND a.status = 'finished'
+        WHERE a.campaign_id = $1 AND a.status = 'finished' AND a.outcome <> '${DNC_SKIPPED}'
           AND NOT EXISTS (SELECT 1 FROM campaign_attempts b WHERE b.campaign_id = a.campaign_id
                             AND b.contact_id = a.contact_id AND b.attempt_number > a.attempt_number
                             AND b.status <> 'cancelled')

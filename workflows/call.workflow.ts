@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { createCallConclusionActivities } from '../activities/call-conclusion.activities';
 import type { createCallActivities } from '../activities/call.activities';
+import type { createDialRuleActivities } from '../activities/dial-rules.activities';
 import type { ConversationResult } from '../agent-runtime/contract';
 import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
 import {
@@ -30,6 +31,7 @@ import { versioningBehavior } from './versioning-behavior';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 type ConclusionActivities = ReturnType<typeof createCallConclusionActivities>;
+type DialRuleActivities = ReturnType<typeof createDialRuleActivities>;
 
 /** Refusals and unusable runs end the call; everything else may be tried again. */
 const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
@@ -42,6 +44,12 @@ const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
 const { placeCall } = proxyLocalActivities<CallActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+// The do-not-call list and the frequency caps, just before the dial: a database check, retried until it answers.
+const { checkDialRules } = proxyLocalActivities<DialRuleActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
 // Provider look-ups and hang-ups: short, retried a little; a failure falls back to waiting.
@@ -184,6 +192,9 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     callId = input.providerCallId;
     answeredAt = Date.now();
   } else {
+    // A number on the do-not-call list, or over a frequency cap, is not dialed: the call ends unplaced.
+    const rules = await checkDialRules({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
+    if (!rules.dial) return finish('canceled', 0, null);
     try {
       const placed = await placeCall({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
       callId = placed.providerCallId;

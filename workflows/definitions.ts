@@ -200,6 +200,10 @@ export interface CampaignProgress {
   processed_rows: number;
   /** Contacts whose final outcome is not `completed`. */
   failed_rows: number;
+  /** Contacts never dialed because their number is on the do-not-call list. */
+  dnc_skipped: number;
+  /** Dials put off by a frequency cap. */
+  frequency_capped: number;
   in_flight: number;
   pending_retries: number;
   /** Final outcomes by call status. */

@@ -1,6 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createCampaignActivities } from '../../activities/campaign.activities';
 import type { createCampaignReportActivities } from '../../activities/campaign-report.activities';
+import type { createDialRuleActivities } from '../../activities/dial-rules.activities';
 
 // Every campaign activity writes PostgreSQL idempotently: retried until the database takes it.
 export const campaignActivities = proxyActivities<ReturnType<typeof createCampaignActivities>>({
@@ -11,6 +12,12 @@ export const campaignActivities = proxyActivities<ReturnType<typeof createCampai
 
 // Signals only; retried until Temporal takes them.
 export const reportActivities = proxyActivities<ReturnType<typeof createCampaignReportActivities>>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+// The do-not-call list and frequency caps over a batch: one transaction, retried until it commits.
+export const dialRuleActivities = proxyActivities<ReturnType<typeof createDialRuleActivities>>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
