@@ -55,7 +55,11 @@ export function createDialRuleActivities({ dataSource, rules = DEFAULT_RULES }: 
         if (!run.called_number) return { dial: true };
         const verdict = await claimDial(
           manager,
-          { organizationId: run.organization_id, phoneNumber: run.called_number, dialKey: dialKey(workflowId, attempt) },
+          {
+            organizationId: run.organization_id,
+            phoneNumber: run.called_number,
+            dialKey: dialKey(workflowId, attempt),
+          },
           rules,
         );
         if (verdict.verdict === 'dial') return { dial: true };

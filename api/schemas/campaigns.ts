@@ -251,11 +251,14 @@ export const Campaign = z
     circuit_breaker: CircuitBreaker,
     executed_count: z.number().int().openapi({ description: 'Attempts dialed.' }),
     total_queued_count: z.number().int().openapi({ description: 'Attempts queued so far, retries included.' }),
-    dnc_skipped: z.number().int().openapi({
-      description:
-        "Contacts never dialed because their number is on the organization's do-not-call list (counted in " +
-        'processed_rows and failed_rows too).',
-    }),
+    dnc_skipped: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          "Contacts never dialed because their number is on the organization's do-not-call list (counted in " +
+          'processed_rows and failed_rows too).',
+      }),
     frequency_capped: z.number().int().openapi({
       description: 'Dials put off because the number had reached a frequency cap; each waits until the caps allow it.',
     }),
@@ -289,22 +292,23 @@ export const CampaignProgressResponse = z
     failed_rows: z.number().int(),
     executed_count: z.number().int(),
     total_queued_count: z.number().int(),
-    dnc_skipped: z.number().int().openapi({
-      description:
-        "Contacts never dialed because their number is on the organization's do-not-call list (counted in " +
-        'processed_rows and failed_rows too).',
-    }),
+    dnc_skipped: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          "Contacts never dialed because their number is on the organization's do-not-call list (counted in " +
+          'processed_rows and failed_rows too).',
+      }),
     frequency_capped: z.number().int().openapi({
       description: 'Dials put off because the number had reached a frequency cap; each waits until the caps allow it.',
     }),
     in_flight: z.number().int().openapi({ description: 'Calls in progress.' }),
     pending_retries: z.number().int().openapi({ description: 'Retries waiting for their delay.' }),
-    outcomes: z
-      .record(z.string(), z.number().int())
-      .openapi({
-        description: 'Final outcomes by call status (contacts skipped for the do-not-call list are in dnc_skipped).',
-        example: { completed: 180, busy: 12 },
-      }),
+    outcomes: z.record(z.string(), z.number().int()).openapi({
+      description: 'Final outcomes by call status (contacts skipped for the do-not-call list are in dnc_skipped).',
+      example: { completed: 180, busy: 12 },
+    }),
     progress_percentage: z.number().openapi({ description: 'processed_rows / total_rows × 100, to 0.1.' }),
     next_open_at: DateTimeString.nullable().openapi({ description: 'Set while waiting for a schedule window.' }),
     started_at: DateTimeString.nullable(),
