@@ -1,6 +1,7 @@
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { converse } from '../../agent-runtime';
+import type { DialRules } from '../../domain/compliance/dial-rules';
 import { Secrets } from '../../telephony/secrets';
 import type { TestServices } from './services';
 import { testWorkflowBundle } from './temporal';
@@ -12,6 +13,8 @@ export interface CallWorkerOptions {
   baseUrl: string;
   identity: string;
   prices?: { perMinuteUsd: number; per1kTokensUsd: number };
+  /** Default: the do-not-call list only, no frequency caps. */
+  dialRules?: DialRules;
 }
 
 /** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
@@ -30,6 +33,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
           publicBaseUrl: options.baseUrl,
           pricePerMinuteUsd: prices.perMinuteUsd,
           pricePer1kTokensUsd: prices.per1kTokensUsd,
+          dialRules: options.dialRules,
         },
         converse,
         temporal: services.temporal.client,
