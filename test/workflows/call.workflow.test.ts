@@ -301,7 +301,13 @@ describe('callWorkflow, ending in one local activity', () => {
       { status: 'answered', providerCallId: 'P1' },
     ]);
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 4, disposition: 'interested' });
-    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'runConversation', 'getCallStatus', 'concludeCall']);
+    expect(localActivities).toEqual([
+      'checkDialRules',
+      'placeCall',
+      'runConversation',
+      'getCallStatus',
+      'concludeCall',
+    ]);
     expectCalledAsOnce(mocks.runConversation);
     expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 4, conversation });
   });
