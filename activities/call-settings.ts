@@ -1,4 +1,5 @@
 import type { LlmSettings } from '../agent-runtime/contract';
+import { dialRulesFrom, type DialRules } from '../domain/compliance/dial-rules';
 import type { Config } from '../platform/config';
 import type { Secrets } from '../telephony/secrets';
 import { answerUrls } from '../telephony/inbound';
@@ -15,6 +16,8 @@ export interface CallSettings {
   llm?: LlmSettings;
   pricePerMinuteUsd: number;
   pricePer1kTokensUsd: number;
+  /** Checked before every dial; unset: the do-not-call list only, no frequency caps. */
+  dialRules?: DialRules;
 }
 
 export function callSettingsFrom(config: Config): CallSettings {
@@ -28,6 +31,7 @@ export function callSettingsFrom(config: Config): CallSettings {
       : undefined,
     pricePerMinuteUsd: config.PRICE_PER_MINUTE_USD,
     pricePer1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD,
+    dialRules: dialRulesFrom(config),
   };
 }
 

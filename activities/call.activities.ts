@@ -4,6 +4,7 @@ import type { ConversationResult, Converse } from '../agent-runtime/contract';
 import { conversationInput } from '../agent-runtime/conversation-input';
 import type { AgentVersionCache } from '../domain/agents/version-cache';
 import { conversationSourceOf } from '../domain/calls/conversation-source';
+import { listOptOut } from '../domain/compliance/do-not-call';
 import { chargeUsd } from '../domain/runs/run-queries';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
@@ -204,6 +205,8 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       const tokens = conversation?.usage.totalTokens ?? 0;
       const prices = { perMinuteUsd: settings.pricePerMinuteUsd, per1kTokensUsd: settings.pricePer1kTokensUsd };
       const charge = chargeUsd(durationSeconds, tokens, prices);
+      // The callee asked not to be called again: listed before the run completes and webhooks go out.
+      if (conversation?.optOut) await listOptOut(dataSource.manager, runId);
       const agentVersionId = await records.complete(runId, {
         callDurationSeconds: durationSeconds,
         platformTokenUsage: tokens,
@@ -220,6 +223,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
             conversation?.transcript ??
             (voicemail ? [{ at: new Date().toISOString(), role: 'assistant', text: voicemail.text }] : []),
           ...(conversation ? { node_path: conversation.nodePath, ended_by: conversation.endedBy } : {}),
+          ...(conversation?.optOut ? { opt_out: conversation.optOut } : {}),
           ...(conversation?.turnLatency ? { turn_latency: conversation.turnLatency } : {}),
         },
         hasTranscript: conversation !== null || voicemail !== undefined,

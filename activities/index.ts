@@ -3,6 +3,7 @@ import { createCallConclusionActivities } from './call-conclusion.activities';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
+import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
@@ -28,6 +29,7 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
     ...reports,
     ...createCallConclusionActivities({ ...steps, ...reports }),
     ...createCampaignActivities({ dataSource: deps.dataSource, ...calls }),
+    ...createDialRuleActivities({ dataSource: deps.dataSource, rules: calls.settings.dialRules }),
     ...createWebhookActivities({
       dataSource: deps.dataSource,
       versions,

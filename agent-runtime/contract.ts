@@ -81,6 +81,11 @@ export interface ConversationResult {
   durationSeconds?: number;
   /** Live calls: the latency of each answered turn. */
   turnLatency?: TurnLatency[];
+  /**
+   * The callee asked not to be called again: they said so (`phrase`) or the conversation reached an
+   * end node with `opt_out` (`node`). Their number goes on the organization's do-not-call list.
+   */
+  optOut?: 'phrase' | 'node';
 }
 
 export interface ConversationDeps {

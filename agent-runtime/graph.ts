@@ -24,6 +24,8 @@ const NodeData = z.looseObject({
   extraction_variables: z.array(ExtractionVariable).default([]),
   greeting: z.string().optional(),
   greeting_type: z.enum(['text', 'audio']).default('text'),
+  /** An end node where the callee asked not to be called again. */
+  opt_out: z.boolean().default(false),
 });
 
 const Node = z.looseObject({ id: z.string().min(1), type: z.string(), data: NodeData.default(NodeData.parse({})) });

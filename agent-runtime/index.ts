@@ -3,6 +3,7 @@ import type { ConversationResult, Converse, TranscriptLine } from './contract';
 import { ConversationGraph, functionName, type ConversationNode } from './graph';
 import { LlmPolicy } from './llm-policy';
 import { OfflinePolicy } from './offline-policy';
+import { isOptOutRequest, OPT_OUT_CLOSING } from './opt-out';
 import type { AgentReply, ConversationParty, EndedBy, Spoken } from './party';
 import type { Policy, TurnRequest } from './policy';
 import { SimulatedParty } from './simulated-party';
@@ -60,12 +61,14 @@ export const converse: Converse = async (input, deps) => {
   const transcript: TranscriptLine[] = [];
   const nodePath: string[] = [];
   let endedBy: EndedBy | undefined;
+  let optOut: ConversationResult['optOut'];
 
   const render = (template: string) =>
     renderTemplate(template, { initialContext: variables, gatheredContext, now: party.now() });
   /** Keeps what was said; false (and endedBy set) when the call is over. */
   const record = (spoken: Spoken): boolean => {
     if (spoken.line) transcript.push(spoken.line);
+    if (spoken.line?.role === 'user' && isOptOutRequest(spoken.line.text)) optOut ??= 'phrase';
     if (spoken.over) endedBy = spoken.over;
     return !spoken.over;
   };
@@ -97,9 +100,11 @@ export const converse: Converse = async (input, deps) => {
         edge,
         functionName: functionName(edge.data.label),
         condition: render(edge.data.condition),
+        optOut: graph.target(edge).data.opt_out,
       })),
       history: [...transcript],
       calleeRepliesInNode,
+      optOutHeard: optOut !== undefined,
     };
   };
   const extract = async (node: ConversationNode) => {
@@ -126,6 +131,12 @@ export const converse: Converse = async (input, deps) => {
     if (await hear(node)) calleeReplies = 1;
   }
   while (!endedBy) {
+    if (node.type === 'endCall' && node.data.opt_out) optOut ??= 'node';
+    // An opt-out with no opt-out end to go to: the agent says it understood and the call ends.
+    if (optOut && !graph.isTerminal(node) && !graph.edgesFrom(node).some((edge) => graph.target(edge).data.opt_out)) {
+      if (!(await say(node, OPT_OUT_CLOSING)).over) endedBy = 'end_node';
+      break;
+    }
     if (graph.isTerminal(node)) {
       const reply = replyIn(node);
       await policy.closing(request(node, calleeReplies), reply);
@@ -168,7 +179,7 @@ export const converse: Converse = async (input, deps) => {
   if (typeof extracted === 'string' && extracted.trim() !== '') disposition = extracted.trim();
   else if (input.dispositionCodes.length > 0)
     disposition = await policy.dispose(input.dispositionCodes, transcript, finalEndedBy);
-  else disposition = DEFAULT_DISPOSITIONS[finalEndedBy];
+  else disposition = optOut ? 'opt_out' : DEFAULT_DISPOSITIONS[finalEndedBy];
 
   const result: ConversationResult = {
     transcript,
@@ -178,6 +189,7 @@ export const converse: Converse = async (input, deps) => {
     nodePath,
     usage: policy.usage.result(),
     durationSeconds: party.durationSeconds(finalEndedBy),
+    ...(optOut ? { optOut } : {}),
   };
   return result;
 };

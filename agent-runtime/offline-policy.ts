@@ -14,7 +14,8 @@ import { OFFLINE_MODEL, UsageMeter } from './usage';
  * The deterministic policy used when no language model is configured:
  * - on entering a node the agent says the first sentence of the node's rendered prompt;
  * - once the callee has answered, it takes the first outgoing edge whose condition contains a word
- *   (3+ letters, not a stop word) of the callee's last reply, else the first outgoing edge;
+ *   (3+ letters, not a stop word) of the callee's last reply, else the first outgoing edge; once the
+ *   callee has asked not to be called again, an edge to an opt-out end node comes first;
  * - at an end node it says the first sentence of the rendered prompt;
  * - an extraction variable takes the initial-context value of the same name (coerced to its type),
  *   else null;
@@ -53,7 +54,8 @@ export class OfflinePolicy implements Policy {
       decision = { say: firstSentence(request.nodePrompt) || request.node.data.name };
     } else {
       const lastReply = request.history.filter((line) => line.role === 'user').at(-1)?.text ?? '';
-      decision = { edge: chooseEdge(request.edges, lastReply)?.edge };
+      const optOutEdge = request.optOutHeard ? request.edges.find((choice) => choice.optOut) : undefined;
+      decision = { edge: (optOutEdge ?? chooseEdge(request.edges, lastReply))?.edge };
     }
     this.usage.addCounted(promptMessages(request), decision.say ?? decision.edge?.data.label ?? '');
     if (decision.say) speech.sentence(decision.say);

@@ -8,6 +8,8 @@ export interface EdgeChoice {
   edge: ConversationEdge;
   functionName: string;
   condition: string;
+  /** The edge leads to an opt-out end node. */
+  optOut: boolean;
 }
 
 export interface TurnRequest {
@@ -21,6 +23,8 @@ export interface TurnRequest {
   history: TranscriptLine[];
   /** How many times the callee has spoken since the agent entered this node. */
   calleeRepliesInNode: number;
+  /** The callee has asked not to be called again. */
+  optOutHeard: boolean;
 }
 
 /** What the agent does on its turn: say something, take an edge, or both (speech first). */

@@ -70,6 +70,10 @@ const TAGS = [
   { name: 'speech', description: 'API keys of speech-to-text and text-to-speech providers.' },
   { name: 'webhooks', description: "The organization's post-call webhook signing secret." },
   { name: 'calls', description: 'Placing outbound calls with an agent.' },
+  {
+    name: 'do-not-call',
+    description: "The organization's do-not-call list: numbers no campaign or call dials.",
+  },
   { name: 'campaigns', description: 'Campaigns: contact lists called with an agent, with retries and schedules.' },
 ];
 

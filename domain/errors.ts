@@ -22,6 +22,19 @@ export class NotFoundError extends DomainError {
 /** The request contradicts the current state: a duplicate, or a transition the state does not allow. */
 export class ConflictError extends DomainError {}
 
+/** The request is well-formed but a rule forbids what it asks (a call to a number on the do-not-call list). */
+export class RefusedError extends DomainError {}
+
+/** A limit refuses the request for now; it is allowed again after `retryAfterSeconds`. */
+export class TooSoonError extends DomainError {
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+  }
+}
+
 /** A service the domain depends on (a telephony provider, the language model) failed or answered nonsense. */
 export class UpstreamError extends DomainError {}
 

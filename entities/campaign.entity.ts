@@ -77,6 +77,14 @@ export class Campaign extends CreatedEntity {
   @Column({ type: 'integer', default: 0 })
   totalQueuedCount: number;
 
+  /** Contacts never dialed because their number is on the organization's do-not-call list. */
+  @Column({ type: 'integer', default: 0 })
+  dncSkippedCount: number;
+
+  /** Dials put off because the number had reached a frequency cap. */
+  @Column({ type: 'integer', default: 0 })
+  frequencyCappedCount: number;
+
   @Column({ type: 'integer', nullable: true })
   parentCampaignId: number | null;
 

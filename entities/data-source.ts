@@ -16,6 +16,7 @@ import { WebhookNonces1795000002300 } from './migrations/1795000002300-WebhookNo
 import { CampaignAttemptsCancelled1795000003000 } from './migrations/1795000003000-CampaignAttemptsCancelled';
 import { OrganizationWebhookSecrets1795000003100 } from './migrations/1795000003100-OrganizationWebhookSecrets';
 import { QuotaIndexes1795000003200 } from './migrations/1795000003200-QuotaIndexes';
+import { DoNotCallAndDialCaps1795000004000 } from './migrations/1795000004000-DoNotCallAndDialCaps';
 import { PacingFailoverVoicemail1795000004100 } from './migrations/1795000004100-PacingFailoverVoicemail';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
@@ -34,6 +35,7 @@ export const migrations = [
   CampaignAttemptsCancelled1795000003000,
   OrganizationWebhookSecrets1795000003100,
   QuotaIndexes1795000003200,
+  DoNotCallAndDialCaps1795000004000,
   PacingFailoverVoicemail1795000004100,
 ];
 

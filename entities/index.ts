@@ -8,6 +8,8 @@ import { CampaignAttempt } from './campaign-attempt.entity';
 import { CampaignContact } from './campaign-contact.entity';
 import { CampaignLog } from './campaign-log.entity';
 import { CampaignSource } from './campaign-source.entity';
+import { DialClaim } from './dial-claim.entity';
+import { DoNotCallNumber } from './do-not-call-number.entity';
 import { Organization } from './organization.entity';
 import { PhoneNumber } from './phone-number.entity';
 import { Run } from './run.entity';
@@ -27,6 +29,8 @@ export {
   CampaignContact,
   CampaignLog,
   CampaignSource,
+  DialClaim,
+  DoNotCallNumber,
   Organization,
   PhoneNumber,
   Run,
@@ -47,6 +51,8 @@ export const entities = [
   CampaignContact,
   CampaignLog,
   CampaignSource,
+  DialClaim,
+  DoNotCallNumber,
   Organization,
   PhoneNumber,
   Run,

@@ -46,6 +46,12 @@ export const configSchema = z.object({
   CSV_MIN_UPLOAD_BYTES_PER_SECOND: z.coerce.number().int().min(1).default(1024),
   /** Contact-list imports writing to PostgreSQL at once, per API process; more wait their turn. */
   CSV_MAX_CONCURRENT_IMPORTS: z.coerce.number().int().min(1).max(50).default(2),
+  /** Rows a do-not-call CSV import may hold; a longer file is refused (400) and nothing is stored. */
+  DNC_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
+  /** Frequency cap: dials of one number per organization per rolling 24 hours, across campaigns and single calls; 0: no cap. */
+  DIAL_CAP_PER_DAY: z.coerce.number().int().min(0).max(1000).default(3),
+  /** Frequency cap: dials of one number per organization per rolling 7 days; 0: no cap. */
+  DIAL_CAP_PER_WEEK: z.coerce.number().int().min(0).max(10_000).default(10),
   /**
    * How many reverse proxies in front of the API append to X-Forwarded-For (`true`: 1, `false`: 0).
    * The client address (throttling, logs) is the entry the outermost of them added; entries further

@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { createCallConclusionActivities } from '../activities/call-conclusion.activities';
 import type { createCallActivities } from '../activities/call.activities';
+import type { createDialRuleActivities } from '../activities/dial-rules.activities';
 import type { ConversationResult } from '../agent-runtime/contract';
 import { TERMINAL_CALL_STATUSES } from '../telephony/provider';
 import {
@@ -34,10 +35,17 @@ import { versioningBehavior } from './versioning-behavior';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 type ConclusionActivities = ReturnType<typeof createCallConclusionActivities>;
+type DialRuleActivities = ReturnType<typeof createDialRuleActivities>;
 
 // The short provider and database calls run as local activities, in the worker that runs the
 // workflow: no task queue round trip and a marker instead of three history events each. Each is
 // safe to run again after a crash (dialing is keyed by attempt; the others are idempotent).
+
+// The do-not-call list and the frequency caps, just before the dial: a database check, retried until it answers.
+const { checkDialRules } = proxyLocalActivities<DialRuleActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
 
 // Provider look-ups and hang-ups: short, retried a little; a failure falls back to waiting.
 const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>({
@@ -212,6 +220,9 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     callId = input.providerCallId;
     answeredAt = Date.now();
   } else {
+    // A number on the do-not-call list, or over a frequency cap, is not dialed: the call ends unplaced.
+    const rules = await checkDialRules({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
+    if (!rules.dial) return finish('canceled', 0, null);
     try {
       callId = await dialOnTurn(
         { runId, workflowId: workflowInfo().workflowId, attempt: input.attempt },

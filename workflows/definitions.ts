@@ -210,7 +210,7 @@ export interface CampaignCarryOver {
 }
 
 /** Why a dial waits: a retry's delay after this outcome, a calling window, or a usable route. */
-export type WaitCause = TerminalCallStatus | 'window' | 'unroutable';
+export type WaitCause = TerminalCallStatus | 'window' | 'unroutable' | 'frequency_capped';
 
 /** Identifies one dial of one contact; the child workflow carries it to report back. */
 export interface CampaignCallLink {
@@ -240,6 +240,10 @@ export interface CampaignProgress {
   processed_rows: number;
   /** Contacts whose final outcome is not `completed`. */
   failed_rows: number;
+  /** Contacts never dialed because their number is on the do-not-call list. */
+  dnc_skipped: number;
+  /** Dials put off by a frequency cap. */
+  frequency_capped: number;
   in_flight: number;
   pending_retries: number;
   /** Final outcomes by call status. */

@@ -5,6 +5,8 @@ import {
   DomainError,
   InvalidError,
   NotFoundError,
+  RefusedError,
+  TooSoonError,
   UpstreamError,
   ValidationError,
 } from '../../domain/errors';
@@ -26,6 +28,8 @@ function domainErrorStatus(error: DomainError): number {
   if (error instanceof InvalidError) return 400;
   if (error instanceof NotFoundError) return 404;
   if (error instanceof ConflictError) return 409;
+  if (error instanceof RefusedError) return 422;
+  if (error instanceof TooSoonError) return 429;
   if (error instanceof UpstreamError) return 502;
   return 500;
 }
@@ -61,6 +65,7 @@ export function errorHandler(): Middleware<AppState> {
       if (error instanceof DomainError) {
         const status = domainErrorStatus(error);
         ctx.status = status;
+        if (error instanceof TooSoonError) ctx.set('Retry-After', String(error.retryAfterSeconds));
         ctx.body = { detail: error.detail };
         if (status >= 500) log.warn({ err: error }, error.detail);
         return;

@@ -4,13 +4,14 @@ import type { ApiDeps } from '../context';
 import { NotFoundError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { AgentUuidParams, CallInitiated, CallRequest, TriggerPathParams } from '../schemas/calls';
-import { text } from '../schemas/common';
+import { ErrorBody, text, ValidationErrorBody } from '../schemas/common';
 import { WorkflowRunParams } from '../schemas/runs';
 import { z } from '../zod';
 import { AgentVersionCache } from '../../domain/agents/version-cache';
 import { agentByTriggerPath, agentByUuid, callableVersion, callRoute } from '../../domain/calls/call-targets';
 import { idempotencyKeyOf, requestHash, withIdempotencyKey } from '../../domain/calls/idempotency';
 import { startOutboundCall } from '../../domain/calls/start-call';
+import { dialRulesFrom } from '../../domain/compliance/dial-rules';
 import { formatTranscript } from '../../domain/calls/transcript';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 
@@ -19,6 +20,16 @@ const callResponses = (notFound: string) => ({
   400: errorResponse('Telephony provider not configured for this organization (or not ready)'),
   404: errorResponse(`${notFound}; or the telephony configuration or phone number is unknown`),
   409: errorResponse('Agent is archived; or the first request with this Idempotency-Key is in flight'),
+  422: {
+    description:
+      "The number is on the organization's do-not-call list (`{detail}` a sentence), or the request is invalid " +
+      '(`detail` one `{loc, msg, type}` per problem)',
+    schema: z.union([ErrorBody, ValidationErrorBody]),
+    example: { detail: "+14155550100 is on this organization's do-not-call list; the call was not placed" },
+  },
+  429: errorResponse(
+    'The number has reached a frequency cap (DIAL_CAP_PER_DAY, DIAL_CAP_PER_WEEK); Retry-After says when it may be called',
+  ),
 });
 
 /** Documented and checked here; the idempotency service reads it. */
@@ -37,6 +48,7 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
   const { dataSource, temporal, config } = deps;
   const telephony = createTelephonyServices(deps);
   const versions = new AgentVersionCache(dataSource);
+  const dialRules = dialRulesFrom(config);
 
   const placeCall = async (
     ctx: RouteContext,
@@ -56,7 +68,7 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
           fromPhoneNumberId: body.from_phone_number_id,
         });
         return startOutboundCall(
-          { dataSource, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
+          { dataSource, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, dialRules },
           {
             agent: found,
             version,

@@ -213,7 +213,8 @@ export const CampaignLogEntry = z
       description:
         'campaign_started, campaign_paused, campaign_resumed, campaign_cancelled, campaign_completed, ' +
         'campaign_failed, config_updated, waiting_for_schedule_window, circuit_breaker_tripped, provider_failover, ' +
-        'call_initiation_failed',
+        'call_initiation_failed, dnc_skipped (details: contact_id, attempt), frequency_capped (details: contact_id, ' +
+        'attempt, allowed_at, per_day, per_week)',
     }),
     message: z.string(),
     details: z.record(z.string(), z.unknown()),
@@ -244,6 +245,8 @@ const EXAMPLE_CAMPAIGN = {
   circuit_breaker: DEFAULT_CIRCUIT_BREAKER,
   executed_count: 131,
   total_queued_count: 136,
+  dnc_skipped: 3,
+  frequency_capped: 2,
   parent_campaign_id: null,
   redialed_campaign_id: null,
   telephony_configuration_id: 2,
@@ -285,6 +288,17 @@ export const Campaign = z
     circuit_breaker: CircuitBreaker,
     executed_count: z.number().int().openapi({ description: 'Attempts dialed.' }),
     total_queued_count: z.number().int().openapi({ description: 'Attempts queued so far, retries included.' }),
+    dnc_skipped: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          "Contacts never dialed because their number is on the organization's do-not-call list (counted in " +
+          'processed_rows and failed_rows too).',
+      }),
+    frequency_capped: z.number().int().openapi({
+      description: 'Dials put off because the number had reached a frequency cap; each waits until the caps allow it.',
+    }),
     parent_campaign_id: z.number().int().nullable(),
     redialed_campaign_id: z.number().int().nullable(),
     telephony_configuration_id: z.number().int().nullable(),
@@ -321,11 +335,23 @@ export const CampaignProgressResponse = z
     failed_rows: z.number().int(),
     executed_count: z.number().int(),
     total_queued_count: z.number().int(),
+    dnc_skipped: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          "Contacts never dialed because their number is on the organization's do-not-call list (counted in " +
+          'processed_rows and failed_rows too).',
+      }),
+    frequency_capped: z.number().int().openapi({
+      description: 'Dials put off because the number had reached a frequency cap; each waits until the caps allow it.',
+    }),
     in_flight: z.number().int().openapi({ description: 'Calls in progress.' }),
     pending_retries: z.number().int().openapi({ description: 'Retries waiting for their delay.' }),
-    outcomes: z
-      .record(z.string(), z.number().int())
-      .openapi({ description: 'Final outcomes by call status.', example: { completed: 180, busy: 12 } }),
+    outcomes: z.record(z.string(), z.number().int()).openapi({
+      description: 'Final outcomes by call status (contacts skipped for the do-not-call list are in dnc_skipped).',
+      example: { completed: 180, busy: 12 },
+    }),
     progress_percentage: z.number().openapi({ description: 'processed_rows / total_rows × 100, to 0.1.' }),
     next_open_at: DateTimeString.nullable().openapi({ description: 'Set while waiting for a schedule window.' }),
     active_telephony_configuration_id: z.number().int().nullable().openapi({
@@ -346,6 +372,8 @@ export const CampaignProgressResponse = z
       failed_rows: 14,
       executed_count: 131,
       total_queued_count: 136,
+      dnc_skipped: 3,
+      frequency_capped: 2,
       in_flight: 5,
       pending_retries: 6,
       outcomes: { completed: 106, busy: 8, 'no-answer': 6 },

@@ -86,7 +86,14 @@ export const AgentNode = node(
 
 export const EndCallNode = node(
   'endCall',
-  z.object({ ...promptFields, ...extractionFields }),
+  z.object({
+    ...promptFields,
+    ...extractionFields,
+    opt_out: z.boolean().optional().openapi({
+      description:
+        "An opt-out end (default false): a call that reaches it puts the callee's number on the organization's do-not-call list.",
+    }),
+  }),
   'Ends the call; needs an incoming edge and has no outgoing edge.',
 ).openapi('EndCallNode');
 

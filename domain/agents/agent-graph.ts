@@ -49,7 +49,8 @@ export type StartCallNode = Node<
     }
 >;
 export type AgentStepNode = Node<'agentNode', PromptFields & ExtractionFields & ToolFields>;
-export type EndCallNode = Node<'endCall', PromptFields & ExtractionFields>;
+/** `opt_out`: reaching it lists the callee's number on the do-not-call list. */
+export type EndCallNode = Node<'endCall', PromptFields & ExtractionFields & { opt_out?: boolean }>;
 export type GlobalNode = Node<'globalNode', PromptFields>;
 export type TriggerNode = Node<'trigger', { name: string; trigger_path?: string; enabled: boolean }>;
 export type WebhookNode = Node<

@@ -5,7 +5,8 @@ import { Run } from '../../entities';
 import { callWorkflow } from '../../workflows/call.workflow';
 import { callWorkflowId, DEFAULT_MAX_CALL_DURATION_SECONDS, type CallWorkflowInput } from '../../workflows/definitions';
 import { AgentIdAttribute, OrganizationIdAttribute } from '../../workflows/search-attributes';
-import { ConflictError } from '../errors';
+import { ConflictError, RefusedError, TooSoonError } from '../errors';
+import { claimDial, type DialRules } from '../compliance/dial-rules';
 import type { CallInitiated } from './types';
 import type { CallableVersion, CallRoute } from './call-targets';
 
@@ -31,18 +32,21 @@ export const maxCallDurationOf = (version: Pick<AgentVersion, 'workflowConfigura
 };
 
 /**
- * Creates the outbound run and starts its call workflow (`call-<runId>`). A failed start leaves
- * the run completed with `call_status` `error`, and the error goes on to the caller.
+ * Creates the outbound run and starts its call workflow (`call-<runId>`). A number on the
+ * do-not-call list is refused (422) and one over a frequency cap put off (429) before any run
+ * exists; an allowed dial is claimed against the caps with the run, under the key the workflow's
+ * own check uses, so it is counted once. A failed start leaves the run completed with
+ * `call_status` `error`, and the error goes on to the caller.
  */
 export async function startOutboundCall(
-  deps: { dataSource: DataSource; temporal: Client; taskQueue: string },
+  deps: { dataSource: DataSource; temporal: Client; taskQueue: string; dialRules: DialRules },
   call: OutboundCall,
   /** Told just before the workflow start: from then on the call may be placed, whatever happens next. */
   starting: () => void = () => undefined,
 ): Promise<CallInitiated> {
   const { agent, version, route } = call;
   // The run's id comes first so that its row is written whole in one statement: its name and
-  // workflow id contain it. Two statements instead of a transaction of four.
+  // workflow id (and so its dial key) contain it.
   const id = await nextRunId(deps.dataSource);
   const run = { id, name: `call-${id}` };
   const initialContext = {
@@ -52,24 +56,38 @@ export async function startOutboundCall(
     direction: 'outbound',
     provider: route.configuration.provider,
   };
-  await deps.dataSource.query(
-    `INSERT INTO runs (id, name, temporal_workflow_id, organization_id, workflow_id, definition_id, mode,
+  await deps.dataSource.transaction(async (manager) => {
+    const dial = { organizationId: agent.organizationId, phoneNumber: call.phoneNumber, dialKey: `${run.name}:1` };
+    const verdict = await claimDial(manager, dial, deps.dialRules);
+    if (verdict.verdict === 'do_not_call') {
+      throw new RefusedError(`${call.phoneNumber} is on this organization's do-not-call list; the call was not placed`);
+    }
+    if (verdict.verdict === 'capped') {
+      const allowedAt = new Date(verdict.allowedAt).toISOString();
+      throw new TooSoonError(
+        `${call.phoneNumber} has reached the frequency cap (${capsText(verdict)}); it may be called again at ${allowedAt}`,
+        Math.max(1, Math.ceil((verdict.allowedAt - Date.now()) / 1000)),
+      );
+    }
+    await manager.query(
+      `INSERT INTO runs (id, name, temporal_workflow_id, organization_id, workflow_id, definition_id, mode,
                        call_type, telephony_configuration_id, called_number, caller_number, initial_context)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'outbound', $8, $9, $10, $11)`,
-    [
-      id,
-      run.name,
-      callWorkflowId(id),
-      agent.organizationId,
-      agent.id,
-      version.id,
-      route.configuration.provider,
-      route.configuration.id,
-      call.phoneNumber,
-      route.callerNumber,
-      JSON.stringify(initialContext),
-    ],
-  );
+      [
+        id,
+        run.name,
+        callWorkflowId(id),
+        agent.organizationId,
+        agent.id,
+        version.id,
+        route.configuration.provider,
+        route.configuration.id,
+        call.phoneNumber,
+        route.callerNumber,
+        JSON.stringify(initialContext),
+      ],
+    );
+  });
   starting();
   try {
     await startCallWorkflow(deps, run, agent, {
@@ -87,6 +105,12 @@ export async function startOutboundCall(
   }
   return { status: 'initiated', workflow_run_id: run.id, workflow_run_name: run.name };
 }
+
+/** `3 calls per 24 hours and 10 per 7 days`, naming the caps that are set. */
+const capsText = ({ perDay, perWeek }: { perDay: number; perWeek: number }): string =>
+  [perDay > 0 ? `${perDay} calls per 24 hours` : '', perWeek > 0 ? `${perWeek} calls per 7 days` : '']
+    .filter(Boolean)
+    .join(' and ');
 
 /**
  * Starts the run's call workflow (`call-<runId>`), findable by agent and organization in the

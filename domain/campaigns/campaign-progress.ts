@@ -5,6 +5,7 @@ import { campaignProgressQuery, campaignWorkflowId, type CampaignProgress } from
 import type { Actor } from '../actor';
 import type { CampaignProgressView } from './types';
 import { activeConfigurationId, findCampaign } from './campaign-views';
+import { DNC_SKIPPED } from '../compliance/dial-rules';
 import { withinDeadline } from './campaign-workflow';
 
 const percentage = (done: number, total: number): number => (total > 0 ? Math.round((done / total) * 1000) / 10 : 0);
@@ -28,8 +29,9 @@ async function storedProgress(dataSource: DataSource, row: Campaign) {
          FROM (SELECT DISTINCT ON (contact_id) outcome
                  FROM campaign_attempts WHERE campaign_id = $1 AND status = 'finished'
                 ORDER BY contact_id, attempt_number DESC) last
+        WHERE last.outcome <> $2
         GROUP BY last.outcome`,
-      [row.id],
+      [row.id, DNC_SKIPPED],
     ),
     dataSource.query<{ in_flight: number; queued: number }[]>(
       `SELECT count(*) FILTER (WHERE status = 'dialing')::int AS in_flight,
@@ -72,6 +74,8 @@ export async function campaignProgress(
       failed_rows: live.failed_rows,
       executed_count: live.executed_count,
       total_queued_count: live.total_queued_count,
+      dnc_skipped: live.dnc_skipped,
+      frequency_capped: live.frequency_capped,
       in_flight: live.in_flight,
       pending_retries: live.pending_retries,
       outcomes,
@@ -91,6 +95,8 @@ export async function campaignProgress(
     failed_rows: row.failedRows,
     executed_count: row.executedCount,
     total_queued_count: row.totalQueuedCount,
+    dnc_skipped: row.dncSkippedCount,
+    frequency_capped: row.frequencyCappedCount,
     ...stored,
     progress_percentage: row.state === 'completed' && total === 0 ? 100 : percentage(row.processedRows, total),
     next_open_at: null,

@@ -53,6 +53,8 @@ function campaignView(row: Campaign, names: Names, logs: LogRow[]): CampaignView
     circuit_breaker: settings.circuit_breaker,
     executed_count: row.executedCount,
     total_queued_count: row.totalQueuedCount,
+    dnc_skipped: row.dncSkippedCount,
+    frequency_capped: row.frequencyCappedCount,
     parent_campaign_id: row.parentCampaignId,
     redialed_campaign_id: row.redialedCampaignId,
     telephony_configuration_id: row.telephonyConfigurationId,

@@ -40,6 +40,10 @@ export interface CampaignView {
   circuit_breaker: CircuitBreakerConfig;
   executed_count: number;
   total_queued_count: number;
+  /** Contacts never dialed: their number is on the do-not-call list. */
+  dnc_skipped: number;
+  /** Dials put off by a frequency cap. */
+  frequency_capped: number;
   parent_campaign_id: number | null;
   redialed_campaign_id: number | null;
   telephony_configuration_id: number | null;
@@ -63,6 +67,8 @@ export interface CampaignProgressView {
   total_queued_count: number;
   in_flight: number;
   pending_retries: number;
+  dnc_skipped: number;
+  frequency_capped: number;
   /** Final outcomes by call status. */
   outcomes: Record<string, number>;
   progress_percentage: number;

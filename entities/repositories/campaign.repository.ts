@@ -12,6 +12,10 @@ export interface CampaignCounters {
   executed_count: number;
   processed_rows: number;
   failed_rows: number;
+  /** Contacts never dialed: their number is on the do-not-call list (also in processed and failed). */
+  dnc_skipped: number;
+  /** Dials put off by a frequency cap (one contact may be put off more than once). */
+  frequency_capped: number;
 }
 
 /** A `logs[]` entry of a campaign (DECISIONS "Campaigns" lists the events). */
@@ -57,6 +61,8 @@ const countersOf = (row: Campaign): CampaignCounters => ({
   executed_count: row.executedCount,
   processed_rows: row.processedRows,
   failed_rows: row.failedRows,
+  dnc_skipped: row.dncSkippedCount,
+  frequency_capped: row.frequencyCappedCount,
 });
 
 /**
@@ -156,7 +162,7 @@ export function campaignStatements(manager: EntityManager) {
     async finalOutcomes(campaignId: number): Promise<OutcomeCounts> {
       const rows = await manager.query<{ outcome: string; count: string }[]>(
         `SELECT a.outcome, count(*) AS count FROM campaign_attempts a
-          WHERE a.campaign_id = $1 AND a.status = 'finished'
+          WHERE a.campaign_id = $1 AND a.status = 'finished' AND a.outcome <> 'dnc_skipped'
             AND NOT EXISTS (SELECT 1 FROM campaign_attempts b WHERE b.campaign_id = a.campaign_id
                               AND b.contact_id = a.contact_id AND b.attempt_number > a.attempt_number
                               AND b.status <> 'cancelled')

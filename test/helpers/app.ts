@@ -20,6 +20,9 @@ export function buildTestApp(
     SESSION_SECRET: TEST_SESSION_SECRET,
     // Every test signs its users up from one address; the signup throttle has its own tests.
     SIGNUP_MAX_PER_ADDRESS: '1000000',
+    // Tests call the same numbers again and again; the frequency caps have their own tests.
+    DIAL_CAP_PER_DAY: '0',
+    DIAL_CAP_PER_WEEK: '0',
     ...env,
   });
   const deps: ApiDeps = {

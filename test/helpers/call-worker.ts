@@ -1,6 +1,7 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { converse } from '../../agent-runtime';
+import type { DialRules } from '../../domain/compliance/dial-rules';
 import { Secrets } from '../../telephony/secrets';
 import type { TestServices } from './services';
 import { testWorkflowBundle } from './temporal';
@@ -14,6 +15,8 @@ export interface CallWorkerOptions {
   prices?: { perMinuteUsd: number; per1kTokensUsd: number };
   /** Options over the defaults: another workflow bundle, interceptors, sinks. */
   worker?: Partial<WorkerOptions>;
+  /** Default: the do-not-call list only, no frequency caps. */
+  dialRules?: DialRules;
 }
 
 /** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
@@ -32,6 +35,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
           publicBaseUrl: options.baseUrl,
           pricePerMinuteUsd: prices.perMinuteUsd,
           pricePer1kTokensUsd: prices.per1kTokensUsd,
+          dialRules: options.dialRules,
         },
         converse,
         temporal: services.temporal.client,

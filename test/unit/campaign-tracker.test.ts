@@ -21,7 +21,15 @@ const settings = (change: Partial<CampaignSettings> = {}): CampaignSettings => (
 const opened = (change: Partial<OpenedCampaign> = {}): OpenedCampaign => ({
   state: 'running',
   settings: settings(),
-  counters: { total_rows: 3, total_queued_count: 0, executed_count: 0, processed_rows: 0, failed_rows: 0 },
+  counters: {
+    total_rows: 3,
+    total_queued_count: 0,
+    executed_count: 0,
+    processed_rows: 0,
+    failed_rows: 0,
+    dnc_skipped: 0,
+    frequency_capped: 0,
+  },
   outcomes: {},
   failover: { available: false, active: false },
   voicemailAction: 'retry_later',
@@ -75,7 +83,13 @@ describe('CampaignTracker', () => {
     campaign.receive({ ...report, attempt: 2, outcome: 'busy' });
     const { batch, records } = campaign.takeReports(NOW);
     expect(records).toEqual([{ contactId: '1', attempt: 1, outcome: 'completed', runId: 5, final: true }]);
-    const counters = { total_rows: 1, total_queued_count: 1, executed_count: 1, processed_rows: 1, failed_rows: 0 };
+    const counters = {
+      ...opened().counters,
+      total_rows: 1,
+      total_queued_count: 1,
+      executed_count: 1,
+      processed_rows: 1,
+    };
     expect(campaign.recorded(batch, records, counters, NOW)).toBeNull();
     expect(campaign.progress()).toMatchObject({ outcomes: { completed: 1 }, in_flight: 0, processed_rows: 1 });
     expect(campaign.allDone(0)).toBe(true);

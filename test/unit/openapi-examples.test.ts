@@ -184,9 +184,9 @@ describe('documented statuses', () => {
   }
   const answers = (route: Route) => operationOf(route).responses as Record<string, Answer>;
 
-  test('every operation that throttles documents 429 with Retry-After, and only those', () => {
+  test('every operation that throttles (or applies frequency caps) documents 429 with Retry-After, and only those', () => {
     const throttled = routes.filter((route) => answers(route)['429']).map(({ spec }) => spec.operationId);
-    expect(throttled.sort()).toEqual(['changePassword', 'logIn', 'signUp']);
+    expect(throttled.sort()).toEqual(['callByAgentUuid', 'callByTriggerPath', 'changePassword', 'logIn', 'signUp']);
     for (const route of routes.filter((candidate) => answers(candidate)['429'])) {
       expect(answers(route)['429']?.headers?.['Retry-After']).toMatchObject({
         required: true,

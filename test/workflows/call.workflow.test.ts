@@ -107,7 +107,8 @@ async function runCallWithHistory(
     connection: temporal.nativeConnection,
     taskQueue,
     workflowBundle: testWorkflowBundle(),
-    activities,
+    // The dial rules allow every dial here; test/workflows/dial-rules.test.ts refuses some.
+    activities: { checkDialRules: () => Promise.resolve({ dial: true }), ...activities },
   });
   return worker.runUntil(async () => {
     const handle = await temporal.client.workflow.start(callWorkflow, {
@@ -232,7 +233,7 @@ describe('callWorkflow', () => {
       connection: temporal.nativeConnection,
       taskQueue,
       workflowBundle: testWorkflowBundle(),
-      activities,
+      activities: { checkDialRules: () => Promise.resolve({ dial: true }), ...activities },
     });
     const finished = { completed: '', busy: '' };
     await worker.runUntil(async () => {
@@ -288,7 +289,7 @@ describe('callWorkflow, ending in one local activity', () => {
       simulatedCampaignCall,
     );
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 5, disposition: 'interested' });
-    expect(localActivities).toEqual(['placeCall', 'concludeCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
     expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 5, conversation });
     expect(reports).toEqual([]);
   });
@@ -301,7 +302,13 @@ describe('callWorkflow, ending in one local activity', () => {
       { status: 'answered', providerCallId: 'P1' },
     ]);
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 4, disposition: 'interested' });
-    expect(localActivities).toEqual(['placeCall', 'runConversation', 'getCallStatus', 'concludeCall']);
+    expect(localActivities).toEqual([
+      'checkDialRules',
+      'placeCall',
+      'runConversation',
+      'getCallStatus',
+      'concludeCall',
+    ]);
     expectCalledAsOnce(mocks.runConversation);
     expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 4, conversation });
   });
@@ -314,7 +321,7 @@ describe('callWorkflow, ending in one local activity', () => {
       simulatedCampaignCall,
     );
     expect(outcome).toEqual({ runId: 7, callStatus: 'busy', durationSeconds: 0, disposition: 'busy' });
-    expect(localActivities).toEqual(['placeCall', 'concludeCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
     expect(mocks.runConversation).not.toHaveBeenCalled();
     expect(finalizeRun.mock.calls[0]?.[0]).toMatchObject({ callStatus: 'busy', conversation: null });
     expect(reports).toEqual([]);
@@ -356,7 +363,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
     const { activities, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(activities, completed, input);
     expect(outcome.callStatus).toBe('completed');
-    expect(localActivities).toEqual(['placeCall', 'concludeCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
     expect(reports).toEqual([]);
   });
 
@@ -365,7 +372,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
     const { localActivities } = await runCallWithHistory(activities, completed, input, {
       before: (handle) => handle.signal(campaignReportRequestedSignal),
     });
-    expect(localActivities).toEqual(['placeCall', 'concludeCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
     expect(reports.length).toBeGreaterThan(0);
     for (const report of reports) expect(report).toEqual({ ...link, runId: 7, outcome: 'completed' });
   });
@@ -383,7 +390,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
       }),
     });
     const { localActivities } = await runCallWithHistory(activities, completed, input, { workflowTaskTimeout: '2s' });
-    expect(localActivities).toEqual(['placeCall', 'concludeCall', 'reportCampaignCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall', 'reportCampaignCall']);
     expect(reports).toEqual([{ ...link, runId: 7, outcome: 'completed' }]);
   }, 30_000);
 });

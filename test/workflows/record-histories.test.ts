@@ -220,6 +220,7 @@ function fakeCallActivities() {
     ...steps,
     reportCampaignCall,
     ...createCallConclusionActivities({ ...steps, reportCampaignCall }),
+    checkDialRules: () => Promise.resolve({ dial: true as const }),
     deliverPostCallWebhook: () => Promise.resolve({ httpStatus: 200 }),
     recordWebhookFailure: () => Promise.resolve(),
   };

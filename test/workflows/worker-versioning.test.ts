@@ -41,6 +41,7 @@ describe('worker versioning', () => {
       workerDeploymentOptions: deployment,
       // A call refused at once ends in its first workflow task; a campaign gets no further than its first.
       activities: {
+        checkDialRules: () => Promise.resolve({ dial: true }),
         placeCall: () => Promise.reject(new ProviderRefusedError('test')),
         concludeCall: () => Promise.resolve({ postCallWebhooks: [], disposition: 'failed' }),
       },

@@ -1,6 +1,7 @@
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { createCampaignActivities } from '../../activities/campaign.activities';
 import type { createCampaignReportActivities } from '../../activities/campaign-report.activities';
+import type { createDialRuleActivities } from '../../activities/dial-rules.activities';
 
 type CampaignActivities = ReturnType<typeof createCampaignActivities>;
 
@@ -19,6 +20,12 @@ export const summarizedActivities = (summary: string) =>
 
 // Signals only; retried until Temporal takes them.
 export const reportActivities = proxyActivities<ReturnType<typeof createCampaignReportActivities>>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+// The do-not-call list and frequency caps over a batch: one transaction, retried until it commits.
+export const dialRuleActivities = proxyActivities<ReturnType<typeof createDialRuleActivities>>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });

@@ -1,11 +1,12 @@
-import { campaignActivities, summarizedActivities } from './activities';
+import { campaignActivities, dialRuleActivities, summarizedActivities } from './activities';
 import type { CampaignCalls } from './children';
 import { PAGE_SIZE, ROUTE_RETRY_MS, type CampaignTracker, type Dispatch } from './tracker';
 import type { CampaignWrites } from './writes';
 
 /**
  * Fills free slots: due retries first, then the next contacts in id order, paged from PostgreSQL
- * by a cursor; prepares their runs and starts their calls. Returns the earliest window opening
+ * by a cursor; screens them against the do-not-call list and the frequency caps, prepares the
+ * runs of those that may be dialed and starts their calls. Returns the earliest window opening
  * that held a contact back, if any.
  */
 export async function dispatchDials(
@@ -23,6 +24,13 @@ export async function dispatchDials(
   if (dispatch.batch.length === 0) return dispatch.heldUntil;
 
   tracker.launch(dispatch);
+  const screened = await dialRuleActivities.screenCampaignDials({
+    campaignId,
+    attempts: dispatch.batch.map(({ contactId, attempt }) => ({ contactId, attempt })),
+  });
+  tracker.counters = screened.counters;
+  tracker.screened(dispatch, screened.dials);
+  if (dispatch.batch.length === 0) return null;
   const dials = dispatch.batch.length === 1 ? '1 dial' : `${dispatch.batch.length} dials`;
   const { prepareCampaignAttempts } = summarizedActivities(`prepare ${dials}: attempts and runs`);
   const prepared = await prepareCampaignAttempts({

@@ -4,6 +4,7 @@ import type {
   ContactRef,
   OpenedCampaign,
 } from '../../activities/campaign.activities';
+import type { ScreenedDial } from '../../activities/dial-rules.activities';
 import {
   campaignAttemptKey,
   isTerminalCampaignState,
@@ -202,6 +203,8 @@ export class CampaignTracker {
       executed_count: counters?.executed_count ?? 0,
       processed_rows: counters?.processed_rows ?? 0,
       failed_rows: counters?.failed_rows ?? 0,
+      dnc_skipped: counters?.dnc_skipped ?? 0,
+      frequency_capped: counters?.frequency_capped ?? 0,
       in_flight: this.inFlight.size,
       pending_retries: this.waiting.length,
       outcomes: { ...this.outcomes },
@@ -331,6 +334,35 @@ export class CampaignTracker {
       const link = { parentWorkflowId: this.parentWorkflowId, campaignId: this.campaignId, contactId, attempt };
       this.inFlight.set(campaignAttemptKey(contactId, attempt), { link, timezone: timezone ?? null });
     }
+  }
+
+  /**
+   * What the dial rules decided for the dispatch's batch: a contact on the do-not-call list is done
+   * (the screening counted it), a capped one waits until the caps allow it, inside its calling
+   * window; the rest stay in the batch to be dialed.
+   */
+  screened(dispatch: Dispatch, dials: ScreenedDial[]): void {
+    const held = new Set<string>();
+    for (const dial of dials) {
+      if (dial.verdict === 'dial') continue;
+      const key = campaignAttemptKey(dial.contactId, dial.attempt);
+      const entry = this.inFlight.get(key);
+      if (!entry) continue;
+      held.add(key);
+      this.inFlight.delete(key);
+      if (dial.verdict === 'capped') {
+        const { timezone } = entry;
+        const dueAt = nextOpening(this.settings.schedule_config, timezone, dial.allowedAt);
+        this.waiting.push({
+          contactId: dial.contactId,
+          attempt: dial.attempt,
+          dueAt,
+          timezone,
+          cause: 'frequency_capped',
+        });
+      }
+    }
+    dispatch.batch = dispatch.batch.filter((item) => !held.has(campaignAttemptKey(item.contactId, item.attempt)));
   }
 
   /** The link of a dial still in flight (a report may have arrived meanwhile). */

@@ -56,6 +56,7 @@ export function timerSummary(
     const zone = wait.zone ?? 'UTC';
     return `window opens ${DateTime.fromMillis(dueAt, { zone }).toFormat('ccc HH:mm')} ${zone}`;
   }
+  if (cause === 'frequency_capped') return `frequency cap: dial ${contacts} again in ${after}`;
   if (cause === 'unroutable') return `no usable telephony route: try ${contacts} again in ${after}`;
   return `retry ${cause} ${contacts} in ${after}`;
 }

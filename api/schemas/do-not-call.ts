@@ -1,0 +1,115 @@
+import { z } from '../zod';
+import { e164 } from '../../domain/campaigns/sources/phone-number';
+import { DNC_REASON_MAX, DNC_SEARCH_MAX } from '../../domain/compliance/do-not-call';
+import type {
+  DoNotCallEntry as DomainEntry,
+  DoNotCallImportResult as DomainImportResult,
+  DoNotCallRequest as DomainRequest,
+} from '../../domain/compliance/types';
+import { DateTimeString, EXAMPLE_TIME, IdParam, PageQuery, text, type Documents, type SameShape } from './common';
+
+/** A number as a person writes it, stored in E.164 (libphonenumber-js's rules, as for contact lists). */
+const ListedNumber = text(64)
+  .refine((value) => e164(value) !== null, {
+    error: "must be a valid phone number with '+' and the country code, for example +14155550100",
+    abort: true,
+  })
+  .overwrite((value) => e164(value) ?? value)
+  .openapi({
+    description: "A phone number with '+' and the country code; spaces, dots, dashes and parentheses are dropped.",
+    example: '+1 (415) 555-0100',
+  });
+
+export const DoNotCallRequest = z
+  .object({
+    phone_number: ListedNumber,
+    reason: text(DNC_REASON_MAX)
+      .nullish()
+      .openapi({ description: 'Why the number is listed (for people reading the list).' }),
+  })
+  .openapi('DoNotCallRequest', { example: { phone_number: '+14155550100', reason: 'Asked by email on 2 March' } });
+export type DoNotCallRequest = z.output<typeof DoNotCallRequest>;
+
+export const DoNotCallEntry = z
+  .object({
+    id: z.number().int(),
+    phone_number: z.string().openapi({ description: 'E.164.' }),
+    reason: z.string().nullable(),
+    source: z.enum(['api', 'import', 'opt_out']).openapi({
+      description:
+        '`api`: added with POST; `import`: from a CSV import; `opt_out`: the callee asked during a call (see `run_id`).',
+    }),
+    run_id: z.number().int().nullable().openapi({ description: 'The run whose callee opted out (`opt_out` only).' }),
+    created_at: DateTimeString,
+  })
+  .openapi('DoNotCallEntry', {
+    example: {
+      id: 7,
+      phone_number: '+14155550100',
+      reason: 'Asked by email on 2 March',
+      source: 'api',
+      run_id: null,
+      created_at: EXAMPLE_TIME,
+    },
+  });
+export type DoNotCallEntry = z.output<typeof DoNotCallEntry>;
+
+export const DoNotCallListQuery = PageQuery.extend({
+  search: text(DNC_SEARCH_MAX).optional().openapi({
+    description:
+      'Entries whose number contains these digits (other characters ignored), or whose reason contains this text.',
+    example: '555',
+  }),
+});
+
+export const DoNotCallList = z
+  .object({
+    numbers: z.array(DoNotCallEntry),
+    total_count: z.number().int(),
+    page: z.number().int(),
+    limit: z.number().int(),
+    total_pages: z.number().int(),
+  })
+  .openapi('DoNotCallList', {
+    example: {
+      numbers: [
+        {
+          id: 9,
+          phone_number: '+14155550123',
+          reason: 'Asked not to be called during the conversation',
+          source: 'opt_out',
+          run_id: 501,
+          created_at: EXAMPLE_TIME,
+        },
+      ],
+      total_count: 1,
+      page: 1,
+      limit: 50,
+      total_pages: 1,
+    },
+  });
+
+export const DoNotCallParams = z.object({ entry_id: IdParam.openapi({ example: 7 }) });
+
+/** The import's CSV, sent as the whole body. */
+export const DoNotCallCsvBody = z.string().openapi({
+  description: 'UTF-8 CSV: a header row with `phone_number` (and optionally `reason`), then one row per number.',
+  example: 'phone_number,reason\n+14155550100,Asked by email\n+44 20 7946 0958,\n',
+});
+
+export const DoNotCallImportResult = z
+  .object({
+    total_rows: z.number().int().openapi({ description: 'Data rows read (the header not counted).' }),
+    imported: z.number().int().openapi({ description: 'Numbers added to the list.' }),
+    already_listed: z
+      .number()
+      .int()
+      .openapi({ description: 'Numbers that were on the list already (or repeated in the file): left as they were.' }),
+  })
+  .openapi('DoNotCallImportResult', { example: { total_rows: 2, imported: 2, already_listed: 0 } });
+export type DoNotCallImportResult = z.output<typeof DoNotCallImportResult>;
+
+// The shapes the domain takes and answers (domain/compliance/types.ts), as documented here.
+export type DoNotCallRequestDocumented = Documents<SameShape<DoNotCallRequest, DomainRequest>>;
+export type DoNotCallEntryDocumented = Documents<SameShape<DoNotCallEntry, DomainEntry>>;
+export type DoNotCallImportResultDocumented = Documents<SameShape<DoNotCallImportResult, DomainImportResult>>;
