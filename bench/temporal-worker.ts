@@ -171,6 +171,8 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
         LOG_LEVEL: 'info',
         WORKER_METRICS_PORT: String(await freePort()),
         TELEPHONY_SIMULATOR: 'true',
+        DIAL_CAP_PER_DAY: '0',
+        DIAL_CAP_PER_WEEK: '0',
         ...(bundlePath ? { WORKFLOW_BUNDLE_PATH: bundlePath } : {}),
         // Node options of the worker alone (a heap limit), not of the API or the bench.
         ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),

@@ -71,6 +71,9 @@ export async function startCampaignStack(databaseUrl: string, taskQueue: string)
     TEMPORAL_TASK_QUEUE: taskQueue,
     SECRETS_KEY: TEST_SECRETS_KEY,
     SESSION_SECRET: TEST_SESSION_SECRET,
+    // The tests dial their few numbers many times; the frequency caps have their own tests.
+    DIAL_CAP_PER_DAY: '0',
+    DIAL_CAP_PER_WEEK: '0',
     PUBLIC_BASE_URL: apiBaseUrl,
     WORKER_METRICS_PORT: String(await freePort()),
     // No live calls here to make way for, and jest's own processes would starve a lowered worker.
