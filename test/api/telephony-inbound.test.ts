@@ -316,6 +316,7 @@ describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
       maxDurationSeconds: 300,
       direction: 'inbound',
       providerCallId: callId,
+      provider: item.provider,
       // A carrier's call carries audio: its conversation runs on the media stream; the simulator
       // here has no audio, so its callee is the text-only one.
       conversation: item.provider === 'simulator' ? 'simulated' : 'live',
