@@ -20,6 +20,7 @@ export interface OwnedIds {
   workflowUuid: string;
   triggerPath: string;
   campaignId: number;
+  doNotCallEntryId: number;
 }
 
 export interface OrgScopedRoute {
@@ -117,6 +118,7 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   },
   // Last: deleting the configuration deletes its numbers.
   { method: 'delete', path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}` },
+  { method: 'delete', path: (ids) => `/api/v1/organizations/do-not-call/${ids.doNotCallEntryId}` },
   // Keyed by provider, not id: A has a deepgram key, B has none.
   { method: 'get', path: () => '/api/v1/organizations/speech-credentials/deepgram' },
   { method: 'delete', path: () => '/api/v1/organizations/speech-credentials/deepgram' },
@@ -142,6 +144,11 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     .auth(owner.token, { type: 'bearer' })
     .send({ api_key: 'deepgram-key-of-a' })
     .expect(201);
+  const { body: listed } = await request(app)
+    .post('/api/v1/organizations/do-not-call')
+    .auth(owner.token, { type: 'bearer' })
+    .send({ phone_number: '+14155550997', reason: 'listed by A' })
+    .expect(201);
   const agent = await createAgent(app, owner.token, definitionWithTrigger());
   const runId = await insertRun(db.dataSource, {
     workflowId: agent.id,
@@ -160,6 +167,7 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     campaignId: await bumpCampaignIds(db.dataSource).then(() =>
       insertCampaign(db.dataSource, owner.user.organization_id, agent.id),
     ),
+    doNotCallEntryId: (listed as { id: number }).id,
   };
 }
 
