@@ -62,6 +62,7 @@ export default async function globalSetup(): Promise<void> {
   process.env[TEST_ENV.templateDatabase] = template;
   process.env[TEST_ENV.temporalAddress] = temporal.address;
   process.env[TEST_ENV.workflowBundle] = bundlePath;
+  process.env[TEST_ENV.runningFiles] = join(runDir, 'running-files');
   if (executable.type === 'existing-path') process.env[TEST_ENV.temporalCliPath] = executable.path;
   (globalThis as Record<string, unknown>).__switchboardTestServers = { postgres, temporal };
   log(`PostgreSQL, Temporal (${temporal.address}) and the workflow bundle ready in ${Date.now() - started} ms`);

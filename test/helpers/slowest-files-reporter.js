@@ -1,12 +1,29 @@
 // @ts-check
-const { relative } = require('node:path');
+const { readFileSync } = require('node:fs');
+const { join, relative } = require('node:path');
 
 /** How many files the summary lists. */
 const LISTED = 15;
 
 /**
- * Prints, after jest's own summary, the test files that took longest (wall clock per file, with its
- * project), so CI's log shows where the run's time goes.
+ * How long a file that ran alone waited for the others (written by test/helpers/running-files.ts).
+ * @param {string} file
+ */
+const waitedMs = (file) => {
+  const folder = process.env.SWITCHBOARD_TEST_RUNNING_FILES;
+  if (!folder) return 0;
+  try {
+    return Number(readFileSync(join(folder, `${encodeURIComponent(file)}.wait-ms`), 'utf8')) || 0;
+  } catch {
+    return 0;
+  }
+};
+
+/**
+ * Prints, at the end of a run, the test files that took longest (wall clock per file, with its
+ * project when the run has several), so CI's log shows where the run's time goes. A file that ran
+ * alone counts from the end of its wait for the other files (see test/helpers/running-files.ts,
+ * which writes the wait where this reads it).
  * @implements {import('@jest/reporters').Reporter}
  */
 class SlowestFilesReporter {
@@ -24,10 +41,11 @@ class SlowestFilesReporter {
   onTestResult(test, result) {
     const { start, end } = result.perfStats;
     const project = test.context.config.displayName?.name ?? '';
+    const file = relative(this.rootDir, result.testFilePath);
     this.files.push({
-      file: relative(this.rootDir, result.testFilePath),
+      file,
       project,
-      ms: start && end ? end - start : 0,
+      ms: start && end ? end - start - waitedMs(file) : 0,
       tests: result.numPassingTests + result.numFailingTests + result.numPendingTests + result.numTodoTests,
     });
   }
@@ -38,7 +56,7 @@ class SlowestFilesReporter {
     const width = Math.max(...slowest.map(({ file }) => file.length));
     const lines = slowest.map(
       ({ file, project, ms, tests }) =>
-        `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${file.padEnd(width)}  ${project.padEnd(11)} ${tests} tests`,
+        `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${file.padEnd(width)}  ${project ? `${project.padEnd(11)} ` : ''}${tests} tests`,
     );
     const total = this.files.reduce((sum, { ms }) => sum + ms, 0);
     process.stdout.write(

@@ -8,6 +8,8 @@ export const TEST_ENV = {
   temporalCliPath: 'SWITCHBOARD_TEST_TEMPORAL_CLI',
   /** The workflow code, bundled once for the run: every test worker loads this file. */
   workflowBundle: 'SWITCHBOARD_TEST_WORKFLOW_BUNDLE',
+  /** Where test files mark themselves running, so a file that must run alone can wait for the others. */
+  runningFiles: 'SWITCHBOARD_TEST_RUNNING_FILES',
 } as const;
 
 export function testEnv(name: keyof typeof TEST_ENV): string {

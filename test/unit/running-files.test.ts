@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunningFiles, waitRecordOf } from '../helpers/running-files';
+
+/** Another jest worker, as far as the markers tell: a live process that exits when told. */
+const otherWorker = (): ChildProcess => spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+const exited = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
+const settledWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+const folder = () => mkdtempSync(join(tmpdir(), 'running-files-'));
+
+it('holds a file that runs alone until the other workers finish their files, and records the wait', async () => {
+  const dir = folder();
+  const worker = otherWorker();
+  writeFileSync(join(dir, String(worker.pid)), '');
+  const entered = new RunningFiles(dir).enterAlone('test/voice/live.test.ts');
+  expect(await settledWithin(entered, 1_500)).toBe(false);
+  worker.kill();
+  await exited(worker);
+  expect(await settledWithin(entered, 5_000)).toBe(true);
+  expect(Number(readFileSync(waitRecordOf(dir, 'test/voice/live.test.ts'), 'utf8'))).toBeGreaterThanOrEqual(1_500);
+});
+
+it('waits for another file that runs alone to release the lock', async () => {
+  const dir = folder();
+  const holder = otherWorker();
+  writeFileSync(join(dir, 'run-alone.lock'), String(holder.pid));
+  const entered = new RunningFiles(dir).enterAlone('test/e2e/audio.test.ts');
+  expect(await settledWithin(entered, 1_500)).toBe(false);
+  holder.kill();
+  await exited(holder);
+  expect(await settledWithin(entered, 5_000)).toBe(true);
+});
+
+it('ignores markers and a lock left by workers that died', async () => {
+  const dir = folder();
+  const dead = otherWorker();
+  dead.kill();
+  await exited(dead);
+  writeFileSync(join(dir, String(dead.pid)), '');
+  writeFileSync(join(dir, 'run-alone.lock'), String(dead.pid));
+  expect(await settledWithin(new RunningFiles(dir).enterAlone('test/x.test.ts'), 2_000)).toBe(true);
+});
+
+it("removes a shared file's marker when it leaves", () => {
+  const dir = folder();
+  const shared = new RunningFiles(dir);
+  shared.enterShared();
+  expect(existsSync(join(dir, String(process.pid)))).toBe(true);
+  shared.leave();
+  expect(existsSync(join(dir, String(process.pid)))).toBe(false);
+});
