@@ -9,6 +9,7 @@ import {
   type CampaignLogEntry,
 } from '../entities/repositories/campaign.repository';
 import { conversationModeOf } from '../telephony/conversation-mode';
+import { maskSecret } from '../telephony/credentials';
 import type { Secrets } from '../telephony/secrets';
 import {
   campaignAttemptKey,
@@ -68,6 +69,10 @@ export type PreparedAttempt = AttemptRef &
         conversation: 'live' | 'simulated';
         provider: string;
         voicemailAction: VoicemailAction;
+        /** The number dialed, masked as responses mask secrets: the campaign's history never holds it whole. */
+        maskedNumber: string;
+        /** The contact's data row in its uploaded file. */
+        contactRow: number;
       }
     | { ok: false; error: string }
   );
@@ -217,6 +222,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
           }
         }
 
+        const lockedRows = new Map(rows.map((row) => [campaignAttemptKey(row.contactId, row.attempt), row]));
         const runIds = new Map<string, number>();
         for (const row of rows) {
           if (row.runId !== null) runIds.set(campaignAttemptKey(row.contactId, row.attempt), row.runId);
@@ -265,15 +271,25 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         const modes = new Map(perRun.map((row) => [row.runId, conversationModeOf(row, secrets)]));
         const providers = new Map(perRun.map((row) => [row.runId, row.provider]));
         const prepared = attempts.map(({ contactId, attempt }): PreparedAttempt => {
-          const runId = runIds.get(campaignAttemptKey(contactId, attempt));
+          const key = campaignAttemptKey(contactId, attempt);
+          const runId = runIds.get(key);
           const conversation = runId === undefined ? undefined : modes.get(runId);
-          if (runId === undefined || conversation === undefined) {
+          const contact = lockedRows.get(key);
+          if (runId === undefined || conversation === undefined || contact === undefined) {
             return { contactId, attempt, ok: false, error: routeError ?? 'The attempt could not be prepared' };
           }
-          const maxDurationSeconds = maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS;
-          const provider = providers.get(runId) ?? 'unknown';
-          const { voicemailAction } = campaign;
-          return { contactId, attempt, ok: true, runId, maxDurationSeconds, conversation, provider, voicemailAction };
+          return {
+            contactId,
+            attempt,
+            ok: true,
+            runId,
+            maxDurationSeconds: maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS,
+            conversation,
+            provider: providers.get(runId) ?? 'unknown',
+            voicemailAction: campaign.voicemailAction,
+            maskedNumber: maskSecret(contact.phoneNumber),
+            contactRow: contact.rowNumber,
+          };
         });
         return { prepared, counters, routeError };
       });

@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEMO_RETRY_AFTER, fetchWaitingOutRetryAfter } from './demo-fetch';
 
 const BASE_URL = (process.env.SWITCHBOARD_URL ?? 'http://localhost:8000').replace(/\/+$/, '');
 const TEMPORAL_UI_URL = (process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233').replace(/\/+$/, '');
@@ -32,13 +33,11 @@ class ApiError extends Error {
     readonly status: number,
     readonly body: unknown,
     what: string,
+    retryAfter: string | null,
   ) {
-    super(`${what} answered ${status}: ${JSON.stringify(body)}`);
+    super(`${what} answered ${status}${retryAfter ? ` (Retry-After: ${retryAfter})` : ''}: ${JSON.stringify(body)}`);
   }
 }
-
-/** The longest Retry-After the demo waits out; a longer one is reported as the error it is. */
-const MAX_RETRY_AFTER_SECONDS = 120;
 
 /** One API call; JSON in, JSON out; anything but `expect` (default 2xx) throws. */
 async function call<T>(
@@ -57,25 +56,26 @@ async function call<T>(
     body = options.csv;
   }
   let res: Response;
-  for (let waits = 0; ; waits += 1) {
-    try {
-      res = await fetch(`${BASE_URL}/api/v1${path}`, { method, headers, body });
-    } catch (error) {
-      throw new Error(`Cannot reach ${BASE_URL} (${(error as Error).message}): is \`npm start\` running?`);
-    }
-    // Throttled (a login after others' failures, a busy server): wait as told, a few times at most.
-    const retryAfter = Number(res.headers.get('retry-after'));
-    if (![429, 503].includes(res.status) || !(retryAfter >= 0) || retryAfter > MAX_RETRY_AFTER_SECONDS || waits >= 3) {
-      break;
-    }
-    say(`${method} ${path} answered ${res.status}; waiting ${retryAfter} s as its Retry-After asks...`);
-    await res.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+  try {
+    // Throttled (a login after others' failures, a busy server): wait as told, within bounds.
+    res = await fetchWaitingOutRetryAfter(
+      `${BASE_URL}/api/v1${path}`,
+      { method, headers, body },
+      {
+        ...DEMO_RETRY_AFTER,
+        onWait: (status, seconds) =>
+          say(`${method} ${path} answered ${status}; waiting ${seconds} s as its Retry-After asks...`),
+      },
+    );
+  } catch (error) {
+    throw new Error(`Cannot reach ${BASE_URL} (${(error as Error).message}): is \`npm start\` running?`);
   }
   const text = await res.text();
   const parsed: unknown = text ? JSON.parse(text) : null;
   const accepted = options.expect ?? [];
-  if (!res.ok && !accepted.includes(res.status)) throw new ApiError(res.status, parsed, `${method} ${path}`);
+  if (!res.ok && !accepted.includes(res.status)) {
+    throw new ApiError(res.status, parsed, `${method} ${path}`, res.headers.get('retry-after'));
+  }
   return parsed as T;
 }
 

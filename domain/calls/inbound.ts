@@ -127,7 +127,7 @@ export async function acceptInboundCall(
   const { run, created } = await inboundRun(deps.dataSource, { agent, version, number, configuration, call });
   if (!created && run.isCompleted) return refuse('the call has already ended');
   if (created) {
-    await startCallWorkflow(deps, run, agent, {
+    await startCallWorkflow(deps, { id: run.id, otherParty: run.callerNumber }, agent, {
       runId: run.id,
       attempt: 1,
       maxDurationSeconds: maxCallDurationOf(version),

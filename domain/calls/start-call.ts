@@ -9,6 +9,7 @@ import { ConflictError, RefusedError, TooSoonError } from '../errors';
 import { claimDial, type DialRules } from '../compliance/dial-rules';
 import type { CallInitiated } from './types';
 import type { CallableVersion, CallRoute } from './call-targets';
+import { callUiMetadata } from './ui-metadata';
 
 export interface OutboundCall {
   agent: Agent;
@@ -90,7 +91,7 @@ export async function startOutboundCall(
   });
   starting();
   try {
-    await startCallWorkflow(deps, run, agent, {
+    await startCallWorkflow(deps, { id: run.id, otherParty: call.phoneNumber }, agent, {
       runId: run.id,
       attempt: 1,
       maxDurationSeconds: maxCallDurationOf(version),
@@ -114,11 +115,13 @@ const capsText = ({ perDay, perWeek }: { perDay: number; perWeek: number }): str
 
 /**
  * Starts the run's call workflow (`call-<runId>`), findable by agent and organization in the
- * Temporal UI. A failed start leaves the run completed with `call_status` `error`, and rethrows.
+ * Temporal UI and described there by the other party's masked number. A failed start leaves the
+ * run completed with `call_status` `error`, and rethrows.
  */
 export async function startCallWorkflow(
   deps: { dataSource: DataSource; temporal: Client; taskQueue: string },
-  run: Pick<Run, 'id'>,
+  /** `otherParty`: the number called, or the caller's of an inbound call. */
+  run: { id: number; otherParty: string | null },
   agent: Agent,
   input: CallWorkflowInput,
 ): Promise<void> {
@@ -133,6 +136,7 @@ export async function startCallWorkflow(
         { key: OrganizationIdAttribute, value: agent.organizationId },
       ],
       memo: { run_id: run.id },
+      ...callUiMetadata({ runId: run.id, agentId: agent.id, otherParty: run.otherParty }, input),
     });
   } catch (error) {
     await deps.dataSource.getRepository(Run).update(

@@ -40,6 +40,8 @@ export interface LockedAttempt {
   attempt: number;
   runId: number | null;
   phoneNumber: string;
+  /** The contact's data row in its uploaded file. */
+  rowNumber: number;
   initialContext: Record<string, unknown>;
 }
 
@@ -215,10 +217,11 @@ export function campaignStatements(manager: EntityManager) {
           attempt_number: number;
           run_id: number | null;
           phone_number: string;
+          row_number: number;
           initial_context: Record<string, unknown>;
         }[]
       >(
-        `SELECT a.id, a.contact_id, a.attempt_number, a.run_id, c.phone_number, c.initial_context
+        `SELECT a.id, a.contact_id, a.attempt_number, a.run_id, c.phone_number, c.row_number, c.initial_context
            FROM campaign_attempts a
            JOIN jsonb_to_recordset($2::jsonb) AS x(contact_id bigint, attempt integer)
              ON x.contact_id = a.contact_id AND x.attempt = a.attempt_number
@@ -234,6 +237,7 @@ export function campaignStatements(manager: EntityManager) {
         attempt: row.attempt_number,
         runId: row.run_id,
         phoneNumber: row.phone_number,
+        rowNumber: row.row_number,
         initialContext: row.initial_context,
       }));
     },

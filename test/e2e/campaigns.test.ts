@@ -193,7 +193,9 @@ describe('a campaign from start to completion', () => {
       );
       const callHandle = services.temporal.client.workflow.getHandle(attempt?.temporal_workflow_id ?? '');
       const call = await callHandle.describe();
-      expect(await call.staticSummary()).toMatch(new RegExp(`^Campaign ${campaignId} · contact \\d+ · attempt 1$`));
+      expect(await call.staticSummary()).toMatch(
+        new RegExp(`^Campaign ${campaignId} · \`\\*{8}\\d{4}\` · contact \\d+ \\(row \\d+\\) · attempt 1$`),
+      );
       const { currentDetails: callDetails } = await callHandle.query<{ currentDetails: string }>(
         '__temporal_workflow_metadata',
       );

@@ -27,15 +27,20 @@ export function campaignDetails(progress: CampaignProgress, waitingFor?: string)
   ].join('\n\n');
 }
 
-/** A campaign call's summary and details, set when it starts. */
+/**
+ * A campaign call's summary and details, set when it starts: the number masked (the activity that
+ * prepares the dial masks it), its contact and data row, its attempt and its campaign. The mask is
+ * a code span, so its `*` are not read as Markdown emphasis.
+ */
 export function callSummary(
   campaignId: number,
   dial: PreparedAttempt & { ok: true },
 ): { staticSummary: string; staticDetails: string } {
+  const number = `\`${dial.maskedNumber}\``;
   return {
-    staticSummary: `Campaign ${campaignId} · contact ${dial.contactId} · attempt ${dial.attempt}`,
+    staticSummary: `Campaign ${campaignId} · ${number} · contact ${dial.contactId} (row ${dial.contactRow}) · attempt ${dial.attempt}`,
     staticDetails: [
-      `Campaign **${campaignId}**, contact **${dial.contactId}**, attempt **${dial.attempt}**`,
+      `Campaign **${campaignId}** calls ${number}: contact **${dial.contactId}** (row ${dial.contactRow} of its list), attempt **${dial.attempt}**`,
       `Run ${dial.runId} via ${dial.provider} · at most ${dial.maxDurationSeconds} s · ${dial.conversation} conversation`,
     ].join('\n\n'),
   };
