@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { ConfigurationRow } from '../telephony/registry';
 import { CallSetupError } from './call-errors';
 import { TRANSCRIPT_URL_FORMAT } from './call-settings';
+import type { VoicemailAction } from '../workflows/campaign/settings-change';
 
 /** A run as its call activities need it, with its telephony configuration, read in one statement. */
 export interface CallRecord {
@@ -16,6 +17,8 @@ export interface CallRecord {
   initialContext: Record<string, unknown>;
   /** The agent's `call_disposition_codes`. */
   callDispositionCodes: { disposition_codes: unknown[] };
+  /** The `voicemail_action` of the run's campaign; null for a call placed through the API. */
+  voicemailAction: VoicemailAction | null;
   configuration: (ConfigurationRow & { id: number; callsPerSecond: number | null }) | null;
 }
 
@@ -53,10 +56,12 @@ export function createCallRecords(dataSource: DataSource) {
                 r.called_number AS "calledNumber", r.caller_number AS "callerNumber",
                 r.provider_call_id AS "providerCallId", r.initial_context AS "initialContext",
                 a.call_disposition_codes AS "callDispositionCodes", c.id AS "configurationId",
-                c.provider AS "configurationProvider", c.credentials, c.calls_per_second AS "callsPerSecond"
+                c.provider AS "configurationProvider", c.credentials, c.calls_per_second AS "callsPerSecond",
+                cp.voicemail_action AS "voicemailAction"
            FROM runs r
            JOIN agents a ON a.id = r.workflow_id
            LEFT JOIN telephony_configurations c ON c.id = r.telephony_configuration_id
+           LEFT JOIN campaigns cp ON cp.id = r.campaign_id
           WHERE r.id = $1`,
         [runId],
       );

@@ -128,6 +128,8 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           from: run.callerNumber,
           idempotencyKey: `${workflowId}:${attempt}`,
           ...callUrls(settings, run.provider, runId, secrets),
+          // A message is left after the beep: the provider's detection has to say when it came.
+          ...(run.voicemailAction === 'leave_message' ? { machineDetection: 'message_end' as const } : {}),
         });
         await records.markDialed(runId, providerCallId);
         return { providerCallId };

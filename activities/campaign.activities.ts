@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import type { VoicemailAction } from '../entities/campaign.entity';
+import type { VoicemailAction } from '../workflows/campaign/settings-change';
 import { settingsColumns, settingsOf } from '../domain/campaigns/campaign-settings';
 import {
   createCampaignRepository,
@@ -46,7 +46,6 @@ export interface OpenedCampaign {
   outcomes: Partial<Record<TerminalCallStatus, number>>;
   /** Whether the campaign names a fallback configuration, and whether it dials through it already. */
   failover: { available: boolean; active: boolean };
-  voicemailAction: VoicemailAction;
 }
 
 /** A contact as the workflow sees it: no phone number or context, only what dispatch needs. */
@@ -140,7 +139,6 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         settings: settingsOf(row),
         counters: campaigns.countersOf(row),
         outcomes: await campaigns.finalOutcomes(campaignId),
-        voicemailAction: row.voicemailAction,
         failover: {
           available: row.fallbackTelephonyConfigurationId !== null,
           active: row.fallbackTelephonyConfigurationId !== null && row.failedOverAt !== null,
@@ -378,7 +376,10 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       await campaigns.appendLog(campaignId, entry);
     },
 
-    /** Stores settings accepted by the workflow while paused and logs `config_updated`. */
+    /**
+     * Stores settings accepted by the workflow while paused and logs `config_updated`. A new
+     * fallback configuration (or none) re-arms the failover, as the workflow does: `failed_over_at` is cleared.
+     */
     async saveCampaignSettings({
       campaignId,
       change,
@@ -387,7 +388,11 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       change: Partial<CampaignSettings>;
     }): Promise<void> {
       await campaigns.transaction(async (tx) => {
-        await tx.updateSettings(campaignId, settingsColumns(change));
+        const current = await tx.getCampaign(campaignId);
+        const rearmed =
+          change.fallback !== undefined &&
+          (change.fallback?.telephony_configuration_id ?? null) !== current.fallbackTelephonyConfigurationId;
+        await tx.updateSettings(campaignId, { ...settingsColumns(change), ...(rearmed ? { failedOverAt: null } : {}) });
         await tx.appendLog(campaignId, {
           level: 'info',
           event: 'config_updated',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
@@ -19,7 +19,7 @@ import {
   type Organization,
   type RunningApi,
 } from './helpers';
-import { contactsCsv } from './contacts';
+import { contactsCsv, doNotCallCsv } from './contacts';
 import { chainHistory, CHILD_SAMPLE, formatKinds, historyKinds, meanChildHistory } from './histories';
 import { cpuMeter, findProcess } from './process-cpu';
 import {
@@ -39,6 +39,14 @@ import {
  * `completed`), every contact answered by the simulator with zero ring and talk time. Floor of the
  * same run, on the same worker and task queue: `noopParentWorkflow(CONTACTS, CONCURRENCY)`, a bare
  * sliding window of no-op children. Services are started as in bench/calls.ts.
+ *
+ * That campaign runs with the dial-time rules doing as little as they can: an empty do-not-call
+ * list (the screening is not a setting: it always reads the list), no frequency caps, an unpaced
+ * configuration. Then the same campaign again with them at work, after a worker restart and its own
+ * warm-up: DNC_LISTED numbers on the list (none of them a contact, so every contact is still
+ * dialed), the default caps (3 a day, 10 a week: every dial claimed under its advisory lock), and
+ * the configuration paced at PACED_CALLS_PER_SECOND (every dial takes its turn; faster than the
+ * campaign dials, so a wait is a collision, not a limit). The difference is the rules' cost.
  */
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
@@ -50,12 +58,18 @@ const TASK_QUEUE = 'switchboard';
 /** How long PostgreSQL backends take to report their counters once idle. */
 const STATS_SETTLE_MS = 2_000;
 const TARGET_SHARE_OF_FLOOR = 0.6;
+const DNC_LISTED = Number(process.env.BENCH_DNC_LISTED ?? 10_000);
+const PACED_CALLS_PER_SECOND = 1000;
+/** The frequency caps' defaults (DIAL_CAP_PER_DAY, DIAL_CAP_PER_WEEK): the bench's helpers turn them off. */
+const DEFAULT_CAPS = { DIAL_CAP_PER_DAY: '3', DIAL_CAP_PER_WEEK: '10' };
 interface CampaignBody {
   id: number;
   state: string;
   processed_rows: number;
   failed_rows: number;
   executed_count: number;
+  dnc_skipped: number;
+  frequency_capped: number;
 }
 
 interface CampaignRun {
@@ -132,6 +146,30 @@ function meter(processes: Record<string, number | null>, workerPid: number, apiP
   return () => ({ cpu: cpu.stop(), workerRss: worker.stop(), apiRss: api?.stop() ?? 0 });
 }
 
+/** Puts `count` numbers that are no contact's on the organization's do-not-call list. */
+async function listNumbers(base: string, org: Organization, count: number): Promise<void> {
+  const res = await fetch(`${base}/api/v1/organizations/do-not-call/import`, {
+    method: 'POST',
+    headers: { 'X-API-Key': org.apiKey, 'Content-Type': 'text/csv' },
+    body: doNotCallCsv(count),
+  });
+  if (!res.ok) throw new Error(`do-not-call import answered ${res.status}: ${await res.text()}`);
+}
+
+async function paceConfiguration(base: string, org: Organization, callsPerSecond: number): Promise<void> {
+  const res = await fetch(`${base}/api/v1/organizations/telephony-configs/${org.configurationId}`, {
+    method: 'PUT',
+    headers: { 'X-API-Key': org.apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ calls_per_second: callsPerSecond }),
+  });
+  if (!res.ok) throw new Error(`telephony configuration update answered ${res.status}: ${await res.text()}`);
+}
+
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ');
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-campaign-'));
   chmodSync(dir, 0o755);
@@ -154,14 +192,15 @@ async function main(): Promise<void> {
       SECRETS_KEY: secretsKey,
       TELEPHONY_SIMULATOR: 'true',
     });
-    worker = await startWorker({
+    const workerEnv = {
       DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       SECRETS_KEY: secretsKey,
       // The simulator posts its status webhooks here, from the worker.
       PUBLIC_BASE_URL: api.base,
-    });
+    };
+    worker = await startWorker(workerEnv);
     const org = await setUpOrganization(api.base);
     connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection });
@@ -180,6 +219,7 @@ async function main(): Promise<void> {
     await runFloor(client, WARMUP, 'bench-floor-warmup');
     await runCampaign(api.base, org, WARMUP, () => undefined);
 
+    const loadAtStart = load();
     const floorPersistenceBefore = await temporalPersistence(pg, temporal);
     const stop = meter(processes, worker.pid, api.pid);
     const floorId = 'bench-floor-measured';
@@ -291,6 +331,80 @@ async function main(): Promise<void> {
     );
     if (completedCalls !== CONTACTS) throw new Error(`${CONTACTS - completedCalls} contacts did not end completed`);
     console.log(`target ≥ ${TARGET_SHARE_OF_FLOOR} × floor: ${ratio >= TARGET_SHARE_OF_FLOOR ? 'met' : 'NOT met'}`);
+    const loadRulesOff = load();
+
+    say(
+      `rules on: ${DNC_LISTED.toLocaleString('en')} numbers on the do-not-call list, caps 3 a day and 10 a week, ` +
+        `${PACED_CALLS_PER_SECOND} dials/s`,
+    );
+    await listNumbers(api.base, org, DNC_LISTED);
+    await paceConfiguration(api.base, org, PACED_CALLS_PER_SECOND);
+    await worker.stop();
+    worker = await startWorker({ ...workerEnv, ...DEFAULT_CAPS });
+    await runCampaign(api.base, org, WARMUP, () => undefined);
+    const rulesOnProcesses = { ...processes, worker: worker.pid };
+    const rulesOnWorkerPid = worker.pid;
+    let stopRulesOn: typeof stop | undefined;
+    const rulesOn = await runCampaign(api.base, org, CONTACTS, () => {
+      stopRulesOn = meter(rulesOnProcesses, rulesOnWorkerPid, apiPid);
+    });
+    if (!stopRulesOn) throw new Error('the rules-on campaign was never started');
+    const rulesOnMeasured = stopRulesOn();
+    const loadRulesOn = load();
+    const { rows: rulesOnStatuses } = await pg.query<{ status: string | null; count: number }>(
+      `SELECT gathered_context->>'call_status' AS status, count(*)::int AS count FROM runs
+        WHERE campaign_id = $1 GROUP BY 1 ORDER BY 2 DESC`,
+      [rulesOn.id],
+    );
+    const { rows: claims } = await pg.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM dial_claims WHERE dial_key LIKE $1`,
+      [`campaign-${rulesOn.id}/%`],
+    );
+    const { rows: rulesOnAttempts } = await pg.query<{ id: string }>(
+      'SELECT temporal_workflow_id AS id FROM campaign_attempts WHERE campaign_id = $1 ORDER BY id',
+      [rulesOn.id],
+    );
+    const rulesOnChild = await meanChildHistory(
+      client,
+      rulesOnAttempts.map((row) => row.id),
+    );
+    const rulesOnParent = await chainHistory(client, `campaign-${rulesOn.id}`);
+
+    const perContact = (ms: number) => (ms / CONTACTS).toFixed(2).padStart(8);
+    const difference = (off: number, on: number) =>
+      `${((on - off) / CONTACTS >= 0 ? '+' : '') + ((on - off) / CONTACTS).toFixed(2)}`.padStart(9);
+    console.log(
+      `dial rules off, then on (${CONTACTS} contacts each; load average ${loadAtStart} → ${loadRulesOff} → ${loadRulesOn}):`,
+    );
+    console.log(
+      `  rules on: call_status ${rulesOnStatuses.map((row) => `${row.status} ${row.count}`).join(', ')}; ` +
+        `dnc_skipped ${rulesOn.body.dnc_skipped}, frequency_capped ${rulesOn.body.frequency_capped}; cap claims ${claims[0]?.count ?? 0}`,
+    );
+    console.log(`  ${''.padEnd(34)}      off       on  on − off`);
+    console.log(
+      `  ${'wall per contact (ms)'.padEnd(34)}${perContact(campaign.wallMs)} ${perContact(rulesOn.wallMs)} ${difference(campaign.wallMs, rulesOn.wallMs)}`,
+    );
+    let rulesTotals = [0, 0];
+    for (const name of Object.keys(measured.cpu)) {
+      const off = measured.cpu[name] ?? 0;
+      const on = rulesOnMeasured.cpu[name] ?? 0;
+      rulesTotals = [(rulesTotals[0] ?? 0) + off, (rulesTotals[1] ?? 0) + on];
+      console.log(
+        `  ${`CPU per contact, ${name}`.padEnd(34)}${perContact(off)} ${perContact(on)} ${difference(off, on)}`,
+      );
+    }
+    const [offTotal = 0, onTotal = 0] = rulesTotals;
+    console.log(
+      `  ${'CPU per contact, total'.padEnd(34)}${perContact(offTotal)} ${perContact(onTotal)} ${difference(offTotal, onTotal)}`,
+    );
+    console.log(
+      `  ${'history events / contact'.padEnd(34)}  parent ${(parent.events / CONTACTS).toFixed(2)} → ${(rulesOnParent.events / CONTACTS).toFixed(2)}, ` +
+        `child ${child.toFixed(1)} → ${rulesOnChild.toFixed(1)}`,
+    );
+    const rulesOnCompleted = rulesOnStatuses.find((row) => row.status === 'completed')?.count ?? 0;
+    if (rulesOnCompleted !== CONTACTS) {
+      throw new Error(`${CONTACTS - rulesOnCompleted} contacts did not end completed with the rules on`);
+    }
   } finally {
     await pg?.end().catch(() => undefined);
     await connection?.close();

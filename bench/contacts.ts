@@ -16,3 +16,18 @@ export function contactsCsv(count: number): string {
   }
   return rows.join('\n');
 }
+
+/** Area codes none of `contactsCsv`'s numbers has. */
+const LISTED_AREA_CODES = ['718', '347', '929', '917', '332', '510', '408', '650', '669', '628'];
+
+/** A do-not-call CSV of `count` distinct valid US numbers, none of them a number `contactsCsv` makes. */
+export function doNotCallCsv(count: number): string {
+  const rows = ['phone_number,reason'];
+  for (let local = 2_000_000; rows.length <= count; local += 1) {
+    for (const area of LISTED_AREA_CODES) {
+      if (rows.length > count) break;
+      rows.push(`+1${area}${local},bench`);
+    }
+  }
+  return rows.join('\n');
+}

@@ -163,6 +163,8 @@ export interface Organization {
   /** The agent's id (`workflow_id` of a campaign). */
   agentId: number;
   triggerPath: string;
+  /** The default outbound simulator configuration. */
+  configurationId: number;
 }
 
 /**
@@ -207,5 +209,5 @@ export async function setUpOrganization(
     { address: '+14155550100' },
     headers,
   );
-  return { apiKey, agentId: agent.id, triggerPath: triggerPath.trigger_path };
+  return { apiKey, agentId: agent.id, triggerPath: triggerPath.trigger_path, configurationId: configuration.id };
 }

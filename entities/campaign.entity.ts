@@ -1,12 +1,6 @@
 import { Column, Entity } from 'typeorm';
+import type { VoicemailAction } from '../workflows/campaign/settings-change';
 import { CreatedEntity } from './base';
-
-/**
- * When a machine answers: speak the agent's voicemail message, hang up for good, or hang up and
- * retry as `retry_config.retry_on_voicemail` says.
- */
-export const VOICEMAIL_ACTIONS = ['leave_message', 'hang_up', 'retry_later'] as const;
-export type VoicemailAction = (typeof VOICEMAIL_ACTIONS)[number];
 
 export type CampaignState = 'draft' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
 

@@ -52,6 +52,12 @@ export interface OriginateRequest {
   answerUrl: string;
   /** The media WebSocket (`wss://.../telephony/{provider}/media/{runId}`). */
   mediaStreamUrl: string;
+  /**
+   * `message_end`: the call leaves a message when a machine answers, so it asks the provider's
+   * answering-machine detection to report when the machine's greeting ended (its beep), whatever
+   * the configuration says. Unset: detection as the configuration says.
+   */
+  machineDetection?: 'message_end';
 }
 
 export interface OriginateResult {

@@ -246,29 +246,35 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     }
   }
 
-  if (machine && !terminal) {
-    // A machine answered: leave the agent's message after the beep, or hang up. Either way the
-    // call's status is `voicemail`.
+  /**
+   * A machine answered: leave the agent's message after the beep, or hang up. Either way the
+   * call's status is `voicemail`.
+   */
+  const onMachine = async (id: string) => {
     const message = input.voicemailAction === 'leave_message' ? await voicemailMessageOf(runId) : null;
     // Speaking takes the message's length; a box that hangs up first ends it.
     if (message) await condition(() => terminal !== undefined, message.seconds * 1000);
-    if (!terminal) await hangup(callId);
-    await waitUntil(callId, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS, 'the final status');
+    if (!terminal) await hangup(id);
+    await waitUntil(id, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS, 'the final status');
     const spokenSeconds = Math.round((Date.now() - (answeredAt ?? Date.now())) / 1000);
     return finish('voicemail', terminalDuration() ?? spokenSeconds, null, undefined, message ?? undefined);
-  }
+  };
+  if (machine && !terminal) return onMachine(callId);
 
   const connected = answeredAt !== undefined || terminal?.status === 'completed';
   if (!connected) return finish(terminal?.status ?? 'error', terminal?.durationSeconds ?? 0, null);
 
   if (input.conversation === 'live') {
     const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;
+    // A provider whose detection runs while the call talks (Twilio's asynchronous AMD) gives its
+    // verdict later: a machine then ends the conversation as one at the answer would.
     await waitUntil(
       callId,
-      () => terminal !== undefined || liveConversation !== undefined,
+      () => terminal !== undefined || liveConversation !== undefined || machine,
       talkDeadline,
       'the conversation to end',
     );
+    if (machine && !terminal && !liveConversation) return onMachine(callId);
     if (!terminal) {
       // The agent ended the call (end node, silent caller) or time ran out: hang up through the
       // provider. A caller who hung up needs no hang-up; their call's final status is on its way.

@@ -114,7 +114,8 @@ export const DEFAULT_MAX_CALL_DURATION_SECONDS = 300;
 // Campaigns (contract between the API, the campaign workflow and its child call workflows)
 // ---------------------------------------------------------------------------------------------
 
-import type { CampaignState, VoicemailAction } from '../entities/campaign.entity';
+import type { CampaignState } from '../entities/campaign.entity';
+import type { VoicemailAction } from './campaign/settings-change';
 
 export type { CampaignState, VoicemailAction };
 
@@ -172,6 +173,16 @@ export interface CampaignSettings {
   /** null: calls may be placed at any time. */
   schedule_config: ScheduleConfig | null;
   circuit_breaker: CircuitBreakerConfig;
+  /** What a call a machine answered does. */
+  voicemail_action: VoicemailAction;
+  /** Where the calls go once the circuit breaker trips; null: the campaign pauses instead. */
+  fallback: CampaignFallbackRoute | null;
+}
+
+export interface CampaignFallbackRoute {
+  telephony_configuration_id: number;
+  /** E.164; null: the fallback configuration's default caller id. */
+  caller_number: string | null;
 }
 
 export interface CampaignWorkflowInput {

@@ -112,13 +112,6 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
           agentId: body.workflow_id,
           sourceId: body.source_id,
           telephonyConfigurationId: body.telephony_configuration_id,
-          fallback: body.fallback_telephony_configuration_id
-            ? {
-                telephonyConfigurationId: body.fallback_telephony_configuration_id,
-                callerNumber: body.fallback_caller_number ?? null,
-              }
-            : null,
-          voicemailAction: body.voicemail_action,
         });
         ctx.status = 201;
         ctx.body = await campaignViewOf(dataSource, row);
@@ -165,7 +158,9 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         summary: "Change a draft or paused campaign's settings",
         description:
           'Allowed in `draft` and `paused` only. `retry_config` and `circuit_breaker` are merged over the stored ' +
-          'values; `schedule_config` replaces the schedule (null removes it). A paused campaign receives the ' +
+          'values; `schedule_config` replaces the schedule (null removes it); `fallback_telephony_configuration_id` ' +
+          'replaces the fallback with `fallback_caller_number` (null removes it; a new fallback re-arms the ' +
+          "failover), and `fallback_caller_number` alone changes the current fallback's. A paused campaign receives the " +
           'change as a Temporal Update and applies it on resume; the answer comes once the workflow accepted it. ' +
           "A `max_concurrency` above the deployment's `CAMPAIGN_MAX_CONCURRENCY` answers 422.",
         tags,
@@ -174,6 +169,11 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         body: UpdateCampaignRequest,
         responses: {
           200: { description: 'The campaign with the new settings', schema: Campaign },
+          400: errorResponse(
+            "`fallback_telephony_configuration_not_found` (also for another organization's configuration), " +
+              '`fallback_caller_number_not_found`, a fallback equal to the campaign configuration, or a ' +
+              '`fallback_caller_number` for a campaign without a fallback',
+          ),
           404: notFound,
           409: errorResponse('Campaign can only be updated in draft or paused state'),
         },

@@ -3,7 +3,7 @@ import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, name, PageQuery, text } from './common';
 import { CAMPAIGN_LIMITS, CLOCK_TIME } from '../../workflows/campaign/settings-change';
 import { WorkflowRunsQuery } from './runs';
-import { VOICEMAIL_ACTIONS } from '../../entities/campaign.entity';
+import { VOICEMAIL_ACTIONS } from '../../workflows/campaign/settings-change';
 import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_MAX_CONCURRENCY,
@@ -160,10 +160,32 @@ export const UpdateCampaignRequest = z
     max_concurrency: MaxConcurrency.optional(),
     schedule_config: ScheduleConfigInput.nullish().openapi({ description: 'Replaces the schedule; null removes it.' }),
     circuit_breaker: CircuitBreakerInput.optional().openapi({ description: 'Merged over the stored values.' }),
+    fallback_telephony_configuration_id: BodyId.nullish().openapi({
+      description:
+        'Replaces the fallback, with `fallback_caller_number` (left out: its default caller id); null removes it. ' +
+        'A new fallback (or none) re-arms the failover: a campaign that had failed over dials through its own ' +
+        'configuration again on resume.',
+    }),
+    fallback_caller_number: CallerNumber.nullish().openapi({
+      description:
+        "Alone: changes the current fallback's caller number (null: its default caller id). With " +
+        "`fallback_telephony_configuration_id`: the new fallback's.",
+    }),
+    voicemail_action: VoicemailActionInput.optional(),
     time_slots: TimeSlotsRejected,
   })
+  .refine((body) => !(body.fallback_telephony_configuration_id === null && body.fallback_caller_number), {
+    message: 'fallback_caller_number needs a fallback: fallback_telephony_configuration_id is null',
+    path: ['fallback_caller_number'],
+  })
   .openapi('UpdateCampaignRequest', {
-    example: { max_concurrency: 3, circuit_breaker: { enabled: true, failure_threshold: 0.4 } },
+    example: {
+      max_concurrency: 3,
+      circuit_breaker: { enabled: true, failure_threshold: 0.4 },
+      fallback_telephony_configuration_id: 5,
+      fallback_caller_number: '+14155550142',
+      voicemail_action: 'hang_up',
+    },
   });
 export type UpdateCampaignRequest = z.output<typeof UpdateCampaignRequest>;
 

@@ -1,8 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Agent, AgentVersion, Campaign, CampaignSource, PhoneNumber, TelephonyConfiguration } from '../../entities';
-import type { VoicemailAction } from '../../entities/campaign.entity';
-import { DEFAULT_VOICEMAIL_ACTION } from './campaign-defaults';
-import type { CampaignSettings } from '../../workflows/definitions';
+import type { CampaignFallbackRoute, CampaignSettings } from '../../workflows/definitions';
 import type { Actor } from '../actor';
 import { InvalidError } from '../errors';
 import type { AgentGraph } from '../agents/agent-graph';
@@ -71,39 +69,33 @@ export function checkTemplateVariables(version: AgentVersion, columns: string[])
   }
 }
 
-/** Where a campaign's calls go once its primary configuration fails. */
-export interface CampaignFallback {
-  telephonyConfigurationId: number;
-  callerNumber: string | null;
-}
-
 /**
- * The fallback route, checked: the caller's configuration (400 `fallback_telephony_configuration_not_found`),
- * not the primary one, and a caller number that is one of its active numbers (400 `fallback_caller_number_not_found`).
+ * Refuses (400) a fallback route that is not the caller's configuration (`fallback_telephony_configuration_not_found`),
+ * is the campaign's own, or names a caller number that is not one of its active numbers
+ * (`fallback_caller_number_not_found`).
  */
-async function checkedFallback(
+export async function checkFallback(
   manager: EntityManager,
   caller: Actor,
   primaryId: number | null,
-  fallback: CampaignFallback,
-): Promise<CampaignFallback> {
+  fallback: CampaignFallbackRoute,
+): Promise<void> {
   const found = await manager.findOneBy(TelephonyConfiguration, {
-    id: fallback.telephonyConfigurationId,
+    id: fallback.telephony_configuration_id,
     organizationId: caller.organizationId,
   });
   if (!found) throw new InvalidError('fallback_telephony_configuration_not_found');
   if (found.id === primaryId) {
     throw new InvalidError('The fallback telephony configuration must differ from the campaign configuration');
   }
-  if (fallback.callerNumber !== null) {
+  if (fallback.caller_number !== null) {
     const number = await manager.findOneBy(PhoneNumber, {
       telephonyConfigurationId: found.id,
-      addressNormalized: fallback.callerNumber,
+      addressNormalized: fallback.caller_number,
       isActive: true,
     });
     if (!number) throw new InvalidError('fallback_caller_number_not_found');
   }
-  return fallback;
 }
 
 export interface NewCampaign {
@@ -111,8 +103,6 @@ export interface NewCampaign {
   agentId: number;
   sourceId: string;
   telephonyConfigurationId?: number | null;
-  fallback?: CampaignFallback | null;
-  voicemailAction?: VoicemailAction;
   parentCampaignId?: number;
 }
 
@@ -127,9 +117,9 @@ export async function insertDraftCampaign(
   const source = await campaignSource(manager, caller, campaign.sourceId);
   const telephonyConfigurationId = await campaignConfigurationId(manager, caller, campaign.telephonyConfigurationId);
   checkTemplateVariables(version, source.columns);
-  const fallback = campaign.fallback
-    ? await checkedFallback(manager, caller, telephonyConfigurationId, campaign.fallback)
-    : null;
+  if (campaign.settings.fallback) {
+    await checkFallback(manager, caller, telephonyConfigurationId, campaign.settings.fallback);
+  }
   const saved = await manager.save(
     manager.create(Campaign, {
       organizationId: caller.organizationId,
@@ -137,9 +127,6 @@ export async function insertDraftCampaign(
       sourceType: 'csv',
       sourceId: source.id,
       telephonyConfigurationId,
-      fallbackTelephonyConfigurationId: fallback?.telephonyConfigurationId ?? null,
-      fallbackCallerNumber: fallback?.callerNumber ?? null,
-      voicemailAction: campaign.voicemailAction ?? DEFAULT_VOICEMAIL_ACTION,
       state: 'draft',
       totalRows: source.totalRows,
       parentCampaignId: campaign.parentCampaignId ?? null,

@@ -1,4 +1,4 @@
-import type { VoicemailAction } from '../../entities/campaign.entity';
+import type { VoicemailAction } from '../../workflows/campaign/settings-change';
 
 /** A machine's answer is retried as `retry_config.retry_on_voicemail` says unless the campaign asks otherwise. */
 export const DEFAULT_VOICEMAIL_ACTION: VoicemailAction = 'retry_later';

@@ -93,13 +93,6 @@ export async function redialCampaign(
       agentId: parent.agentId,
       sourceId: copy.id,
       telephonyConfigurationId: parent.telephonyConfigurationId,
-      fallback: parent.fallbackTelephonyConfigurationId
-        ? {
-            telephonyConfigurationId: parent.fallbackTelephonyConfigurationId,
-            callerNumber: parent.fallbackCallerNumber,
-          }
-        : null,
-      voicemailAction: parent.voicemailAction,
       parentCampaignId: parent.id,
     });
     await manager.update(Campaign, { id: parent.id }, { redialedCampaignId: child.id, updatedAt: new Date() });

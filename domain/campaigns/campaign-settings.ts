@@ -1,6 +1,18 @@
 import type { Campaign } from '../../entities';
-import type { CampaignSettings, CircuitBreakerConfig, RetryConfig, ScheduleConfig } from '../../workflows/definitions';
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY_CONFIG } from './campaign-defaults';
+import type {
+  CampaignFallbackRoute,
+  CampaignSettings,
+  CircuitBreakerConfig,
+  RetryConfig,
+  ScheduleConfig,
+} from '../../workflows/definitions';
+import type { VoicemailAction } from '../../workflows/campaign/settings-change';
+import {
+  DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_RETRY_CONFIG,
+  DEFAULT_VOICEMAIL_ACTION,
+} from './campaign-defaults';
 
 /** Settings as a client sends them: a create fills in what is missing, an update changes what is present. */
 export interface SettingsRequest {
@@ -9,6 +21,21 @@ export interface SettingsRequest {
   retry_config?: Partial<RetryConfig>;
   schedule_config?: ScheduleConfig | null;
   circuit_breaker?: Partial<CircuitBreakerConfig>;
+  voicemail_action?: VoicemailAction;
+  /** null: no fallback (a PATCH removes it). */
+  fallback_telephony_configuration_id?: number | null;
+  /** Only with a fallback: the caller number on it (null or left out: its default caller id). */
+  fallback_caller_number?: string | null;
+}
+
+/** The fallback route a body names, when it names the configuration (null: none). */
+function fallbackOf(body: SettingsRequest): CampaignFallbackRoute | null | undefined {
+  if (body.fallback_telephony_configuration_id === undefined) return undefined;
+  if (body.fallback_telephony_configuration_id === null) return null;
+  return {
+    telephony_configuration_id: body.fallback_telephony_configuration_id,
+    caller_number: body.fallback_caller_number ?? null,
+  };
 }
 
 /** A create body's settings with the decided defaults filled in. */
@@ -19,6 +46,8 @@ export function settingsForCreate(body: SettingsRequest & { name: string }): Cam
     retry_config: { ...DEFAULT_RETRY_CONFIG, ...body.retry_config },
     schedule_config: body.schedule_config ?? null,
     circuit_breaker: { ...DEFAULT_CIRCUIT_BREAKER, ...body.circuit_breaker },
+    voicemail_action: body.voicemail_action ?? DEFAULT_VOICEMAIL_ACTION,
+    fallback: fallbackOf(body) ?? null,
   };
 }
 
@@ -30,12 +59,19 @@ export function settingsOf(row: Campaign): CampaignSettings {
     retry_config: { ...DEFAULT_RETRY_CONFIG, ...(row.retryConfig as Partial<RetryConfig>) },
     schedule_config: row.scheduleConfig as ScheduleConfig | null,
     circuit_breaker: { ...DEFAULT_CIRCUIT_BREAKER, ...(row.circuitBreaker as Partial<CircuitBreakerConfig>) },
+    voicemail_action: row.voicemailAction,
+    fallback:
+      row.fallbackTelephonyConfigurationId === null
+        ? null
+        : { telephony_configuration_id: row.fallbackTelephonyConfigurationId, caller_number: row.fallbackCallerNumber },
   };
 }
 
 /**
  * The settings a PATCH changes, complete: `retry_config` and `circuit_breaker` are merged over the
- * stored values, `schedule_config` is replaced (null removes it). Fields the body leaves out are absent.
+ * stored values, `schedule_config` is replaced (null removes it), and so is the fallback (its
+ * configuration and caller number together; a caller number alone changes the current fallback's).
+ * Fields the body leaves out are absent.
  */
 export function settingsChange(current: CampaignSettings, body: SettingsRequest): Partial<CampaignSettings> {
   const change: Partial<CampaignSettings> = {};
@@ -45,6 +81,12 @@ export function settingsChange(current: CampaignSettings, body: SettingsRequest)
   if (body.schedule_config !== undefined) change.schedule_config = body.schedule_config;
   if (body.circuit_breaker !== undefined) {
     change.circuit_breaker = { ...current.circuit_breaker, ...body.circuit_breaker };
+  }
+  if (body.voicemail_action !== undefined) change.voicemail_action = body.voicemail_action;
+  const fallback = fallbackOf(body);
+  if (fallback !== undefined) change.fallback = fallback;
+  else if (body.fallback_caller_number !== undefined && current.fallback) {
+    change.fallback = { ...current.fallback, caller_number: body.fallback_caller_number };
   }
   return change;
 }
@@ -59,5 +101,10 @@ export function settingsColumns(settings: Partial<CampaignSettings>): Partial<Ca
     columns.scheduleConfig = settings.schedule_config ? { ...settings.schedule_config } : null;
   }
   if (settings.circuit_breaker !== undefined) columns.circuitBreaker = { ...settings.circuit_breaker };
+  if (settings.voicemail_action !== undefined) columns.voicemailAction = settings.voicemail_action;
+  if (settings.fallback !== undefined) {
+    columns.fallbackTelephonyConfigurationId = settings.fallback?.telephony_configuration_id ?? null;
+    columns.fallbackCallerNumber = settings.fallback?.caller_number ?? null;
+  }
   return columns;
 }

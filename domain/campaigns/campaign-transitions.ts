@@ -10,10 +10,11 @@ import {
   type CampaignState,
 } from '../../workflows/definitions';
 import type { Actor } from '../actor';
-import { ConflictError, NotFoundError } from '../errors';
+import { ConflictError, InvalidError, NotFoundError } from '../errors';
 import type { CampaignView } from './types';
 import type { SettingsRequest } from './campaign-settings';
 import { callRoute } from '../calls/call-targets';
+import { checkFallback } from './campaign-create';
 import type { TelephonyServices } from '../telephony/telephony-services';
 import { settingsChange, settingsColumns, settingsOf } from './campaign-settings';
 import { CAMPAIGN_NOT_FOUND, campaignViewOf, findCampaign } from './campaign-views';
@@ -183,8 +184,19 @@ export async function updateCampaign(
   const pending = await deps.dataSource.transaction(async (manager) => {
     const row = await lockCampaign(manager, caller, id);
     if (row.state !== 'draft' && row.state !== 'paused') throw new ConflictError(UPDATE_REFUSED);
-    const change = settingsChange(settingsOf(row), body);
+    const current = settingsOf(row);
+    if (
+      body.fallback_caller_number != null &&
+      body.fallback_telephony_configuration_id === undefined &&
+      !current.fallback
+    ) {
+      throw new InvalidError(
+        'fallback_caller_number needs fallback_telephony_configuration_id: the campaign has no fallback',
+      );
+    }
+    const change = settingsChange(current, body);
     if (Object.keys(change).length === 0) return null;
+    if (change.fallback) await checkFallback(manager, caller, row.telephonyConfigurationId, change.fallback);
     if (row.state === 'draft' && !(await campaignWorkflowRuns(deps.temporal, id))) {
       await manager.save(Object.assign(row, settingsColumns(change), { updatedAt: new Date() }));
       await manager.insert(CampaignLog, {
@@ -208,6 +220,17 @@ export async function updateCampaign(
     );
   }
   const view = await campaignViewOf(deps.dataSource, await findCampaign(deps.dataSource, caller, id));
+  if (!pending) return view;
   // The workflow stores accepted settings through an activity: show them even before it has.
-  return pending ? { ...view, ...pending } : view;
+  const { fallback, ...settings } = pending;
+  return {
+    ...view,
+    ...settings,
+    ...(fallback === undefined
+      ? {}
+      : {
+          fallback_telephony_configuration_id: fallback?.telephony_configuration_id ?? null,
+          fallback_caller_number: fallback?.caller_number ?? null,
+        }),
+  };
 }

@@ -1,5 +1,5 @@
 import type { CampaignState, CircuitBreakerConfig, RetryConfig, ScheduleConfig } from '../../workflows/definitions';
-import type { VoicemailAction } from '../../entities/campaign.entity';
+import type { VoicemailAction } from '../../workflows/campaign/settings-change';
 import type { PageRequest } from '../runs/types';
 
 /**

@@ -22,9 +22,6 @@ export const dialRulesFrom = (config: Pick<Config, 'DIAL_CAP_PER_DAY' | 'DIAL_CA
   perWeek: config.DIAL_CAP_PER_WEEK,
 });
 
-/** No rule applies (benchmarks measure the checks' cost against this). */
-export const NO_DIAL_RULES: DialRules = { doNotCall: false, perDay: 0, perWeek: 0 };
-
 export interface DialRequest {
   organizationId: number;
   /** E.164, as runs and contacts store it. */

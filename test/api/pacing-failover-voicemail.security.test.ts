@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 
 const CONFIGS = '/api/v1/organizations/telephony-configs';
-const as = (method: 'post' | 'put' | 'get', path: string) =>
+const as = (method: 'post' | 'put' | 'get' | 'patch', path: string) =>
   request(app)[method](path).auth(org.owner.token, { type: 'bearer' });
 const campaignBody = (change: Record<string, unknown>) => ({
   name: 'Bounds',
@@ -128,6 +128,128 @@ describe('a campaign fallback and voicemail_action', () => {
     [{ voicemail_action: 'x'.repeat(10_000) }, 'voicemail_action'],
   ])('refuses %p with 422 at %s', async (change, field) => {
     const res = await as('post', '/api/v1/campaign/create').send(campaignBody(change));
+    expect(res.status).toBe(422);
+    const issues = (res.body as { detail: { loc: string[] }[] }).detail;
+    expect(issues.map((issue) => issue.loc.at(-1))).toContain(field);
+  });
+});
+
+describe('changing the fallback and voicemail_action with PATCH /campaign/{id}', () => {
+  const draft = async () => {
+    const res = await as('post', '/api/v1/campaign/create').send(campaignBody({}));
+    expect(res.status).toBe(201);
+    return res.body.id as number;
+  };
+  const patch = (id: number, body: Record<string, unknown>) => as('patch', `/api/v1/campaign/${id}`).send(body);
+
+  it('sets, changes and removes them on a draft', async () => {
+    const fallback = await createTelephonyConfig(app, org.owner.token, { provider: 'simulator' });
+    await createPhoneNumber(app, org.owner.token, fallback.id, { address: '+14155550142' });
+    await createPhoneNumber(app, org.owner.token, fallback.id, { address: '+14155550143' });
+    const id = await draft();
+
+    const set = await patch(id, {
+      fallback_telephony_configuration_id: fallback.id,
+      fallback_caller_number: '+14155550142',
+      voicemail_action: 'leave_message',
+    });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({
+      fallback_telephony_configuration_id: fallback.id,
+      fallback_caller_number: '+14155550142',
+      voicemail_action: 'leave_message',
+    });
+    // A caller number alone changes the current fallback's; the rest stays.
+    const number = await patch(id, { fallback_caller_number: '+14155550143' });
+    expect(number.body).toMatchObject({
+      fallback_telephony_configuration_id: fallback.id,
+      fallback_caller_number: '+14155550143',
+      voicemail_action: 'leave_message',
+    });
+    const defaultCallerId = await patch(id, { fallback_caller_number: null });
+    expect(defaultCallerId.body).toMatchObject({
+      fallback_telephony_configuration_id: fallback.id,
+      fallback_caller_number: null,
+    });
+    const removed = await patch(id, { fallback_telephony_configuration_id: null, voicemail_action: 'hang_up' });
+    expect(removed.body).toMatchObject({
+      fallback_telephony_configuration_id: null,
+      fallback_caller_number: null,
+      voicemail_action: 'hang_up',
+    });
+    const stored = await as('get', `/api/v1/campaign/${id}`);
+    expect(stored.body).toMatchObject({ fallback_telephony_configuration_id: null, voicemail_action: 'hang_up' });
+    const { logs } = stored.body as { logs: { event: string }[] };
+    expect(logs.map((log) => log.event)).toContain('config_updated');
+  });
+
+  it("refuses another organization's configuration, and every unusable fallback, with 400 and changes nothing", async () => {
+    const other = await callingOrganization(app);
+    const fallback = await createTelephonyConfig(app, org.owner.token, { provider: 'simulator' });
+    const id = await draft();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ fallback_telephony_configuration_id: other.configuration.id }, 'fallback_telephony_configuration_not_found'],
+      [
+        { fallback_telephony_configuration_id: other.configuration.id, voicemail_action: 'hang_up' },
+        'fallback_telephony_configuration_not_found',
+      ],
+      [{ fallback_telephony_configuration_id: 2_000_000_000 }, 'fallback_telephony_configuration_not_found'],
+      [
+        { fallback_telephony_configuration_id: org.configuration.id },
+        'The fallback telephony configuration must differ from the campaign configuration',
+      ],
+      [
+        { fallback_telephony_configuration_id: fallback.id, fallback_caller_number: '+14155550100' },
+        'fallback_caller_number_not_found',
+      ],
+      [
+        { fallback_caller_number: '+14155550100' },
+        'fallback_caller_number needs fallback_telephony_configuration_id: the campaign has no fallback',
+      ],
+    ];
+    for (const [change, detail] of cases) {
+      const res = await patch(id, change);
+      expect({ change, status: res.status, detail: res.body.detail }).toEqual({ change, status: 400, detail });
+    }
+    // Organization B cannot set A's configuration as its campaign's fallback either.
+    const theirs = await request(app)
+      .post('/api/v1/campaign/create')
+      .auth(other.owner.token, { type: 'bearer' })
+      .send({
+        name: 'Theirs',
+        workflow_id: other.agent.id,
+        source_type: 'csv',
+        source_id: await insertContactSource(services.db.dataSource, other.owner.user.organization_id, [
+          { phone_number: '+14155551002', first_name: 'Bo' },
+        ]),
+      });
+    expect(theirs.status).toBe(201);
+    const crossed = await request(app)
+      .patch(`/api/v1/campaign/${theirs.body.id}`)
+      .auth(other.owner.token, { type: 'bearer' })
+      .send({ fallback_telephony_configuration_id: fallback.id });
+    expect({ status: crossed.status, detail: crossed.body.detail }).toEqual({
+      status: 400,
+      detail: 'fallback_telephony_configuration_not_found',
+    });
+    const unchanged = await as('get', `/api/v1/campaign/${id}`);
+    expect(unchanged.body).toMatchObject({
+      fallback_telephony_configuration_id: null,
+      voicemail_action: 'retry_later',
+    });
+  });
+
+  it.each([
+    [{ fallback_telephony_configuration_id: 0 }, 'fallback_telephony_configuration_id'],
+    [{ fallback_telephony_configuration_id: 'x' }, 'fallback_telephony_configuration_id'],
+    [{ fallback_caller_number: '4155550199' }, 'fallback_caller_number'],
+    [{ fallback_caller_number: `+1${'5'.repeat(40)}` }, 'fallback_caller_number'],
+    [{ fallback_telephony_configuration_id: null, fallback_caller_number: '+14155550199' }, 'fallback_caller_number'],
+    [{ voicemail_action: 'sing' }, 'voicemail_action'],
+    [{ voicemail_action: null }, 'voicemail_action'],
+    [{ voicemail_action: 'x'.repeat(10_000) }, 'voicemail_action'],
+  ])('refuses %p with 422 at %s', async (change, field) => {
+    const res = await patch(await draft(), change);
     expect(res.status).toBe(422);
     const issues = (res.body as { detail: { loc: string[] }[] }).detail;
     expect(issues.map((issue) => issue.loc.at(-1))).toContain(field);

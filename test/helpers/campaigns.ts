@@ -20,6 +20,7 @@ import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_RETRY_CONFIG,
+  DEFAULT_VOICEMAIL_ACTION,
 } from '../../domain/campaigns/campaign-defaults';
 import type { WaitForOptions } from './wait-for';
 
@@ -31,6 +32,8 @@ export function campaignSettings(change: Partial<CampaignSettings> = {}): Campai
     retry_config: { ...DEFAULT_RETRY_CONFIG },
     schedule_config: null,
     circuit_breaker: { ...DEFAULT_CIRCUIT_BREAKER },
+    voicemail_action: DEFAULT_VOICEMAIL_ACTION,
+    fallback: null,
     ...change,
   };
 }

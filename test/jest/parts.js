@@ -35,6 +35,7 @@ const NEED_SETUP = [
   'telephony/ari-listener',
   'telephony/ari-media-bridge',
   'telephony/simulator',
+  'telephony/twilio-machine-detection',
   'voice/api-process-media',
   'voice/live-party',
   'voice/live-voice',

@@ -79,7 +79,25 @@ describe('originate', () => {
     );
     server.answer({ status: 201, body: callJson('queued') });
     await withAmd.originate(call);
-    expect(new URLSearchParams(server.onlyRequest().body).get('MachineDetection')).toBe('Enable');
+    const form = Object.fromEntries(new URLSearchParams(server.onlyRequest().body));
+    expect(form).toMatchObject({
+      MachineDetection: 'Enable',
+      AsyncAmd: 'true',
+      AsyncAmdStatusCallback: call.statusCallbackUrl,
+      AsyncAmdStatusCallbackMethod: 'POST',
+    });
+  });
+
+  it("asks for detection of the greeting's end when the call leaves a message, even with amd_enabled off", async () => {
+    server.answer({ status: 201, body: callJson('queued') });
+    await twilio.originate({ ...call, machineDetection: 'message_end' });
+    const form = Object.fromEntries(new URLSearchParams(server.onlyRequest().body));
+    expect(form).toMatchObject({
+      MachineDetection: 'DetectMessageEnd',
+      AsyncAmd: 'true',
+      AsyncAmdStatusCallback: call.statusCallbackUrl,
+      AsyncAmdStatusCallbackMethod: 'POST',
+    });
   });
 
   it.each([
@@ -155,6 +173,28 @@ describe('status', () => {
     expect(twilio.parseStatusWebhook(webhook({ CallStatus: 'completed', AnsweredBy: 'human' })).status).toBe(
       'completed',
     );
+  });
+
+  it.each([
+    ['machine_end_beep', 'machine'],
+    ['machine_end_silence', 'machine'],
+    ['machine_end_other', 'machine'],
+    ['machine_start', 'machine'],
+    ['human', 'human'],
+    ['fax', undefined],
+    ['unknown', undefined],
+  ])('reads the asynchronous AMD callback AnsweredBy=%s as an answer by %s', (answeredBy, expected) => {
+    const event = twilio.parseStatusWebhook(webhook({ AnsweredBy: answeredBy, MachineDetectionDuration: '4200' }));
+    expect(event).toMatchObject({ status: 'answered', providerCallId: CALL_SID });
+    expect(event.answeredBy).toBe(expected);
+  });
+
+  it('reads AnsweredBy on an answered status event and on the Call resource', async () => {
+    expect(
+      twilio.parseStatusWebhook(webhook({ CallStatus: 'in-progress', AnsweredBy: 'machine_end_beep' })),
+    ).toMatchObject({ status: 'answered', answeredBy: 'machine' });
+    server.answer({ status: 200, body: callJson('in-progress', { answered_by: 'machine_end_silence' }) });
+    await expect(twilio.getCallStatus(CALL_SID)).resolves.toMatchObject({ status: 'answered', answeredBy: 'machine' });
   });
 
   it('refuses an unknown CallStatus', () => {

@@ -15,6 +15,8 @@ const settings = (change: Partial<CampaignSettings> = {}): CampaignSettings => (
   },
   schedule_config: null,
   circuit_breaker: { enabled: true, failure_threshold: 0.5, window_seconds: 60, min_calls_in_window: 2 },
+  voicemail_action: 'retry_later',
+  fallback: null,
   ...change,
 });
 
@@ -32,7 +34,6 @@ const opened = (change: Partial<OpenedCampaign> = {}): OpenedCampaign => ({
   },
   outcomes: {},
   failover: { available: false, active: false },
-  voicemailAction: 'retry_later',
   ...change,
 });
 

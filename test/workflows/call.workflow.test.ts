@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
+import { temporal as proto } from '@temporalio/proto';
 import { createCallConclusionActivities } from '../../activities/call-conclusion.activities';
 import { CallSetupError, ProviderRefusedError } from '../../activities/call-errors';
 import type { createCallActivities, FinalizeRunInput } from '../../activities/call.activities';
@@ -20,6 +21,7 @@ import { waitFor } from '../helpers/wait-for';
 import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
+const { EventType } = proto.api.enums.v1;
 
 let temporal: TestTemporal;
 beforeAll(async () => {
@@ -273,6 +275,50 @@ describe('callWorkflow', () => {
     // No signals race this call's workflow task: a second dial could only be a retry of the refusal.
     expect(mocks.placeCall).toHaveBeenCalledTimes(1);
   });
+
+  it.each(['hang_up', 'leave_message'] as const)(
+    'ends a live call as voicemail when the machine verdict comes while it talks (%s)',
+    async (voicemailAction) => {
+      let hungUp = false;
+      const { activities, mocks, finalizeRun } = concludingActivities({
+        voicemailMessage: jest.fn(() => Promise.resolve({ text: 'Hi Ada, please call us back.', seconds: 1 })),
+        hangupCall: jest.fn(() => {
+          hungUp = true;
+          return Promise.resolve();
+        }),
+        getCallStatus: jest.fn(() =>
+          Promise.resolve<CallStatusUpdate>(
+            hungUp
+              ? { status: 'completed', providerCallId: 'P1', durationSeconds: 12 }
+              : { status: 'answered', providerCallId: 'P1' },
+          ),
+        ),
+      });
+      // Answered first; the verdict comes once the workflow has taken the answer and is talking.
+      const { outcome } = await runCallWithHistory(
+        activities,
+        [{ status: 'answered', providerCallId: 'P1', answeredBy: 'machine' }],
+        { conversation: 'live', voicemailAction, maxDurationSeconds: 600 },
+        {
+          before: async (handle) => {
+            await handle.signal(callStatusSignal, { status: 'answered', providerCallId: 'P1' });
+            await waitFor('the answer to be taken', async () => {
+              const kinds = ((await handle.fetchHistory()).events ?? []).map((event) => event.eventType);
+              const signalled = kinds.lastIndexOf(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+              return signalled >= 0 && kinds.lastIndexOf(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) > signalled;
+            });
+          },
+        },
+      );
+      expect(outcome).toMatchObject({ runId: 7, callStatus: 'voicemail', durationSeconds: 12 });
+      expectCalledAsOnce(mocks.hangupCall);
+      const written = finalizeRun.mock.calls[0]?.[0];
+      if (voicemailAction === 'leave_message') {
+        expect(written?.voicemail).toEqual({ text: 'Hi Ada, please call us back.', seconds: 1 });
+      } else expect(written?.voicemail).toBeUndefined();
+    },
+    60_000,
+  );
 });
 
 const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, contactId: '11', attempt: 1 };

@@ -149,3 +149,67 @@ describe('provider failover', () => {
     await terminateAll(services.temporal.client, [campaignWorkflowId(campaignId)]);
   }, 180_000);
 });
+
+describe('a fallback changed while the campaign is paused', () => {
+  it('re-arms the failover: on resume the campaign fails over to the new fallback, with its caller number', async () => {
+    const org = await bed.organization({ ring_seconds: 0, talk_seconds: 0, dial_error_status: 503 });
+    const broken = await fallbackConfiguration(org, { ring_seconds: 0, talk_seconds: 0, dial_error_status: 401 });
+    const { campaignId } = await insertCampaign(services.db.dataSource, org, contacts(20, 8000), settings);
+    await withFallback(campaignId, org, broken.id);
+    const working = await createTelephonyConfig(bed.baseUrl, org.owner.token, {
+      provider: 'simulator',
+      ring_seconds: 0,
+      talk_seconds: 0,
+    });
+    await createPhoneNumber(bed.baseUrl, org.owner.token, working.id, { address: '+14155550177' });
+    const api = (method: 'patch' | 'post', path: string) =>
+      request(bed.baseUrl)[method](`/api/v1/campaign/${campaignId}${path}`).set('X-API-Key', org.apiKey);
+    await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
+    const worker = await campaignWorker(services, taskQueue, bed.baseUrl);
+    const state = async () => (await campaignRow(services.db.dataSource, campaignId)).state;
+    await worker.runUntil(async () => {
+      await waitFor('the campaign to pause', async () => (await state()) === 'paused', {
+        ...CAMPAIGN_WAIT,
+        timeoutMs: 120_000,
+      });
+      const patched = await api('patch', '').send({
+        fallback_telephony_configuration_id: working.id,
+        fallback_caller_number: '+14155550177',
+        voicemail_action: 'hang_up',
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({
+        fallback_telephony_configuration_id: working.id,
+        fallback_caller_number: '+14155550177',
+        voicemail_action: 'hang_up',
+        active_telephony_configuration_id: org.configuration.id,
+        failed_over_at: null,
+      });
+      expect((await api('post', '/resume').send({})).status).toBe(200);
+      await waitFor('the campaign to complete', async () => (await state()) === 'completed', {
+        ...CAMPAIGN_WAIT,
+        timeoutMs: 120_000,
+      });
+    });
+
+    const logs = await campaignLogs(services.db.dataSource, campaignId);
+    const failovers = logs.filter((log) => log.event === 'provider_failover');
+    // The first to the broken fallback; after the change, from the primary again to the new one.
+    expect(failovers.map((log) => log.details.to_telephony_configuration_id)).toEqual([broken.id, working.id]);
+    expect(failovers[1]?.details.from_telephony_configuration_id).toBe(org.configuration.id);
+    expect(logs.find((log) => log.event === 'config_updated')?.details).toMatchObject({
+      voicemail_action: 'hang_up',
+      fallback: { telephony_configuration_id: working.id, caller_number: '+14155550177' },
+    });
+    const completed = (await campaignAttempts(services.db.dataSource, campaignId)).filter(
+      (attempt) => attempt.outcome === 'completed',
+    );
+    expect(completed.length).toBeGreaterThan(0);
+    expect(await callerNumbers(campaignId)).toEqual([{ from_address: '+14155550177', count: completed.length }]);
+    const [stored] = await services.db.dataSource.query<{ voicemail_action: string; fallback_id: number }[]>(
+      'SELECT voicemail_action, fallback_telephony_configuration_id AS fallback_id FROM campaigns WHERE id = $1',
+      [campaignId],
+    );
+    expect(stored).toEqual({ voicemail_action: 'hang_up', fallback_id: working.id });
+  }, 240_000);
+});

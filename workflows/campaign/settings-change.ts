@@ -18,6 +18,15 @@ export const CAMPAIGN_LIMITS = {
 
 export const CLOCK_TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
+/**
+ * When a machine answers: speak the agent's voicemail message, hang up for good, or hang up and
+ * retry as `retry_config.retry_on_voicemail` says.
+ */
+export const VOICEMAIL_ACTIONS = ['leave_message', 'hang_up', 'retry_later'] as const;
+export type VoicemailAction = (typeof VOICEMAIL_ACTIONS)[number];
+
+export const E164 = /^\+[1-9]\d{6,14}$/;
+
 const int = (limits: { min: number; max: number }) => z.number().int().min(limits.min).max(limits.max);
 
 const ScheduleSlot = z
@@ -63,6 +72,14 @@ export const CampaignSettingsChange = z
         min_calls_in_window: int(CAMPAIGN_LIMITS.min_calls_in_window),
       })
       .strict(),
+    voicemail_action: z.enum(VOICEMAIL_ACTIONS),
+    fallback: z
+      .object({
+        telephony_configuration_id: z.number().int().positive(),
+        caller_number: z.string().regex(E164).nullable(),
+      })
+      .strict()
+      .nullable(),
   })
   .partial()
   .strict()

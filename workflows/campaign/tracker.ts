@@ -16,7 +16,6 @@ import {
   type CampaignState,
   type TerminalCallStatus,
   type WaitCause,
-  type VoicemailAction,
 } from '../definitions';
 import { breakerTrip, isBreakerFailure, withinWindow, type BreakerEntry, type BreakerFigures } from './breaker';
 import { shouldRetry } from './retry';
@@ -96,7 +95,6 @@ export class CampaignTracker {
   private routeFailures: number;
   private settingsValue: CampaignSettings | undefined;
   private failover = { available: false, active: false };
-  private voicemailAction: VoicemailAction = 'retry_later';
   /** Dials placed through the configuration the campaign left: their outcomes do not judge the fallback. */
   private readonly breakerSkips: Set<string>;
 
@@ -154,7 +152,6 @@ export class CampaignTracker {
     this.counters = campaign.counters;
     this.outcomes = campaign.outcomes;
     this.failover = campaign.failover;
-    this.voicemailAction = campaign.voicemailAction;
     if (isTerminalCampaignState(campaign.state)) this.state = campaign.state;
   }
 
@@ -173,7 +170,16 @@ export class CampaignTracker {
     for (const key of this.inFlight.keys()) this.breakerSkips.add(key);
   }
 
+  /**
+   * Settings accepted while paused. A new fallback configuration (or none) re-arms the failover:
+   * the campaign dials through its own configuration again, and fails over to the new one next.
+   */
   configure(change: Partial<CampaignSettings>): void {
+    if (change.fallback !== undefined) {
+      const sameRoute =
+        change.fallback?.telephony_configuration_id === this.settings.fallback?.telephony_configuration_id;
+      this.failover = { available: change.fallback !== null, active: sameRoute && this.failover.active };
+    }
     this.settingsValue = { ...this.settings, ...change };
     this.changed = true;
   }
@@ -223,7 +229,7 @@ export class CampaignTracker {
     const closed = this.closed;
     const records = batch.map((result): AttemptOutcome => {
       // A machine's answer is retried only when the campaign leaves it for later.
-      const settled = result.outcome === 'voicemail' && this.voicemailAction !== 'retry_later';
+      const settled = result.outcome === 'voicemail' && this.settings.voicemail_action !== 'retry_later';
       const retry = !closed && !settled && shouldRetry(result.outcome, result.attempt, retryConfig);
       return {
         contactId: result.contactId,

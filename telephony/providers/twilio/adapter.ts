@@ -15,7 +15,7 @@ import { formFields } from '../../webhook-signatures';
 import type { TwilioConfig } from './config';
 import { twilioAnswering } from './inbound';
 import { verifyTwilioSignature } from './signature';
-import { twilioStatus } from './statuses';
+import { twilioAnsweredBy, twilioStatus } from './statuses';
 
 const LABEL = 'Twilio';
 const ORIGIN = 'https://api.twilio.com';
@@ -29,6 +29,23 @@ const CallResource = z.object({
 type CallResource = z.output<typeof CallResource>;
 
 const IncomingNumbers = z.object({ incoming_phone_numbers: z.array(z.object({ sid: z.string() })) });
+
+/**
+ * Answering-machine detection, asynchronous: the call connects to the agent at once, and Twilio
+ * posts its verdict (`AnsweredBy`, no `CallStatus`) to the status callback when it has one. A call
+ * that leaves a message asks for `DetectMessageEnd`, whose machine verdicts come once the greeting
+ * ended (the beep); `amd_enabled` alone asks for `Enable`, which answers sooner. Twilio bills it.
+ */
+function machineDetectionFields(config: TwilioConfig, request: OriginateRequest): Record<string, string> {
+  const mode = request.machineDetection === 'message_end' ? 'DetectMessageEnd' : config.amd_enabled ? 'Enable' : null;
+  if (!mode) return {};
+  return {
+    MachineDetection: mode,
+    AsyncAmd: 'true',
+    AsyncAmdStatusCallback: request.statusCallbackUrl,
+    AsyncAmdStatusCallbackMethod: 'POST',
+  };
+}
 
 /** Twilio Programmable Voice (REST API 2010-04-01), HTTP Basic with the account SID and auth token. */
 export function createTwilioProvider(config: TwilioConfig, context: ProviderContext = {}): TelephonyProvider {
@@ -57,7 +74,7 @@ export function createTwilioProvider(config: TwilioConfig, context: ProviderCont
           StatusCallback: request.statusCallbackUrl,
           StatusCallbackMethod: 'POST',
           StatusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
-          ...(config.amd_enabled ? { MachineDetection: 'Enable' } : {}),
+          ...machineDetectionFields(config, request),
         },
       });
       return { providerCallId: readBody(LABEL, CallResource, body).sid };
@@ -76,12 +93,23 @@ export function createTwilioProvider(config: TwilioConfig, context: ProviderCont
 
     parseStatusWebhook(request: WebhookRequest): StatusEvent {
       const fields = formFields(request.rawBody);
+      const answeredBy = twilioAnsweredBy(fields.AnsweredBy);
+      // The asynchronous AMD callback: the verdict alone, on a call that is in progress.
+      if (fields.CallStatus === undefined && fields.AnsweredBy !== undefined) {
+        return {
+          status: 'answered',
+          providerCallId: fields.CallSid,
+          ...(answeredBy ? { answeredBy } : {}),
+          raw: fields,
+        };
+      }
       const status = twilioStatus(fields.CallStatus ?? '', fields.AnsweredBy);
       if (!status) throw new ProviderError(`Twilio sent an unknown CallStatus: ${fields.CallStatus ?? '(none)'}`);
       return {
         status,
         providerCallId: fields.CallSid,
         ...durationOf(fields.CallDuration),
+        ...(status === 'answered' && answeredBy ? { answeredBy } : {}),
         raw: fields,
       };
     },
@@ -124,5 +152,12 @@ export function createTwilioProvider(config: TwilioConfig, context: ProviderCont
 function statusOfResource(resource: CallResource): StatusEvent {
   const status = twilioStatus(resource.status, resource.answered_by);
   if (!status) throw new ProviderError(`Twilio reported an unknown call status: ${resource.status}`);
-  return { status, providerCallId: resource.sid, ...durationOf(resource.duration), raw: resource };
+  const answeredBy = status === 'answered' ? twilioAnsweredBy(resource.answered_by) : undefined;
+  return {
+    status,
+    providerCallId: resource.sid,
+    ...durationOf(resource.duration),
+    ...(answeredBy ? { answeredBy } : {}),
+    raw: resource,
+  };
 }

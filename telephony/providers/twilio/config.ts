@@ -4,7 +4,7 @@ import type { ProviderField } from '../../provider';
 export const twilioConfigSchema = z.object({
   account_sid: z.string().trim().min(1).max(64),
   auth_token: z.string().trim().min(1).max(128),
-  /** Twilio answering-machine detection: machine answers then end as `voicemail`. */
+  /** Twilio answering-machine detection on every call: machine answers then end as `voicemail`. */
   amd_enabled: z.boolean().default(false),
 });
 export type TwilioConfig = z.output<typeof twilioConfigSchema>;
@@ -32,7 +32,9 @@ export const twilioFields: ProviderField[] = [
     name: 'amd_enabled',
     label: 'Answering machine detection',
     type: 'boolean',
-    description: 'Ask Twilio to detect answering machines (billed by Twilio); such calls end as voicemail.',
+    description:
+      'Ask Twilio to detect answering machines on every call (billed by Twilio); such calls end as voicemail. ' +
+      'Campaigns that leave a voicemail message ask for it whatever this says.',
     placeholder: '',
     required: false,
     sensitive: false,

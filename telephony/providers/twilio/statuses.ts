@@ -15,6 +15,17 @@ export const TWILIO_STATUSES: Readonly<Record<string, CallStatus>> = {
 };
 
 /**
+ * Twilio's `AnsweredBy` as the call workflow takes it: any `machine_*` (`machine_start` with
+ * `MachineDetection=Enable`, `machine_end_beep`, `machine_end_silence` or `machine_end_other` once
+ * the greeting ended with `DetectMessageEnd`) is a machine; `fax` and `unknown` are neither.
+ */
+export function twilioAnsweredBy(answeredBy: string | null | undefined): 'human' | 'machine' | undefined {
+  if (answeredBy === 'human') return 'human';
+  if (answeredBy?.startsWith('machine_')) return 'machine';
+  return undefined;
+}
+
+/**
  * The normalized status, or undefined for a value Twilio does not document. With answering-machine
  * detection on, a completed call that a machine answered (`AnsweredBy=machine_*`) is `voicemail`.
  */
