@@ -248,10 +248,12 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
 
   /**
    * A machine answered: leave the agent's message after the beep, or hang up. Either way the
-   * call's status is `voicemail`.
+   * call's status is `voicemail`. A live call's media stream cannot play the message, so it hangs
+   * up without one rather than record a message the box never heard.
    */
   const onMachine = async (id: string) => {
-    const message = input.voicemailAction === 'leave_message' ? await voicemailMessageOf(runId) : null;
+    const leavesMessage = input.voicemailAction === 'leave_message' && input.conversation !== 'live';
+    const message = leavesMessage ? await voicemailMessageOf(runId) : null;
     // Speaking takes the message's length; a box that hangs up first ends it.
     if (message) await condition(() => terminal !== undefined, message.seconds * 1000);
     if (!terminal) await hangup(id);
