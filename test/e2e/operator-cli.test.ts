@@ -1,17 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  campaignSettings,
-  campaignTestBed,
-  campaignWorker,
-  insertCampaign,
-  startCampaignWorkflow,
-  type CampaignTestBed,
-} from '../helpers/campaigns';
+import { campaignSettings, insertCampaign, startCampaignWorkflow, useCampaignTestFile } from '../helpers/campaigns';
 import { REPO_ROOT, shellBlocks } from '../helpers/doc-examples';
-import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
 import { testEnv } from '../helpers/test-env';
 
 /**
@@ -19,21 +10,14 @@ import { testEnv } from '../helpers/test-env';
  * campaign id put in) with the provisioned `temporal` CLI against a running campaign.
  */
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('operator-cli');
-let bed: CampaignTestBed;
-
-beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-});
-afterAll(() => bed.close());
+const { services, taskQueue, bed, createWorker } = useCampaignTestFile('operator-cli');
 
 it('lists, describes, queries, pauses, configures, resumes, awaits and replays a campaign', async () => {
   const page = readFileSync(join(REPO_ROOT, 'docs', 'reference', 'temporal-names.md'), 'utf8');
   const [block] = shellBlocks(page);
   expect(block).toContain('pauseCampaign');
 
-  const org = await bed.organization({ ring_seconds: 1, talk_seconds: 2 });
+  const org = await bed().organization({ ring_seconds: 1, talk_seconds: 2 });
   const contacts = Array.from({ length: 6 }, (_, index) => ({
     phoneNumber: `+1415607${String(index).padStart(4, '0')}`,
   }));
@@ -48,7 +32,7 @@ it('lists, describes, queries, pauses, configures, resumes, awaits and replays a
     .replaceAll('campaign-42', `campaign-${campaignId}`)
     .replaceAll('= 42', `= ${campaignId}`);
 
-  const worker = await campaignWorker(services, taskQueue, bed.baseUrl);
+  const worker = await createWorker();
   const run = await worker.runUntil(
     new Promise<{ status: number | null; output: string }>((resolve) => {
       const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {

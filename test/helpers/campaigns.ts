@@ -13,9 +13,10 @@ import {
 } from '../../workflows/search-attributes';
 import { buildTestApp } from './app';
 import { callingOrganization, type CallingOrganization } from './calls';
-import type { TestServices } from './services';
+import { useTestServices, type TestServices } from './services';
 import { callWorker } from './call-worker';
 import { TEST_SECRETS_KEY } from './telephony';
+import { uniqueTaskQueue } from './temporal';
 import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_MAX_CONCURRENCY,
@@ -214,4 +215,32 @@ export async function campaignTestBed(services: TestServices, taskQueue: string)
 /** A worker on the test's task queue with every activity, calling back to `baseUrl`. */
 export function campaignWorker(services: TestServices, taskQueue: string, baseUrl: string): Promise<Worker> {
   return callWorker(services, { taskQueue, baseUrl, identity: 'campaign-tests' });
+}
+
+/** What a test file of campaigns works with; `bed()` is open from the file's first test to its end. */
+export interface CampaignTestFile {
+  services: TestServices;
+  taskQueue: string;
+  bed: () => CampaignTestBed;
+  /** A worker on the file's task queue with every activity. */
+  createWorker: () => Promise<Worker>;
+  /** Runs `test` with a worker on the file's task queue. */
+  withWorker: <T>(test: () => Promise<T>) => Promise<T>;
+}
+
+/** The file's services, its own task queue (named after `name`), and its campaign test bed. */
+export function useCampaignTestFile(name: string): CampaignTestFile {
+  const services = useTestServices();
+  const taskQueue = uniqueTaskQueue(name);
+  let opened: CampaignTestBed | undefined;
+  beforeAll(async () => {
+    opened = await campaignTestBed(services, taskQueue);
+  });
+  afterAll(() => opened?.close());
+  const bed = (): CampaignTestBed => {
+    if (!opened) throw new Error('the campaign test bed is used before beforeAll ran');
+    return opened;
+  };
+  const createWorker = () => campaignWorker(services, taskQueue, bed().baseUrl);
+  return { services, taskQueue, bed, createWorker, withWorker: async (test) => (await createWorker()).runUntil(test) };
 }

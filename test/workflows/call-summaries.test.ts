@@ -4,31 +4,15 @@ import { callUiMetadata } from '../../domain/calls/ui-metadata';
 import { DEFAULT_RETRY_CONFIG } from '../../domain/campaigns/campaign-defaults';
 import { maskSecret } from '../../telephony/credentials';
 import { callWorkflowId, campaignCallWorkflowId } from '../../workflows/definitions';
-import {
-  campaignSettings,
-  campaignTestBed,
-  campaignWorker,
-  insertCampaign,
-  startCampaignWorkflow,
-  type CampaignTestBed,
-} from '../helpers/campaigns';
+import { campaignSettings, insertCampaign, startCampaignWorkflow, useCampaignTestFile } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
-import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('call-summaries');
-let bed: CampaignTestBed;
+const { services, taskQueue, bed, withWorker } = useCampaignTestFile('call-summaries');
 let org: CallingOrganization;
 
 beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-  org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+  org = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
 });
-afterAll(() => bed.close());
-
-const withWorker = async <T>(test: () => Promise<T>): Promise<T> =>
-  (await campaignWorker(services, taskQueue, bed.baseUrl)).runUntil(test);
 
 /** The UI's summary and details of a workflow, as the Temporal client describes it. */
 async function uiMetadata(description: WorkflowExecutionDescription) {
@@ -68,7 +52,7 @@ describe('call workflows in the Temporal UI', () => {
 
   it("show a single call's masked number, agent and attempt, never the full number", async () => {
     const number = '+14155550123';
-    const res = await request(bed.baseUrl)
+    const res = await request(bed().baseUrl)
       .post(`/api/v1/public/agent/${org.triggerPath}`)
       .set('X-API-Key', org.apiKey)
       .send({ phone_number: number });

@@ -14,32 +14,21 @@ import {
   campaignLogs,
   campaignRow,
   campaignSettings,
-  campaignTestBed,
-  campaignWorker,
   insertCampaign,
   startCampaignWorkflow,
   CAMPAIGN_WAIT,
-  type CampaignTestBed,
+  useCampaignTestFile,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
-import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('campaign-controls');
-let bed: CampaignTestBed;
+const { services, taskQueue, bed, withWorker } = useCampaignTestFile('campaign-controls');
 /** Calls ring 1 s and talk 1 s: long enough to overlap. */
 let org: CallingOrganization;
 
 beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-  org = await bed.organization({ ring_seconds: 1, talk_seconds: 1 });
+  org = await bed().organization({ ring_seconds: 1, talk_seconds: 1 });
 });
-afterAll(() => bed.close());
-
-const withWorker = async <T>(test: () => Promise<T>): Promise<T> =>
-  (await campaignWorker(services, taskQueue, bed.baseUrl)).runUntil(test);
 
 const numbers = (count: number, prefix: string) =>
   Array.from({ length: count }, (_, index) => ({ phoneNumber: `+1${prefix}${String(index).padStart(4, '0')}` }));
@@ -263,7 +252,7 @@ describe('campaign controls', () => {
       const query = await handle.query(campaignProgressQuery);
       expect(query).toMatchObject({ state: 'cancelled', in_flight: 0, pending_retries: 0, processed_rows: contacts });
       expect(query.outcomes).toEqual({ busy: contacts });
-      const res = await fetch(`${bed.baseUrl}/api/v1/campaign/${campaignId}/progress`, {
+      const res = await fetch(`${bed().baseUrl}/api/v1/campaign/${campaignId}/progress`, {
         headers: { Authorization: `Bearer ${org.owner.token}` },
       });
       expect(await res.json()).toMatchObject({
@@ -322,7 +311,7 @@ describe('campaign controls', () => {
   });
 
   it('trips the circuit breaker on a run of failed calls, with the figures, and resume resets its window', async () => {
-    const failing = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+    const failing = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
     const contacts = Array.from({ length: 12 }, (_, index) => ({
       phoneNumber: `+14156${String(index).padStart(2, '0')}0503`,
     }));

@@ -5,27 +5,17 @@ import {
   campaignLogs,
   campaignRow,
   campaignSettings,
-  campaignTestBed,
-  campaignWorker,
   insertCampaign,
   startCampaignWorkflow,
-  type CampaignTestBed,
+  useCampaignTestFile,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
-import { useTestServices } from '../helpers/services';
-import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
+import { terminateAll } from '../helpers/temporal';
 import { createPhoneNumber, createTelephonyConfig } from '../helpers/telephony';
 import { campaignWorkflowId } from '../../workflows/definitions';
 import { waitFor } from '../helpers/wait-for';
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('campaign-failover');
-let bed: CampaignTestBed;
-
-beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-});
-afterAll(() => bed.close());
+const { services, taskQueue, bed, createWorker } = useCampaignTestFile('campaign-failover');
 
 const contacts = (count: number, first: number) =>
   Array.from({ length: count }, (_, index) => ({ phoneNumber: `+1415555${String(first + index).padStart(4, '0')}` }));
@@ -38,11 +28,11 @@ const settings = campaignSettings({
 
 /** A second simulator configuration of the organization, with the caller number +14155550199. */
 async function fallbackConfiguration(org: CallingOrganization, simulator: Record<string, unknown>) {
-  const configuration = await createTelephonyConfig(bed.baseUrl, org.owner.token, {
+  const configuration = await createTelephonyConfig(bed().baseUrl, org.owner.token, {
     provider: 'simulator',
     ...simulator,
   });
-  await createPhoneNumber(bed.baseUrl, org.owner.token, configuration.id, { address: '+14155550199' });
+  await createPhoneNumber(bed().baseUrl, org.owner.token, configuration.id, { address: '+14155550199' });
   return configuration;
 }
 
@@ -66,12 +56,12 @@ const callerNumbers = (campaignId: number) =>
 describe('provider failover', () => {
   it('switches to the fallback configuration when the breaker trips, logs provider_failover, and completes', async () => {
     // The primary configuration's carrier is down: every dial is answered 503.
-    const org = await bed.organization({ ring_seconds: 0, talk_seconds: 0, dial_error_status: 503 });
+    const org = await bed().organization({ ring_seconds: 0, talk_seconds: 0, dial_error_status: 503 });
     const fallback = await fallbackConfiguration(org, { ring_seconds: 0, talk_seconds: 0 });
     const { campaignId } = await insertCampaign(services.db.dataSource, org, contacts(10, 6000), settings);
     await withFallback(campaignId, org, fallback.id);
     await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
-    const worker = await campaignWorker(services, taskQueue, bed.baseUrl);
+    const worker = await createWorker();
     await worker.runUntil(
       waitFor(
         'the campaign to complete',
@@ -109,7 +99,7 @@ describe('provider failover', () => {
     expect(logs.map((log) => log.event)).not.toContain('circuit_breaker_tripped');
 
     // The campaign and its progress name the configuration it dials through now.
-    const view = await request(bed.baseUrl).get(`/api/v1/campaign/${campaignId}`).set('X-API-Key', org.apiKey);
+    const view = await request(bed().baseUrl).get(`/api/v1/campaign/${campaignId}`).set('X-API-Key', org.apiKey);
     expect(view.body).toMatchObject({
       telephony_configuration_id: org.configuration.id,
       fallback_telephony_configuration_id: fallback.id,
@@ -117,19 +107,19 @@ describe('provider failover', () => {
       active_telephony_configuration_id: fallback.id,
     });
     expect(view.body.failed_over_at).toEqual(expect.any(String));
-    const progress = await request(bed.baseUrl)
+    const progress = await request(bed().baseUrl)
       .get(`/api/v1/campaign/${campaignId}/progress`)
       .set('X-API-Key', org.apiKey);
     expect(progress.body).toMatchObject({ state: 'completed', active_telephony_configuration_id: fallback.id });
   }, 180_000);
 
   it('pauses when the fallback fails too', async () => {
-    const org = await bed.organization({ ring_seconds: 0, talk_seconds: 0, dial_error_status: 503 });
+    const org = await bed().organization({ ring_seconds: 0, talk_seconds: 0, dial_error_status: 503 });
     const fallback = await fallbackConfiguration(org, { ring_seconds: 0, talk_seconds: 0, dial_error_status: 401 });
     const { campaignId } = await insertCampaign(services.db.dataSource, org, contacts(20, 7000), settings);
     await withFallback(campaignId, org, fallback.id);
     await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
-    const worker = await campaignWorker(services, taskQueue, bed.baseUrl);
+    const worker = await createWorker();
     await worker.runUntil(
       waitFor(
         'the campaign to pause',
@@ -152,20 +142,20 @@ describe('provider failover', () => {
 
 describe('a fallback changed while the campaign is paused', () => {
   it('re-arms the failover: on resume the campaign fails over to the new fallback, with its caller number', async () => {
-    const org = await bed.organization({ ring_seconds: 0, talk_seconds: 0, dial_error_status: 503 });
+    const org = await bed().organization({ ring_seconds: 0, talk_seconds: 0, dial_error_status: 503 });
     const broken = await fallbackConfiguration(org, { ring_seconds: 0, talk_seconds: 0, dial_error_status: 401 });
     const { campaignId } = await insertCampaign(services.db.dataSource, org, contacts(20, 8000), settings);
     await withFallback(campaignId, org, broken.id);
-    const working = await createTelephonyConfig(bed.baseUrl, org.owner.token, {
+    const working = await createTelephonyConfig(bed().baseUrl, org.owner.token, {
       provider: 'simulator',
       ring_seconds: 0,
       talk_seconds: 0,
     });
-    await createPhoneNumber(bed.baseUrl, org.owner.token, working.id, { address: '+14155550177' });
+    await createPhoneNumber(bed().baseUrl, org.owner.token, working.id, { address: '+14155550177' });
     const api = (method: 'patch' | 'post', path: string) =>
-      request(bed.baseUrl)[method](`/api/v1/campaign/${campaignId}${path}`).set('X-API-Key', org.apiKey);
+      request(bed().baseUrl)[method](`/api/v1/campaign/${campaignId}${path}`).set('X-API-Key', org.apiKey);
     await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
-    const worker = await campaignWorker(services, taskQueue, bed.baseUrl);
+    const worker = await createWorker();
     const state = async () => (await campaignRow(services.db.dataSource, campaignId)).state;
     await worker.runUntil(async () => {
       await waitFor('the campaign to pause', async () => (await state()) === 'paused', {

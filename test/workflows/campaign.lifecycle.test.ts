@@ -6,31 +6,19 @@ import {
   campaignLogs,
   campaignRow,
   campaignSettings,
-  campaignTestBed,
-  campaignWorker,
   insertCampaign,
   startCampaignWorkflow,
-  type CampaignTestBed,
+  useCampaignTestFile,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
 import { localActivityTypes } from '../helpers/histories';
-import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('campaign-lifecycle');
-let bed: CampaignTestBed;
+const { services, taskQueue, bed, withWorker } = useCampaignTestFile('campaign-lifecycle');
 let org: CallingOrganization;
 
 beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-  org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+  org = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
 });
-afterAll(() => bed.close());
-
-/** Runs `test` with a worker on this file's task queue. */
-const withWorker = async <T>(test: () => Promise<T>): Promise<T> =>
-  (await campaignWorker(services, taskQueue, bed.baseUrl)).runUntil(test);
 
 // Every magic suffix of the simulator, and two numbers that answer.
 const CONTACTS = [
@@ -162,7 +150,7 @@ describe('campaign lifecycle', () => {
   });
 
   it('holds its contacts while it cannot dial at all, and fails after the third try', async () => {
-    const broken = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+    const broken = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
     await services.db.dataSource.query(
       `UPDATE telephony_configurations SET is_default_outbound = false WHERE organization_id = $1`,
       [broken.owner.user.organization_id],

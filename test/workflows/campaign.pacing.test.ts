@@ -5,32 +5,21 @@ import {
   campaignAttempts,
   campaignRow,
   campaignSettings,
-  campaignTestBed,
-  campaignWorker,
   insertCampaign,
   startCampaignWorkflow,
-  type CampaignTestBed,
+  useCampaignTestFile,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
-import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('campaign-pacing');
-let bed: CampaignTestBed;
-
-beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-});
-afterAll(() => bed.close());
+const { services, taskQueue, bed, createWorker } = useCampaignTestFile('campaign-pacing');
 
 const contacts = (count: number, first = 2000) =>
   Array.from({ length: count }, (_, index) => ({ phoneNumber: `+1415555${String(first + index).padStart(4, '0')}` }));
 
 /** Sets the configuration's dial rate through the API. */
 async function setCallsPerSecond(org: CallingOrganization, callsPerSecond: number): Promise<void> {
-  const res = await request(bed.baseUrl)
+  const res = await request(bed().baseUrl)
     .put(`/api/v1/organizations/telephony-configs/${org.configuration.id}`)
     .set('X-API-Key', org.apiKey)
     .send({ calls_per_second: callsPerSecond });
@@ -66,7 +55,7 @@ const allCompleted = async (campaignIds: number[]) => {
 
 describe('dial pacing', () => {
   it('never dials a 2 calls/s configuration faster, also across a worker restart', async () => {
-    const org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+    const org = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
     await setCallsPerSecond(org, 2);
     const { campaignId } = await insertCampaign(
       services.db.dataSource,
@@ -77,13 +66,13 @@ describe('dial pacing', () => {
     await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
 
     // The first worker stops after a few dials, with calls waiting their turn on durable timers.
-    const first = await campaignWorker(services, taskQueue, bed.baseUrl);
+    const first = await createWorker();
     await first.runUntil(
       waitFor('four dials', async () => (await dialTimes(services.db.dataSource, [campaignId])).length >= 4, {
         timeoutMs: 60_000,
       }),
     );
-    const second = await campaignWorker(services, taskQueue, bed.baseUrl);
+    const second = await createWorker();
     await second.runUntil(waitFor('the campaign to complete', () => allCompleted([campaignId]), CAMPAIGN_WAIT));
 
     const times = await dialTimes(services.db.dataSource, [campaignId]);
@@ -94,7 +83,7 @@ describe('dial pacing', () => {
   }, 120_000);
 
   it('shares the rate between two campaigns on the same configuration', async () => {
-    const org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+    const org = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
     await setCallsPerSecond(org, 2);
     const settings = campaignSettings({ max_concurrency: 5 });
     const a = await insertCampaign(services.db.dataSource, org, contacts(6, 3000), settings);
@@ -102,7 +91,7 @@ describe('dial pacing', () => {
     const ids = [a.campaignId, b.campaignId];
     await startCampaignWorkflow(services.temporal.client, taskQueue, org, a.campaignId);
     await startCampaignWorkflow(services.temporal.client, taskQueue, org, b.campaignId);
-    const worker = await campaignWorker(services, taskQueue, bed.baseUrl);
+    const worker = await createWorker();
     await worker.runUntil(waitFor('both campaigns to complete', () => allCompleted(ids), CAMPAIGN_WAIT));
 
     const times = await dialTimes(services.db.dataSource, ids);
@@ -114,7 +103,7 @@ describe('dial pacing', () => {
 
   it("slows down on the provider's 429 with Retry-After instead of failing calls", async () => {
     // The virtual carrier takes one dial per second; the configuration would dial 20.
-    const org = await bed.organization({ ring_seconds: 0, talk_seconds: 0, max_calls_per_second: 1 });
+    const org = await bed().organization({ ring_seconds: 0, talk_seconds: 0, max_calls_per_second: 1 });
     await setCallsPerSecond(org, 20);
     const { campaignId } = await insertCampaign(
       services.db.dataSource,
@@ -123,7 +112,7 @@ describe('dial pacing', () => {
       campaignSettings({ max_concurrency: 5 }),
     );
     await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
-    const worker = await campaignWorker(services, taskQueue, bed.baseUrl);
+    const worker = await createWorker();
     await worker.runUntil(waitFor('the campaign to complete', () => allCompleted([campaignId]), CAMPAIGN_WAIT));
 
     const attempts = await campaignAttempts(services.db.dataSource, campaignId);

@@ -13,26 +13,20 @@ import {
   startCampaignWorkflow,
   CAMPAIGN_WAIT,
   type CampaignTestBed,
+  useCampaignTestFile,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
-import { useTestServices, type TestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import type { TestServices } from '../helpers/services';
 import { createTimeSkippingEnvironment } from '../helpers/time-skipping';
+import { uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('campaign-schedule');
-let bed: CampaignTestBed;
+const { services, taskQueue, bed, withWorker } = useCampaignTestFile('campaign-schedule');
 let org: CallingOrganization;
 
 beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-  org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+  org = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
 });
-afterAll(() => bed.close());
-
-const withWorker = async <T>(test: () => Promise<T>): Promise<T> =>
-  (await campaignWorker(services, taskQueue, bed.baseUrl)).runUntil(test);
 
 const hhmm = (time: DateTime): string => time.toFormat('HH:mm');
 const everyDay = (start: string, end: string) =>

@@ -3,34 +3,26 @@ import {
   campaignAttempts,
   campaignRow,
   campaignSettings,
-  campaignTestBed,
-  campaignWorker,
   insertCampaign,
   startCampaignWorkflow,
-  type CampaignTestBed,
+  useCampaignTestFile,
 } from '../helpers/campaigns';
 import type { CallingOrganization } from '../helpers/calls';
-import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('campaign-voicemail');
-let bed: CampaignTestBed;
+const { services, taskQueue, bed, createWorker } = useCampaignTestFile('campaign-voicemail');
 let org: CallingOrganization;
 
 const MESSAGE = 'Hi {{first_name}}, this is Acme Dental about your appointment. Please call us back.';
 
 beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-  org = await bed.organization({ ring_seconds: 0, talk_seconds: 0 });
+  org = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
   await services.db.dataSource.query(
     `UPDATE agent_versions SET workflow_configurations = workflow_configurations || $2::jsonb
       WHERE id = (SELECT current_definition_id FROM agents WHERE id = $1)`,
     [org.agent.id, JSON.stringify({ voicemail_message: MESSAGE })],
   );
 });
-afterAll(() => bed.close());
 
 // The simulator's voicemail number (a machine answers and beeps), and a person.
 const CONTACTS = [
@@ -57,7 +49,7 @@ async function runCampaign(voicemailAction: string) {
     voicemailAction,
   ]);
   await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
-  const worker = await campaignWorker(services, taskQueue, bed.baseUrl);
+  const worker = await createWorker();
   await worker.runUntil(
     waitFor(
       'the campaign to complete',

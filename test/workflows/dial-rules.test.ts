@@ -4,52 +4,46 @@ import {
   CAMPAIGN_WAIT,
   campaignLogs,
   campaignSettings,
-  campaignTestBed,
   insertCampaign,
   startCampaignWorkflow,
-  type CampaignTestBed,
+  useCampaignTestFile,
 } from '../helpers/campaigns';
 import { callWorker } from '../helpers/call-worker';
 import type { CallingOrganization } from '../helpers/calls';
-import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
-import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
+import { terminateAll } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
-const services = useTestServices();
-const taskQueue = uniqueTaskQueue('dial-rules');
-let bed: CampaignTestBed;
+const { services, taskQueue, bed } = useCampaignTestFile('dial-rules');
 let org: CallingOrganization;
 const started: string[] = [];
 
 beforeAll(async () => {
-  bed = await campaignTestBed(services, taskQueue);
-  org = await bed.organization({ ring_seconds: 0, talk_seconds: 5 });
+  org = await bed().organization({ ring_seconds: 0, talk_seconds: 5 });
 });
 afterAll(async () => {
   await terminateAll(services.temporal.client, started);
-  await bed.close();
 });
 
 const worker = (dialRules = { doNotCall: true, perDay: 0, perWeek: 0 }) =>
-  callWorker(services, { taskQueue, baseUrl: bed.baseUrl, identity: 'dial-rules-tests', dialRules });
+  callWorker(services, { taskQueue, baseUrl: bed().baseUrl, identity: 'dial-rules-tests', dialRules });
 
 /** The app with frequency caps on (the test bed's has none). */
 const cappedApi = (perDay: number) =>
   services.server({
     TEMPORAL_TASK_QUEUE: taskQueue,
-    PUBLIC_BASE_URL: bed.baseUrl,
+    PUBLIC_BASE_URL: bed().baseUrl,
     SECRETS_KEY: TEST_SECRETS_KEY,
     DIAL_CAP_PER_DAY: String(perDay),
     DIAL_CAP_PER_WEEK: '0',
   });
 
 const listNumber = (phoneNumber: string) =>
-  request(bed.baseUrl)
+  request(bed().baseUrl)
     .post('/api/v1/organizations/do-not-call')
     .set('X-API-Key', org.apiKey)
     .send({ phone_number: phoneNumber, reason: 'test' });
-const call = (phoneNumber: string, server: Parameters<typeof request>[0] = bed.baseUrl) =>
+const call = (phoneNumber: string, server: Parameters<typeof request>[0] = bed().baseUrl) =>
   request(server)
     .post(`/api/v1/public/agent/${org.triggerPath}`)
     .set('X-API-Key', org.apiKey)
@@ -112,7 +106,9 @@ describe('do-not-call at dial time', () => {
     const logs = await campaignLogs(services.db.dataSource, campaignId);
     expect(logs.filter((log) => log.event === 'dnc_skipped')).toHaveLength(1);
 
-    const api = await request(bed.baseUrl).get(`/api/v1/campaign/${campaignId}/progress`).set('X-API-Key', org.apiKey);
+    const api = await request(bed().baseUrl)
+      .get(`/api/v1/campaign/${campaignId}/progress`)
+      .set('X-API-Key', org.apiKey);
     expect(api.body).toMatchObject({ dnc_skipped: 1, frequency_capped: 0, outcomes: { completed: 2 } });
   });
 
@@ -148,7 +144,7 @@ describe('do-not-call at dial time', () => {
     await (
       await worker()
     ).runUntil(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
-    const list = await request(bed.baseUrl)
+    const list = await request(bed().baseUrl)
       .get('/api/v1/organizations/do-not-call?search=2040688')
       .set('X-API-Key', org.apiKey);
     expect((list.body as { numbers: unknown[] }).numbers).toEqual([
