@@ -69,6 +69,11 @@ const { values: flags } = parseArgs({
     contacts: { type: 'string' },
     pauses: { type: 'string', default: '10' },
     'sample-seconds': { type: 'string', default: '10' },
+    /**
+     * Pause of the reading client between one progress-and-runs pair and the next; 0 (default): reads
+     * back to back, so a faster machine reads more. A fixed pause keeps the read load equal between runs.
+     */
+    'read-pause-ms': { type: 'string', default: '0' },
   },
 });
 
@@ -86,6 +91,9 @@ const TALK = positive('talk-seconds');
 const PLATEAU = positive('plateau-seconds');
 const PAUSES = Math.min(positive('pauses'), CAMPAIGNS);
 const SAMPLE = positive('sample-seconds');
+const READ_PAUSE_MS = Number(flags['read-pause-ms']);
+if (!Number.isInteger(READ_PAUSE_MS) || READ_PAUSE_MS < 0)
+  throw new Error('--read-pause-ms must be a whole number ≥ 0');
 const TARGET = CAMPAIGNS * CONCURRENCY;
 /** The dispatch rate assumed when sizing the contact lists (calls/s): about bench:campaign's on two cores. */
 const ASSUMED_DIAL_RATE = 25;
@@ -164,6 +172,7 @@ function pollReads(base: string, campaigns: CampaignHandle[]) {
       if (!campaign) return;
       await timed(`${base}/api/v1/campaign/${campaign.id}/progress`, campaign.org, progress);
       await timed(`${base}/api/v1/workflow/${campaign.org.agentId}/runs`, campaign.org, runs);
+      if (READ_PAUSE_MS > 0) await sleep(READ_PAUSE_MS);
     }
   })();
   return {

@@ -55,6 +55,12 @@ const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>({
 
 const DEFAULT_RING_TIMEOUT_SECONDS = 60;
 const DEFAULT_STATUS_POLL_SECONDS = 15;
+/**
+ * Once a call is answered its look-ups back off, doubling from the ring interval up to this: the
+ * webhook is the primary path, and a look-up every 15 s of every answered call costs a worker about
+ * one core per 5,000 calls (docs/BENCHMARKS.md). A lost final webhook is noticed within it.
+ */
+const DEFAULT_ANSWERED_STATUS_POLL_MAX_SECONDS = 120;
 /** After hanging up an overrunning call, how long its final status may take to arrive. */
 const HANGUP_GRACE_MS = 10_000;
 /**
@@ -99,6 +105,11 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallOutcom
 async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   const { runId } = input;
   const pollMs = (input.statusPollSeconds ?? DEFAULT_STATUS_POLL_SECONDS) * 1000;
+  // Never more often than while ringing.
+  const answeredPollMaxMs = Math.max(
+    pollMs,
+    (input.answeredStatusPollMaxSeconds ?? DEFAULT_ANSWERED_STATUS_POLL_MAX_SECONDS) * 1000,
+  );
   const maxDurationMs = input.maxDurationSeconds * 1000;
   let terminal: { status: TerminalCallStatus; durationSeconds?: number } | undefined;
   let answeredAt: number | undefined;
@@ -192,7 +203,8 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   };
 
   /**
-   * Waits for `done` until `deadline` (workflow time), looking the call up every poll interval;
+   * Waits for `done` until `deadline` (workflow time), looking the call up every poll interval, or,
+   * with `backOff` (an answered call), at intervals doubling from it up to `answeredPollMaxMs`;
    * `waitingFor` names the wait in the Temporal UI ("answer", "hang-up").
    */
   const waitUntil = async (
@@ -200,17 +212,20 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
     done: () => boolean,
     deadline: number,
     waitingFor: string,
+    backOff = false,
   ): Promise<void> => {
+    let interval = pollMs;
     while (!done()) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) return;
-      const wait = Math.min(pollMs, remaining);
+      const wait = Math.min(interval, remaining);
       const summary =
         wait < remaining
           ? `wait for ${waitingFor}; ask ${input.provider ?? 'the provider'} in ${spokenDuration(wait)}`
           : `wait for ${waitingFor}, at most ${spokenDuration(wait)} more`;
       if (await condition(done, wait, { summary })) return;
       await reconcile(providerCallId);
+      if (backOff) interval = Math.min(interval * 2, answeredPollMaxMs);
     }
   };
 
@@ -275,6 +290,7 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
       () => terminal !== undefined || liveConversation !== undefined || machine,
       talkDeadline,
       'the conversation to end',
+      true,
     );
     if (machine && !terminal && !liveConversation) return onMachine(callId);
     if (!terminal) {
@@ -297,7 +313,7 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   }
   const conversation = await converse(input);
   const talkDeadline = (answeredAt ?? Date.now()) + maxDurationMs;
-  await waitUntil(callId, () => terminal !== undefined, talkDeadline, 'the call to end');
+  await waitUntil(callId, () => terminal !== undefined, talkDeadline, 'the call to end', true);
   if (!terminal) {
     // max_call_duration reached: hang up, then take the provider's final word.
     await hangup(callId);

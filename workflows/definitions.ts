@@ -33,8 +33,14 @@ export interface CallWorkflowInput {
   attempt: number;
   /** Seconds a call may ring before it is hung up as `no-answer` (default 60). */
   ringTimeoutSeconds?: number;
-  /** Seconds between status lookups while no webhook arrives (default 15). */
+  /** Seconds between status lookups while the call rings and no webhook arrives (default 15). */
   statusPollSeconds?: number;
+  /**
+   * Once the call is answered, its status lookups back off: the interval doubles from
+   * `statusPollSeconds` up to this many seconds (default 120; never below `statusPollSeconds`).
+   * The hang-up at `maxDurationSeconds` stays on time: no wait runs past it.
+   */
+  answeredStatusPollMaxSeconds?: number;
   /** `workflow_configurations.max_call_duration` of the run's agent version. */
   maxDurationSeconds: number;
   /** `inbound`: the provider rang us and the webhook's reply answers the call, so nothing is dialed (default `outbound`). */

@@ -16,7 +16,7 @@ import {
   type CampaignCallLink,
   type CampaignCallResult,
 } from '../../workflows/definitions';
-import { localActivityTypes } from '../helpers/histories';
+import { localActivityTypes, userMetadataSummaries } from '../helpers/histories';
 import { waitFor } from '../helpers/wait-for';
 import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
@@ -97,7 +97,7 @@ async function runCall(
   return (await runCallWithHistory(activities, signals, input)).outcome;
 }
 
-/** As `runCall`, with the local activities the call's history recorded; `before` runs before the signals. */
+/** As `runCall`, with the call's history and the local activities it recorded; `before` runs before the signals. */
 async function runCallWithHistory(
   activities: CallActivities & Partial<ReturnType<typeof createCallConclusionActivities>>,
   signals: CallStatusUpdate[] = [],
@@ -132,7 +132,8 @@ async function runCallWithHistory(
     await options.before?.(handle);
     for (const update of signals) await handle.signal(callStatusSignal, update);
     const outcome = await handle.result();
-    return { outcome, localActivities: localActivityTypes((await handle.fetchHistory()).events ?? []) };
+    const events = (await handle.fetchHistory()).events ?? [];
+    return { outcome, localActivities: localActivityTypes(events), events };
   });
 }
 
@@ -180,6 +181,75 @@ describe('callWorkflow', () => {
     const outcome = await runCall(activities);
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 4, disposition: 'interested' });
     expect(mocks.hangupCall).not.toHaveBeenCalled();
+  });
+
+  it('looks an answered call up at doubling intervals up to the cap, and ends when the provider says so', async () => {
+    // No webhook at all: the provider says `answered` five times, then `completed`.
+    let lookups = 0;
+    const { activities } = concludingActivities({
+      getCallStatus: jest.fn(() => {
+        lookups += 1;
+        return Promise.resolve<CallStatusUpdate>(
+          lookups > 5
+            ? { status: 'completed', providerCallId: 'P1', durationSeconds: 12 }
+            : { status: 'answered', providerCallId: 'P1' },
+        );
+      }),
+    });
+    const { outcome, localActivities, events } = await runCallWithHistory(activities, [], {
+      maxDurationSeconds: 60,
+      statusPollSeconds: 1,
+      answeredStatusPollMaxSeconds: 4,
+      provider: 'twilio',
+    });
+    expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 12, disposition: 'interested' });
+    // Every 1 s while it rings; once answered 1, 2, 4 s, then the cap; each wait's summary says when.
+    const timers = events.filter((event) => event.timerStartedEventAttributes);
+    expect(timers.map((event) => Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds))).toEqual([
+      1, 1, 2, 4, 4, 4,
+    ]);
+    expect(userMetadataSummaries(timers)).toEqual([
+      'wait for answer; ask twilio in 1 s',
+      'wait for the call to end; ask twilio in 1 s',
+      'wait for the call to end; ask twilio in 2 s',
+      'wait for the call to end; ask twilio in 4 s',
+      'wait for the call to end; ask twilio in 4 s',
+      'wait for the call to end; ask twilio in 4 s',
+    ]);
+    expect(localActivities.filter((type) => type === 'getCallStatus')).toHaveLength(6);
+  });
+
+  it('never waits past max_call_duration to look an answered call up', async () => {
+    let hungUp = false;
+    const { activities, mocks } = concludingActivities({
+      hangupCall: jest.fn(() => {
+        hungUp = true;
+        return Promise.resolve();
+      }),
+      getCallStatus: jest.fn(() =>
+        Promise.resolve<CallStatusUpdate>(
+          hungUp ? { status: 'completed', durationSeconds: 3 } : { status: 'answered', providerCallId: 'P1' },
+        ),
+      ),
+    });
+    const { outcome, events } = await runCallWithHistory(activities, [{ status: 'answered', providerCallId: 'P1' }], {
+      maxDurationSeconds: 5,
+      statusPollSeconds: 2,
+      answeredStatusPollMaxSeconds: 120,
+    });
+    expectCalledAsOnce(mocks.hangupCall);
+    expect(outcome.callStatus).toBe('completed');
+    // 2 s, then at most what is left of the 5 s, not the 4 s and 8 s the doubling would give.
+    const talkWaits = events
+      .filter((event) => event.timerStartedEventAttributes)
+      .filter((event) => userMetadataSummaries([event])[0]?.startsWith('wait for the call to end'))
+      .map((event) => {
+        const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
+        return Number(timeout?.seconds ?? 0) + (timeout?.nanos ?? 0) / 1e9;
+      });
+    expect(talkWaits.length).toBeGreaterThan(0);
+    expect(Math.max(...talkWaits)).toBeLessThanOrEqual(3);
+    expect(talkWaits.reduce((sum, wait) => sum + wait, 0)).toBeLessThanOrEqual(5);
   });
 
   it('hangs up at max_call_duration and takes the final status', async () => {
