@@ -3,7 +3,7 @@ const { common, servers, run } = require('./test/jest/parts');
 
 /**
  * The whole suite in one run, as `npm test` and CI run it: every file on the run's servers, the
- * files that must run alone last (test/jest/run-alone-last.js). `npm run test:unit`,
+ * files that must run alone first (test/jest/run-alone-first.js). `npm run test:unit`,
  * `test:integration`, `test:e2e` and `test:realtime` run one tier each (test/jest/tiers.config.js).
  * @type {import('jest').Config}
  */
@@ -11,7 +11,7 @@ module.exports = {
   ...common(__dirname),
   ...servers,
   testMatch: ['**/test/**/*.test.ts'],
-  testSequencer: '<rootDir>/test/jest/run-alone-last.js',
+  testSequencer: '<rootDir>/test/jest/run-alone-first.js',
   ...run,
   reporters: ['default', '<rootDir>/test/helpers/slowest-files-reporter.js'],
 };

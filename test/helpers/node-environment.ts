@@ -10,8 +10,9 @@ import { TEST_ENV } from './test-env';
  * Buffers) fails `instanceof Float32Array` inside the test realm; onnxruntime checks exactly that.
  *
  * A file listed in `testEnvironmentOptions.runAlone` (real-time audio, which a neighbour's load
- * would delay) starts only once no other file of the run is running; jest's sequencer
- * (test/jest/run-alone-last.js) starts those files last.
+ * would delay) runs while no other file of the run does: jest's sequencer
+ * (test/jest/run-alone-first.js) starts those files first, on the freshly started servers, and
+ * other files wait for them.
  */
 const TYPED_ARRAYS = [
   'Float32Array',
@@ -48,7 +49,7 @@ export default class NodeEnvironment extends TestEnvironment {
   override async setup(): Promise<void> {
     await super.setup();
     if (this.alone) await this.running?.enterAlone(this.file);
-    else this.running?.enterShared();
+    else await this.running?.enterShared(this.file);
   }
 
   override async teardown(): Promise<void> {

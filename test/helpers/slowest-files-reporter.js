@@ -6,7 +6,7 @@ const { join, relative } = require('node:path');
 const LISTED = 15;
 
 /**
- * How long a file that ran alone waited for the others (written by test/helpers/running-files.ts).
+ * How long a file waited for others before it ran (written by test/helpers/running-files.ts).
  * @param {string} file
  */
 const waitedMs = (file) => {
@@ -21,9 +21,9 @@ const waitedMs = (file) => {
 
 /**
  * Prints, at the end of a run, the test files that took longest (wall clock per file, with its
- * project when the run has several), so CI's log shows where the run's time goes. A file that ran
- * alone counts from the end of its wait for the other files (see test/helpers/running-files.ts,
- * which writes the wait where this reads it).
+ * project when the run has several), so CI's log shows where the run's time goes. A file's time
+ * leaves out its wait for other files (see test/helpers/running-files.ts, which writes the wait
+ * where this reads it).
  * @implements {import('@jest/reporters').Reporter}
  */
 class SlowestFilesReporter {

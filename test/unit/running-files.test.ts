@@ -11,12 +11,14 @@ const settledWithin = async (promise: Promise<unknown>, ms: number): Promise<boo
   Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
 
 const folder = () => mkdtempSync(join(tmpdir(), 'running-files-'));
+const quiet = () => undefined;
+const files = (dir: string) => new RunningFiles(dir, quiet);
 
 it('holds a file that runs alone until the other workers finish their files, and records the wait', async () => {
   const dir = folder();
   const worker = otherWorker();
   writeFileSync(join(dir, String(worker.pid)), '');
-  const entered = new RunningFiles(dir).enterAlone('test/voice/live.test.ts');
+  const entered = files(dir).enterAlone('test/voice/live.test.ts');
   expect(await settledWithin(entered, 1_500)).toBe(false);
   worker.kill();
   await exited(worker);
@@ -28,11 +30,23 @@ it('waits for another file that runs alone to release the lock', async () => {
   const dir = folder();
   const holder = otherWorker();
   writeFileSync(join(dir, 'run-alone.lock'), String(holder.pid));
-  const entered = new RunningFiles(dir).enterAlone('test/e2e/audio.test.ts');
+  const entered = files(dir).enterAlone('test/e2e/audio.test.ts');
   expect(await settledWithin(entered, 1_500)).toBe(false);
   holder.kill();
   await exited(holder);
   expect(await settledWithin(entered, 5_000)).toBe(true);
+});
+
+it('holds a shared file while a file that runs alone waits or runs', async () => {
+  const dir = folder();
+  const alone = otherWorker();
+  writeFileSync(join(dir, `alone-${alone.pid}`), 'test/voice/live.test.ts');
+  const entered = files(dir).enterShared('test/unit/x.test.ts');
+  expect(await settledWithin(entered, 1_500)).toBe(false);
+  alone.kill();
+  await exited(alone);
+  expect(await settledWithin(entered, 5_000)).toBe(true);
+  expect(existsSync(join(dir, String(process.pid)))).toBe(true);
 });
 
 it('ignores markers and a lock left by workers that died', async () => {
@@ -41,15 +55,21 @@ it('ignores markers and a lock left by workers that died', async () => {
   dead.kill();
   await exited(dead);
   writeFileSync(join(dir, String(dead.pid)), '');
+  writeFileSync(join(dir, `alone-${dead.pid}`), '');
   writeFileSync(join(dir, 'run-alone.lock'), String(dead.pid));
-  expect(await settledWithin(new RunningFiles(dir).enterAlone('test/x.test.ts'), 2_000)).toBe(true);
+  expect(await settledWithin(files(dir).enterAlone('test/x.test.ts'), 2_000)).toBe(true);
+  expect(await settledWithin(files(dir).enterShared('test/y.test.ts'), 2_000)).toBe(true);
 });
 
-it("removes a shared file's marker when it leaves", () => {
+it('removes its markers and lock when it leaves', async () => {
   const dir = folder();
-  const shared = new RunningFiles(dir);
-  shared.enterShared();
-  expect(existsSync(join(dir, String(process.pid)))).toBe(true);
-  shared.leave();
+  const running = files(dir);
+  await running.enterAlone('test/x.test.ts');
+  expect(existsSync(join(dir, `alone-${process.pid}`))).toBe(true);
+  running.leave();
+  expect(existsSync(join(dir, `alone-${process.pid}`))).toBe(false);
+  expect(existsSync(join(dir, 'run-alone.lock'))).toBe(false);
+  await running.enterShared('test/y.test.ts');
+  running.leave();
   expect(existsSync(join(dir, String(process.pid)))).toBe(false);
 });

@@ -4,10 +4,10 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /**
  * Jest's own order (failed and slow files first), with the files that must run alone
- * (`testEnvironmentOptions.runAlone`) moved to the end: by the time one starts, no other file is
- * waiting to start, and test/helpers/node-environment.ts holds it until the running ones finish.
+ * (`testEnvironmentOptions.runAlone`) moved to the front: they run on the freshly started servers,
+ * and test/helpers/node-environment.ts holds every other file until they are done.
  */
-class RunAloneLast extends Sequencer {
+class RunAloneFirst extends Sequencer {
   /** @param {import('@jest/test-result').Test[]} tests */
   async sort(tests) {
     const sorted = await super.sort(tests);
@@ -16,8 +16,8 @@ class RunAloneLast extends Sequencer {
       const runAlone = /** @type {string[] | undefined} */ (testEnvironmentOptions.runAlone) ?? [];
       return runAlone.includes(relative(rootDir, test.path));
     };
-    return [...sorted.filter((test) => !alone(test)), ...sorted.filter(alone)];
+    return [...sorted.filter(alone), ...sorted.filter((test) => !alone(test))];
   }
 }
 
-module.exports = RunAloneLast;
+module.exports = RunAloneFirst;
