@@ -88,6 +88,20 @@ function concludingActivities(overrides: Partial<CallActivities> = {}) {
   return { ...fakes, activities, reports };
 }
 
+/** A provider whose call P1 stays answered until it is hung up, then reports `final`. */
+function answeredUntilHungUp(final: CallStatusUpdate) {
+  let hungUp = false;
+  return {
+    hangupCall: jest.fn(() => {
+      hungUp = true;
+      return Promise.resolve();
+    }),
+    getCallStatus: jest.fn(() =>
+      Promise.resolve<CallStatusUpdate>(hungUp ? final : { status: 'answered', providerCallId: 'P1' }),
+    ),
+  };
+}
+
 /** Runs one call workflow on its own worker; `signals` are sent right after it starts. */
 async function runCall(
   activities: CallActivities,
@@ -220,17 +234,8 @@ describe('callWorkflow', () => {
   });
 
   it('never waits past max_call_duration to look an answered call up', async () => {
-    let hungUp = false;
     const { activities, mocks } = concludingActivities({
-      hangupCall: jest.fn(() => {
-        hungUp = true;
-        return Promise.resolve();
-      }),
-      getCallStatus: jest.fn(() =>
-        Promise.resolve<CallStatusUpdate>(
-          hungUp ? { status: 'completed', durationSeconds: 3 } : { status: 'answered', providerCallId: 'P1' },
-        ),
-      ),
+      ...answeredUntilHungUp({ status: 'completed', durationSeconds: 3 }),
     });
     const { outcome, events } = await runCallWithHistory(activities, [{ status: 'answered', providerCallId: 'P1' }], {
       maxDurationSeconds: 5,
@@ -253,17 +258,8 @@ describe('callWorkflow', () => {
   });
 
   it('hangs up at max_call_duration and takes the final status', async () => {
-    let hungUp = false;
     const { activities, mocks } = concludingActivities({
-      hangupCall: jest.fn(() => {
-        hungUp = true;
-        return Promise.resolve();
-      }),
-      getCallStatus: jest.fn(() =>
-        Promise.resolve<CallStatusUpdate>(
-          hungUp ? { status: 'completed', durationSeconds: 2 } : { status: 'answered', providerCallId: 'P1' },
-        ),
-      ),
+      ...answeredUntilHungUp({ status: 'completed', durationSeconds: 2 }),
     });
     const outcome = await runCall(activities, [{ status: 'answered', providerCallId: 'P1' }], {
       maxDurationSeconds: 2,
@@ -349,20 +345,9 @@ describe('callWorkflow', () => {
   it.each(['hang_up', 'leave_message'] as const)(
     'ends a live call as voicemail, with no message claimed, when the machine verdict comes while it talks (%s)',
     async (voicemailAction) => {
-      let hungUp = false;
       const { activities, mocks, finalizeRun } = concludingActivities({
         voicemailMessage: jest.fn(() => Promise.resolve({ text: 'Hi Ada, please call us back.', seconds: 1 })),
-        hangupCall: jest.fn(() => {
-          hungUp = true;
-          return Promise.resolve();
-        }),
-        getCallStatus: jest.fn(() =>
-          Promise.resolve<CallStatusUpdate>(
-            hungUp
-              ? { status: 'completed', providerCallId: 'P1', durationSeconds: 12 }
-              : { status: 'answered', providerCallId: 'P1' },
-          ),
-        ),
+        ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 12 }),
       });
       // Answered first; the verdict comes once the workflow has taken the answer and is talking.
       const { outcome } = await runCallWithHistory(
