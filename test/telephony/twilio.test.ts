@@ -70,6 +70,14 @@ describe('originate', () => {
     expect(form.getAll('StatusCallbackEvent')).toEqual(['initiated', 'ringing', 'answered', 'completed']);
   });
 
+  /** The form fields of asynchronous answering-machine detection, its verdict posted to the status callback. */
+  const asyncDetection = (machineDetection: string) => ({
+    MachineDetection: machineDetection,
+    AsyncAmd: 'true',
+    AsyncAmdStatusCallback: call.statusCallbackUrl,
+    AsyncAmdStatusCallbackMethod: 'POST',
+  });
+
   it('asks for answering-machine detection when amd_enabled', async () => {
     const withAmd = twilioProvider.create(
       { account_sid: SID, auth_token: TOKEN, amd_enabled: true },
@@ -80,24 +88,14 @@ describe('originate', () => {
     server.answer({ status: 201, body: callJson('queued') });
     await withAmd.originate(call);
     const form = Object.fromEntries(new URLSearchParams(server.onlyRequest().body));
-    expect(form).toMatchObject({
-      MachineDetection: 'Enable',
-      AsyncAmd: 'true',
-      AsyncAmdStatusCallback: call.statusCallbackUrl,
-      AsyncAmdStatusCallbackMethod: 'POST',
-    });
+    expect(form).toMatchObject(asyncDetection('Enable'));
   });
 
   it("asks for detection of the greeting's end when the call leaves a message, even with amd_enabled off", async () => {
     server.answer({ status: 201, body: callJson('queued') });
     await twilio.originate({ ...call, machineDetection: 'message_end' });
     const form = Object.fromEntries(new URLSearchParams(server.onlyRequest().body));
-    expect(form).toMatchObject({
-      MachineDetection: 'DetectMessageEnd',
-      AsyncAmd: 'true',
-      AsyncAmdStatusCallback: call.statusCallbackUrl,
-      AsyncAmdStatusCallbackMethod: 'POST',
-    });
+    expect(form).toMatchObject(asyncDetection('DetectMessageEnd'));
   });
 
   it.each([
