@@ -39,16 +39,15 @@ import { waitFor } from '../helpers/wait-for';
 /**
  * Records the replay fixtures (test/fixtures/histories/*.json) from the current workflow code:
  * `npm run record-histories` (scripts/record-histories.ts) runs this file with
- * `RECORD_HISTORIES=<folder>`; without it, it does nothing. Campaigns run against the simulator,
+ * `RECORD_HISTORIES=<folder>`. It is no `.test.ts`: the suite never runs it. Campaigns run against the simulator,
  * PostgreSQL and the API as in the campaign tests; calls alone run on fake activities (a replay
  * needs only the commands). The continued-as-new campaign runs on a second dev server that
  * suggests continuing as new after 150 events.
  */
-const folder = process.env.RECORD_HISTORIES;
-const describeWhenRecording = folder ? describe : describe.skip;
+const folder = process.env.RECORD_HISTORIES ?? '';
+if (!folder) throw new Error('RECORD_HISTORIES names the folder to record into: run `npm run record-histories`.');
 
 const save = async (name: string, handle: WorkflowHandle, runId?: string): Promise<void> => {
-  if (!folder) return;
   const history = await handle.client.getHandle(handle.workflowId, runId).fetchHistory();
   await mkdir(folder, { recursive: true });
   await writeFile(path.join(folder, `${name}.json`), `${historyJson({ workflowId: name, history })}\n`);
@@ -56,7 +55,7 @@ const save = async (name: string, handle: WorkflowHandle, runId?: string): Promi
 
 const services = useTestServices();
 
-describeWhenRecording('recording replay fixtures', () => {
+describe('recording replay fixtures', () => {
   it('a campaign with retries, a pause, a settings change and a resume, and two of its calls', async () => {
     const taskQueue = uniqueTaskQueue('record-campaign');
     const bed = await campaignTestBed(services, taskQueue);
