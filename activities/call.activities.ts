@@ -11,6 +11,7 @@ import { ProviderError, type StatusEvent, type TelephonyProvider } from '../tele
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { providerDefinition, providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
+import { VOICEMAIL_CHANNEL, voicemailPayload } from '../voice/pipeline/voicemail-requests';
 import { renderTemplate } from '../domain/agents/templates';
 import {
   callDisposition,
@@ -173,6 +174,17 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       if (!text) return null;
       const words = text.split(/\s+/).length;
       return { text, seconds: Math.max(1, Math.ceil(words / VOICEMAIL_WORDS_PER_SECOND)) };
+    },
+
+    /**
+     * Asks the API process holding the call's media stream to speak the voicemail message (a
+     * PostgreSQL NOTIFY every API process listens for); false when the message is too long to send.
+     */
+    async requestLiveVoicemail({ runId, text }: { runId: number; text: string }): Promise<boolean> {
+      const payload = voicemailPayload({ runId, text });
+      if (!payload) return false;
+      await dataSource.query('SELECT pg_notify($1, $2)', [VOICEMAIL_CHANNEL, payload]);
+      return true;
     },
 
     /** Runs the agent's conversation with the callee of the connected call. */

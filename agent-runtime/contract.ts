@@ -72,8 +72,11 @@ export interface ConversationResult {
   gatheredContext: Record<string, unknown>;
   /** `gathered_context.mapped_call_disposition` of a connected call. */
   disposition: string;
-  /** `error`: a live call's pipeline broke down (reported by `voice/pipeline`, never by the engine). */
-  endedBy: 'end_node' | 'max_duration' | 'callee_hangup' | 'user_idle' | 'error';
+  /**
+   * Reported by `voice/pipeline`, never by the engine: `error`, a live call's pipeline broke down;
+   * `voicemail`, a machine answered and the agent's voicemail message was played to its end.
+   */
+  endedBy: 'end_node' | 'max_duration' | 'callee_hangup' | 'user_idle' | 'error' | 'voicemail';
   /** Node ids in the order the conversation visited them. */
   nodePath: string[];
   usage: ConversationUsage;

@@ -43,6 +43,7 @@ const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
   callee_hangup: 'user_hangup',
   user_idle: 'user_idle_max_duration_exceeded',
   error: 'pipeline_error',
+  voicemail: 'voicemail_left',
 };
 
 export const converse: Converse = async (input, deps) => {

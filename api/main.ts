@@ -10,6 +10,7 @@ import { loadSecrets } from '../telephony/secrets';
 import { createRecordingStore } from '../voice/recording-store';
 import { callSettingsFrom } from '../activities/call-settings';
 import { startLiveConversation } from '../voice/pipeline/live-conversation';
+import { listenForVoicemailRequests, VoicemailRequests } from '../voice/pipeline/voicemail-requests';
 import { createApp } from './app';
 import { attachMediaServer } from './media/media-server';
 import { createMetrics, observeTurn } from './metrics';
@@ -40,6 +41,9 @@ async function main(): Promise<void> {
   const metrics = createMetrics();
   const app = createApp({ config: cfg, dataSource, temporal, logger, metrics });
   const secrets = loadSecrets(cfg);
+  // Call workflows ask for voicemail messages on live calls through PostgreSQL, whichever API process holds the stream.
+  const voicemail = new VoicemailRequests();
+  const voicemailListener = await listenForVoicemailRequests(cfg.DATABASE_URL, voicemail, logger);
   /** Conversations on open media streams: shutdown waits (a little) for them to report their results. */
   const conversations = new Set<Promise<void>>();
 
@@ -59,6 +63,7 @@ async function main(): Promise<void> {
         llm: callSettingsFrom(cfg).llm,
         logger,
         onLatency: (latency) => observeTurn(metrics, latency),
+        voicemail,
       });
       conversations.add(conversation);
       void conversation.finally(() => conversations.delete(conversation));
@@ -84,6 +89,7 @@ async function main(): Promise<void> {
     await closed;
     clearTimeout(closeAll);
     await connection.close();
+    await voicemailListener.close();
     await dataSource.destroy();
     await tracing.shutdown();
     logger.info('api stopped');

@@ -68,6 +68,11 @@ const HANGUP_GRACE_MS = 10_000;
  * the stream ends with the call, then extraction and the disposition may still ask the language model.
  */
 const CONVERSATION_GRACE_MS = 30_000;
+/**
+ * Beyond a live voicemail message's estimated length, how long its playing may take to be reported:
+ * text-to-speech starts it, and the stream plays it at the caller stream's pace.
+ */
+const LIVE_VOICEMAIL_GRACE_MS = 15_000;
 
 const isTerminal = (status: CallStatusUpdate['status']): status is TerminalCallStatus =>
   TERMINAL_CALL_STATUSES.has(status);
@@ -263,18 +268,30 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
 
   /**
    * A machine answered: leave the agent's message after the beep, or hang up. Either way the
-   * call's status is `voicemail`. A live call's media stream cannot play the message, so it hangs
-   * up without one rather than record a message the box never heard.
+   * call's status is `voicemail`. On a live call the API process holding the media stream speaks
+   * the message and reports the conversation ended by `voicemail`; the message counts as left only
+   * then, never when the stream could not play it.
    */
   const onMachine = async (id: string) => {
-    const leavesMessage = input.voicemailAction === 'leave_message' && input.conversation !== 'live';
-    const message = leavesMessage ? await voicemailMessageOf(runId) : null;
-    // Speaking takes the message's length; a box that hangs up first ends it.
-    if (message) await condition(() => terminal !== undefined, message.seconds * 1000);
+    const message = input.voicemailAction === 'leave_message' ? await voicemailMessageOf(runId) : null;
+    let left: VoicemailMessage | undefined;
+    if (message && input.conversation === 'live') {
+      if (await requestLiveVoicemail(runId, message.text)) {
+        const played = () => liveConversation !== undefined || terminal !== undefined;
+        await condition(played, message.seconds * 1000 + LIVE_VOICEMAIL_GRACE_MS, { summary: 'voicemail message' });
+        // A box that hung up: the stream's report of what was played follows its final status.
+        if (!liveConversation && terminal) await condition(() => liveConversation !== undefined, HANGUP_GRACE_MS);
+      }
+      if (liveConversation?.endedBy === 'voicemail') left = message;
+    } else if (message) {
+      // Speaking takes the message's length; a box that hangs up first ends it.
+      await condition(() => terminal !== undefined, message.seconds * 1000);
+      left = message;
+    }
     if (!terminal) await hangup(id);
     await waitUntil(id, () => terminal !== undefined, Date.now() + HANGUP_GRACE_MS, 'the final status');
     const spokenSeconds = Math.round((Date.now() - (answeredAt ?? Date.now())) / 1000);
-    return finish('voicemail', terminalDuration() ?? spokenSeconds, null, undefined, message ?? undefined);
+    return finish('voicemail', terminalDuration() ?? spokenSeconds, null, undefined, left);
   };
   if (machine && !terminal) return onMachine(callId);
 
@@ -334,6 +351,20 @@ async function voicemailMessageOf(runId: number): Promise<VoicemailMessage | nul
   } catch (error) {
     log.error('voicemail message could not be read', { runId, error: String(error) });
     return null;
+  }
+}
+
+/** Asks the process holding the call's media stream to speak the message; false when it could not be asked. */
+async function requestLiveVoicemail(runId: number, text: string): Promise<boolean> {
+  const { requestLiveVoicemail: request } = proxyLocalActivities<CallActivities>({
+    startToCloseTimeout: '20 seconds',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+  try {
+    return await request({ runId, text });
+  } catch (error) {
+    log.error('live voicemail could not be requested', { runId, error: String(error) });
+    return false;
   }
 }
 

@@ -11,6 +11,7 @@ import { Secrets } from '../../telephony/secrets';
 import { DiskRecordingStore } from '../../voice/disk-recording-store';
 import type { MediaSession } from '../../voice/media-session';
 import { startLiveConversation } from '../../voice/pipeline/live-conversation';
+import { listenForVoicemailRequests, VoicemailRequests } from '../../voice/pipeline/voicemail-requests';
 import type { VoiceEvent } from '../../voice/pipeline/live-party';
 import { buildTestApp } from './app';
 import { callWorker } from './call-worker';
@@ -67,6 +68,8 @@ export async function startVoiceStack(
   const conversations: Promise<void>[] = [];
   const events = new Map<number, VoiceEvent[]>();
   const logger = createLogger(deps.config.LOG_LEVEL, name);
+  const voicemail = new VoicemailRequests();
+  const voicemailListener = await listenForVoicemailRequests(services.db.url, voicemail, logger);
   const media: MediaServer = attachMediaServer(http, {
     dataSource: services.db.dataSource,
     secrets,
@@ -83,6 +86,7 @@ export async function startVoiceStack(
           logger,
           onLatency: (latency) => latencies.push(latency),
           onEvent: (runId, event) => events.set(runId, [...(events.get(runId) ?? []), event]),
+          voicemail,
         }),
       );
     },
@@ -107,6 +111,7 @@ export async function startVoiceStack(
     async close() {
       await media.close();
       await Promise.allSettled(conversations);
+      await voicemailListener.close();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await rm(recordingsDir, { recursive: true, force: true });
     },

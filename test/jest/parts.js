@@ -44,6 +44,7 @@ const NEED_SETUP = [
   'voice/speech-offline',
   'voice/speech-organization-keys',
   'voice/twilio-media',
+  'voice/voicemail-requests',
   'voice/vad',
 ].map((file) => `**/test/${file}.test.ts`);
 

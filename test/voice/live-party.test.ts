@@ -228,6 +228,48 @@ describe('a live party', () => {
   }, 20_000);
 });
 
+describe('a voicemail message on a live call', () => {
+  it("cuts the agent's reply, plays the whole message whatever the other side plays, and ends the conversation", async () => {
+    const call = await harness({}, []);
+    const conversation = converse(input(longGreeting(100), true), { party: call.party });
+    await wait(500);
+    const message = call.party.leaveMessage('Please call us back.');
+    // A machine's greeting goes on under it: a message is never interrupted.
+    call.say(speech);
+    const line = await message;
+    const result = await conversation;
+    call.stop();
+    await call.party.close();
+    expect(line).toMatchObject({ role: 'assistant', text: 'Please call us back.' });
+    // Four words of 60 ms tone, played at the caller stream's pace.
+    expect((line?.end ?? 0) - (line?.start ?? 0)).toBeGreaterThanOrEqual(0.2);
+    expect(result.endedBy).toBe('voicemail');
+    expect(result.transcript.at(-1)?.text).not.toBe('Please call us back.');
+    expect(call.sent.clears).toBeGreaterThanOrEqual(1);
+    expect(call.events.some((event) => event.type === 'interrupted')).toBe(false);
+  }, 20_000);
+
+  it('claims nothing played when the stream ends before the message does', async () => {
+    const call = await harness({}, []);
+    const message = call.party.leaveMessage(longGreeting(100));
+    await wait(300);
+    call.stop();
+    expect(await message).toBeNull();
+    await call.party.close();
+  }, 20_000);
+
+  it('says nothing of a reply the engine starts after the conversation ended', async () => {
+    const call = await harness({}, []);
+    const message = call.party.leaveMessage('Please call us back.');
+    const late = call.party.reply({ interruptible: false });
+    late.sentence('This must not be heard.');
+    expect((await late.finish()).over).toBe('voicemail');
+    expect((await message)?.text).toBe('Please call us back.');
+    call.stop();
+    await call.party.close();
+  }, 20_000);
+});
+
 /** The tone engine, logging what the reply asks of it; `loseFirst` closes the first stream with an error before any text. */
 function loggedTts(log: string[], loseFirst = false): TextToSpeech {
   let opened = 0;

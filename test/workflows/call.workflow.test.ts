@@ -11,6 +11,7 @@ import { callWorkflow } from '../../workflows/call.workflow';
 import {
   callStatusSignal,
   campaignReportRequestedSignal,
+  conversationEndedSignal,
   type CallStatusUpdate,
   type CallWorkflowInput,
   type CampaignCallLink,
@@ -46,6 +47,7 @@ function fakeActivities(overrides: Partial<CallActivities> = {}) {
     getCallStatus: jest.fn(() => Promise.resolve(null as CallStatusUpdate | null)),
     hangupCall: jest.fn(() => Promise.resolve()),
     voicemailMessage: jest.fn(() => Promise.resolve(null)),
+    requestLiveVoicemail: jest.fn(() => Promise.resolve(false)),
     runConversation: jest.fn(() => Promise.resolve(conversation)),
     finalizeRun,
     ...overrides,
@@ -342,38 +344,70 @@ describe('callWorkflow', () => {
     expect(mocks.placeCall).toHaveBeenCalledTimes(1);
   });
 
-  it.each(['hang_up', 'leave_message'] as const)(
-    'ends a live call as voicemail, with no message claimed, when the machine verdict comes while it talks (%s)',
-    async (voicemailAction) => {
-      const { activities, mocks, finalizeRun } = concludingActivities({
-        voicemailMessage: jest.fn(() => Promise.resolve({ text: 'Hi Ada, please call us back.', seconds: 1 })),
-        ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 12 }),
-      });
-      // Answered first; the verdict comes once the workflow has taken the answer and is talking.
-      const { outcome } = await runCallWithHistory(
-        activities,
-        [{ status: 'answered', providerCallId: 'P1', answeredBy: 'machine' }],
-        { conversation: 'live', voicemailAction, maxDurationSeconds: 600 },
-        {
-          before: async (handle) => {
-            await handle.signal(callStatusSignal, { status: 'answered', providerCallId: 'P1' });
-            await waitFor('the answer to be taken', async () => {
-              const kinds = ((await handle.fetchHistory()).events ?? []).map((event) => event.eventType);
-              const signalled = kinds.lastIndexOf(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
-              return signalled >= 0 && kinds.lastIndexOf(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) > signalled;
-            });
-          },
+  const VOICEMAIL = { text: 'Hi Ada, please call us back.', seconds: 1 };
+
+  /**
+   * A live call answered by a person, then (once the workflow has taken the answer and is talking)
+   * judged a machine; `endedBy`: what the process holding the stream reports once asked to speak the
+   * message (nothing: never asked).
+   */
+  async function machineMidCall(
+    voicemailAction: 'hang_up' | 'leave_message',
+    endedBy?: ConversationResult['endedBy'],
+  ) {
+    const requestLiveVoicemail = jest.fn(async ({ runId }: { runId: number; text: string }) => {
+      const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
+      const played: ConversationResult = { ...conversation, endedBy: endedBy ?? 'error', nodePath: [String(runId)] };
+      await temporal.client.workflow.getHandle(workflowId).signal(conversationEndedSignal, played);
+      return true;
+    });
+    const fakes = concludingActivities({
+      voicemailMessage: jest.fn(() => Promise.resolve(VOICEMAIL)),
+      requestLiveVoicemail,
+      ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 12 }),
+    });
+    const { outcome } = await runCallWithHistory(
+      fakes.activities,
+      [{ status: 'answered', providerCallId: 'P1', answeredBy: 'machine' }],
+      { conversation: 'live', voicemailAction, maxDurationSeconds: 600 },
+      {
+        before: async (handle) => {
+          await handle.signal(callStatusSignal, { status: 'answered', providerCallId: 'P1' });
+          await waitFor('the answer to be taken', async () => {
+            const kinds = ((await handle.fetchHistory()).events ?? []).map((event) => event.eventType);
+            const signalled = kinds.lastIndexOf(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+            return signalled >= 0 && kinds.lastIndexOf(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) > signalled;
+          });
         },
-      );
-      expect(outcome).toMatchObject({ runId: 7, callStatus: 'voicemail', durationSeconds: 12 });
-      expectCalledAsOnce(mocks.hangupCall);
-      // Its media stream cannot play the message: no message is claimed, whatever the campaign asked.
-      expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
-      expect(mocks.voicemailMessage).not.toHaveBeenCalled();
-      expect(outcome.disposition).toBe('voicemail');
-    },
-    60_000,
-  );
+      },
+    );
+    expect(outcome).toMatchObject({ runId: 7, callStatus: 'voicemail', durationSeconds: 12 });
+    expectCalledAsOnce(fakes.mocks.hangupCall);
+    return { ...fakes, outcome };
+  }
+
+  it('hangs up a live call whose machine verdict comes while it talks, as voicemail (hang_up)', async () => {
+    const { mocks, finalizeRun, outcome } = await machineMidCall('hang_up');
+    expect(mocks.voicemailMessage).not.toHaveBeenCalled();
+    expect(mocks.requestLiveVoicemail).not.toHaveBeenCalled();
+    expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
+    expect(outcome.disposition).toBe('voicemail');
+  }, 60_000);
+
+  it('has the stream speak the message, then hangs up as voicemail_left (leave_message)', async () => {
+    const { mocks, finalizeRun, outcome } = await machineMidCall('leave_message', 'voicemail');
+    expectCalledAsOnce(mocks.requestLiveVoicemail);
+    expect(mocks.requestLiveVoicemail.mock.calls[0]?.[0]).toEqual({ runId: 7, text: VOICEMAIL.text });
+    expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toEqual(VOICEMAIL);
+    expect(outcome.disposition).toBe('voicemail_left');
+  }, 60_000);
+
+  it('claims no message the stream could not play (leave_message, text-to-speech failed)', async () => {
+    const { mocks, finalizeRun, outcome } = await machineMidCall('leave_message', 'error');
+    expectCalledAsOnce(mocks.requestLiveVoicemail);
+    expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
+    expect(outcome.disposition).toBe('voicemail');
+  }, 60_000);
 });
 
 const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, contactId: '11', attempt: 1 };

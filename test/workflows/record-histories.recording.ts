@@ -211,6 +211,7 @@ function fakeCallActivities() {
     getCallStatus: () => Promise.resolve(null),
     hangupCall: () => Promise.resolve(),
     voicemailMessage: () => Promise.resolve(null),
+    requestLiveVoicemail: () => Promise.resolve(false),
     runConversation: () => Promise.resolve(conversation),
     finalizeRun: () => Promise.resolve({ postCallWebhooks: [{ nodeId: 'hook', name: 'CRM' }] }),
   };

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { converse } from '../../agent-runtime';
-import type { ConversationResult, LlmSettings, TurnLatency } from '../../agent-runtime/contract';
+import type { ConversationResult, LlmSettings, TranscriptLine, TurnLatency } from '../../agent-runtime/contract';
 import { conversationInput } from '../../agent-runtime/conversation-input';
 import { ConversationGraph } from '../../agent-runtime/graph';
 import { loadConversationSource } from '../../domain/calls/conversation-source';
@@ -15,6 +15,7 @@ import { loadOrganizationSpeechKeys } from '../speech/organization-keys';
 import { selectSpeech } from '../speech/select';
 import { LiveParty, type VoiceEvent } from './live-party';
 import { turnSettingsOf } from './turn-settings';
+import type { VoicemailRequests } from './voicemail-requests';
 
 export interface LiveConversationDeps {
   dataSource: DataSource;
@@ -29,6 +30,8 @@ export interface LiveConversationDeps {
   onLatency?(latency: TurnLatency): void;
   /** What happens on each call, as it happens (tests). */
   onEvent?(runId: number, event: VoiceEvent): void;
+  /** Where the call workflow's request to leave a voicemail arrives (unset: never asked). */
+  voicemail?: VoicemailRequests;
 }
 
 /** How long the API keeps telling a call workflow its conversation when Temporal is unreachable. */
@@ -112,6 +115,11 @@ async function runLiveConversation(
     .getHandle(workflowId)
     .signal(conversationStartedSignal)
     .catch((error: unknown) => log.warn({ err: error }, 'conversation start signal failed'));
+  // A machine answered: the workflow asks for the agent's voicemail message, which ends the conversation.
+  let voicemail: Promise<TranscriptLine | null> | undefined;
+  const stopTakingVoicemail = deps.voicemail?.register(session.runId, (text) => {
+    voicemail ??= party.leaveMessage(text);
+  });
   let result: ConversationResult;
   try {
     const start = new ConversationGraph(source.workflowDefinition).start;
@@ -120,12 +128,23 @@ async function runLiveConversation(
       llm: deps.llm,
       party,
     });
+    if (voicemail) result = withVoicemail(result, await voicemail, session.isEnded);
   } finally {
+    stopTakingVoicemail?.();
     await party.close();
   }
   result.turnLatency = party.latencies;
   log.info({ endedBy: result.endedBy, turns: party.latencies.length }, 'live conversation ended');
   await tellWorkflow(deps.temporal, workflowId, result, log);
+}
+
+/**
+ * The conversation up to the machine's verdict, then the message: ended by `voicemail` once it was
+ * played to its end; otherwise by the hang-up that cut it, or by `error` (text-to-speech failed).
+ */
+function withVoicemail(result: ConversationResult, message: TranscriptLine | null, hungUp: boolean): ConversationResult {
+  if (!message) return { ...result, endedBy: hungUp ? 'callee_hangup' : 'error' };
+  return { ...result, endedBy: 'voicemail', transcript: [...result.transcript, message] };
 }
 
 async function tellWorkflow(temporal: Client, workflowId: string, result: ConversationResult, log: Logger) {

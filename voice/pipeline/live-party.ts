@@ -125,7 +125,11 @@ export class LiveParty implements ConversationParty {
         this.turns.audio(samples);
         this.vad.push(samples);
       },
-      onEnd: () => this.end('callee_hangup'),
+      // A message played after the conversation ended is cut too: nobody is left to hear it.
+      onEnd: () => {
+        this.current?.cut('callee_hangup');
+        this.end('callee_hangup');
+      },
     });
     if (deps.session.isEnded) this.end('callee_hangup');
     this.maxTimer = setTimeout(() => this.end('max_duration'), deps.settings.maxCallSeconds * 1000);
@@ -143,7 +147,9 @@ export class LiveParty implements ConversationParty {
 
   reply(options: ReplyOptions): AgentReply {
     const reply = new LiveReply(this, options.interruptible);
-    this.current = reply;
+    // A reply the engine started before it saw the call end (a language model still answering) says nothing.
+    if (this.ended) reply.cut(this.ended);
+    else this.current = reply;
     return reply;
   }
 
@@ -159,6 +165,22 @@ export class LiveParty implements ConversationParty {
 
   durationSeconds(): number {
     return Math.round((this.nowMs() - this.openedAt) / 1000);
+  }
+
+  /**
+   * A machine answered: the conversation ends (`voicemail`), what the agent was saying is cleared,
+   * and `text` is spoken to its end, whatever the other side plays. Resolves with its transcript
+   * line once it has been played, or null when the stream ended first or no audio of it went out.
+   */
+  async leaveMessage(text: string): Promise<TranscriptLine | null> {
+    this.end('voicemail');
+    this.playout.clear();
+    if (this.deps.session.isEnded) return null;
+    const message = new LiveReply(this, false);
+    this.current = message;
+    message.sentence(text);
+    const spoken = await message.finish();
+    return spoken.over || message.marks.firstAudio === undefined ? null : spoken.line;
   }
 
   /** Stops listening and speaking; the stream itself is the provider's to close. */
