@@ -2,6 +2,9 @@ import { readFile } from 'node:fs/promises';
 import request from 'supertest';
 import { Run } from '../../entities';
 import type { TranscriptLine } from '../../agent-runtime';
+import { EspeakTts } from '../../voice/speech/espeak-tts';
+import { PocketsphinxStt } from '../../voice/speech/pocketsphinx-stt';
+import { recognize, synthesize } from '../../voice/speech/whole';
 import { parseWavHeader, WAV_HEADER_BYTES } from '../../voice/wav';
 import { callingOrganization, definitionWithTrigger, triggerPathOf } from '../helpers/calls';
 import { createAgent } from '../helpers/agents';
@@ -152,3 +155,81 @@ describe('a campaign on the simulator with audio', () => {
     expect(busy?.recordingUrl).toBeNull();
   }, 200_000);
 });
+
+describe('a campaign call a voicemail box answers, on the simulator with audio', () => {
+  it("speaks the agent's rendered voicemail message into the live call and ends as voicemail_left", async () => {
+    const org = await callingOrganization(stack.app.callback(), { ring_seconds: 0, talk_seconds: 60, audio: true });
+    const agent = await createAgent(stack.app.callback(), org.owner.token, spokenDefinition(), 'Voicemail agent');
+    const api = (method: 'post' | 'put', path: string, body?: object) =>
+      request(stack.app.callback())[method](`/api/v1${path}`).set('X-API-Key', org.apiKey).send(body);
+    const configured = await api('put', `/workflow/${agent.id}`, {
+      workflow_configurations: {
+        voicemail_message: 'Hi {{first_name}}, this is Acme Dental. Please call us back today.',
+      },
+    });
+    expect(configured.status).toBe(200);
+    // The simulator's voicemail number: a box answers, beeps, and records.
+    const source = await request(stack.app.callback())
+      .post('/api/v1/campaign/sources?file_name=voicemail.csv')
+      .set('X-API-Key', org.apiKey)
+      .set('Content-Type', 'text/csv')
+      .send('phone_number,first_name\n+14155550600,Grace\n');
+    expect(source.status).toBe(201);
+    const created = await api('post', '/campaign/create', {
+      name: 'Voicemail campaign',
+      workflow_id: agent.id,
+      source_type: 'csv',
+      source_id: source.body.source_id as string,
+      voicemail_action: 'leave_message',
+      retry_config: { enabled: false, max_retries: 0, retry_delay_seconds: 1 },
+    });
+    expect(created.status).toBe(201);
+    const campaignId = created.body.id as number;
+    const worker = await stack.createWorker();
+    await worker.runUntil(async () => {
+      expect((await api('post', `/campaign/${campaignId}/start`)).status).toBe(200);
+      const deadline = Date.now() + 90_000;
+      for (;;) {
+        const campaign = await request(stack.app.callback())
+          .get(`/api/v1/campaign/${campaignId}`)
+          .set('X-API-Key', org.apiKey);
+        if (campaign.body.state === 'completed') break;
+        if (Date.now() > deadline) throw new Error(`campaign still ${campaign.body.state as string}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    });
+    await Promise.all(stack.conversations);
+
+    const [run, ...others] = await services.db.dataSource.getRepository(Run).findBy({ campaignId });
+    expect(others).toHaveLength(0);
+    const text = 'Hi Grace, this is Acme Dental. Please call us back today.';
+    expect(run?.gatheredContext).toMatchObject({
+      call_status: 'voicemail',
+      mapped_call_disposition: 'voicemail_left',
+      voicemail_message: text,
+    });
+    expect(run?.logs.transcript).toEqual([expect.objectContaining({ role: 'assistant', text })]);
+    // The box heard it: the agent's track of the recording carries at least the message's worth of speech.
+    const wav = await readFile(`${stack.recordingsDir}/${run?.id}.wav`);
+    const agentTrack = new Int16Array((wav.length - WAV_HEADER_BYTES) / 4);
+    for (let index = 0; index < agentTrack.length; index++) {
+      agentTrack[index] = wav.readInt16LE(WAV_HEADER_BYTES + index * 4 + 2);
+    }
+    // As much speech as the message synthesized alone (the agent's voice is espeak-ng's here), and words.
+    const alone = await synthesize(new EspeakTts(), [text], { sampleRate: 8000 });
+    expect(countVoicedSeconds(agentTrack)).toBeGreaterThanOrEqual(0.8 * countVoicedSeconds(alone));
+    const words = await recognize(new PocketsphinxStt(), agentTrack, { sampleRate: 8000 });
+    expect(words.map((part) => part.text).join(' ')).toMatch(/\w/);
+  }, 150_000);
+});
+
+/** Seconds of a track's 20 ms frames loud enough to be speech. */
+function countVoicedSeconds(track: Int16Array): number {
+  let voiced = 0;
+  for (let at = 0; at + 160 <= track.length; at += 160) {
+    let sum = 0;
+    for (let index = at; index < at + 160; index++) sum += (track[index] ?? 0) ** 2;
+    if (Math.sqrt(sum / 160) >= 300) voiced += 1;
+  }
+  return voiced * 0.02;
+}

@@ -13,7 +13,7 @@ import { createSimulatorCalls, type SimulatorCallRow } from './calls';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatorAnswering } from './inbound';
-import { plannedOutcome, simulatedStatus, statusChangeOffsets } from './timeline';
+import { plannedOutcome, simulatedStatus, statusChangeOffsets, VOICEMAIL_BOX_SECONDS } from './timeline';
 import { SIGNATURE_HEADER, SimulatorWebhookBody, simulatorSignature, simulatorSignatureValid } from './webhook';
 
 const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -106,15 +106,18 @@ export function createSimulatorProvider(
           afterMs: offset * 1000,
           deliver: () => report(call.providerCallId),
         }));
-        // With audio, a person picks up and talks on the media stream until talk_seconds are up.
-        if (config.audio && call.plannedOutcome === 'answered') {
+        // With audio, a person picks up and talks on the media stream until talk_seconds are up; on
+        // a voicemail number, the box records what is said until it is full.
+        const machine = call.plannedOutcome === 'voicemail';
+        if (config.audio && (call.plannedOutcome === 'answered' || machine)) {
           deliveries.push({
             afterMs: call.ringSeconds * 1000,
             deliver: () => {
               AudioCallee.connect({
                 mediaStreamUrl: request.mediaStreamUrl,
                 providerCallId: call.providerCallId,
-                talkSeconds: call.talkSeconds,
+                talkSeconds: machine ? VOICEMAIL_BOX_SECONDS : call.talkSeconds,
+                machine,
               });
               return Promise.resolve();
             },

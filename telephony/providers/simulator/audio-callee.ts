@@ -31,6 +31,8 @@ export interface AudioCalleeOptions {
   providerCallId: string;
   /** Seconds after which the person hangs up (the configuration's `talk_seconds`). */
   talkSeconds: number;
+  /** A voicemail box instead of a person: it records (transcribes) what it hears and never answers. */
+  machine?: boolean;
   log?: Logger;
   tts?: TextToSpeech;
   stt?: SpeechToText;
@@ -50,7 +52,8 @@ export function hangUpAudioCallee(providerCallId: string): void {
  * real time, silence included, `mark` echoes, `stop`), listens to the agent (an utterance ends
  * after 0.9 s of silence; PocketSphinx transcribes it) and answers with espeak-ng (klatt voice), from a fixed list
  * of friendly replies, or "Goodbye." once the agent said goodbye. It hangs up after `talkSeconds`
- * or when the call is hung up, and leaves when the socket closes.
+ * or when the call is hung up, and leaves when the socket closes. On a voicemail number it is the
+ * box: silent, it only transcribes what it records.
  */
 export class AudioCallee {
   /** What the person heard the agent say, utterance by utterance. */
@@ -173,6 +176,7 @@ export class AudioCallee {
     try {
       const heard = (await recognize(this.stt, all, { sampleRate: 8000 })).map((part) => part.text).join(' ');
       this.heard.push(heard);
+      if (this.options.machine) return;
       const reply = /\b(good ?bye|bye)\b/i.test(heard)
         ? GOODBYE
         : (REPLIES[Math.min(this.replies, REPLIES.length - 1)] ?? GOODBYE);
