@@ -104,7 +104,7 @@ const CallerNumber = z
 const VoicemailActionInput = z.enum(VOICEMAIL_ACTIONS).openapi({
   description:
     "When a machine answers: `leave_message` speaks the agent's `voicemail_message` after the beep and ends the " +
-    'call as `voicemail_left` (calls with live audio cannot play it yet: they hang up as `hang_up` does); ' +
+    'call as `voicemail_left` (on a live call, once the media stream has played all of it; otherwise `voicemail`); ' +
     '`hang_up` hangs up for good; `retry_later` (default) hangs up and retries as ' +
     '`retry_config.retry_on_voicemail` says.',
   example: 'leave_message',
