@@ -351,10 +351,7 @@ describe('callWorkflow', () => {
    * judged a machine; `endedBy`: what the process holding the stream reports once asked to speak the
    * message (nothing: never asked).
    */
-  async function machineMidCall(
-    voicemailAction: 'hang_up' | 'leave_message',
-    endedBy?: ConversationResult['endedBy'],
-  ) {
+  async function machineMidCall(voicemailAction: 'hang_up' | 'leave_message', endedBy?: ConversationResult['endedBy']) {
     const requestLiveVoicemail = jest.fn(async ({ runId }: { runId: number; text: string }) => {
       const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
       const played: ConversationResult = { ...conversation, endedBy: endedBy ?? 'error', nodePath: [String(runId)] };

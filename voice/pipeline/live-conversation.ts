@@ -142,7 +142,11 @@ async function runLiveConversation(
  * The conversation up to the machine's verdict, then the message: ended by `voicemail` once it was
  * played to its end; otherwise by the hang-up that cut it, or by `error` (text-to-speech failed).
  */
-function withVoicemail(result: ConversationResult, message: TranscriptLine | null, hungUp: boolean): ConversationResult {
+function withVoicemail(
+  result: ConversationResult,
+  message: TranscriptLine | null,
+  hungUp: boolean,
+): ConversationResult {
   if (!message) return { ...result, endedBy: hungUp ? 'callee_hangup' : 'error' };
   return { ...result, endedBy: 'voicemail', transcript: [...result.transcript, message] };
 }
