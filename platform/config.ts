@@ -74,7 +74,7 @@ export const configSchema = z.object({
   EMBEDDED_POSTGRES_PORT: port(54329),
   /** Local state of `npm start`: the embedded PostgreSQL cluster and the Temporal SQLite file. */
   DATA_DIR: z.string().min(1).default('.data'),
-  /** PostgreSQL connections per process. */
+  /** PostgreSQL connections in each process's pool; an API process holds one more, listening for live voicemail requests. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** The API's statements are cancelled past this; none of its own come near it. */
   DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
