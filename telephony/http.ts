@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { AddressRefusedError } from '../platform/address-guard';
 import { ProviderError, type ProviderContext } from './provider';
+import { parseJson } from '../platform/json';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_MESSAGE_LENGTH = 300;
@@ -134,15 +135,6 @@ async function readText(response: Response, providerLabel: string, timeoutMs: nu
     return await response.text();
   } catch {
     throw new ProviderError(`${providerLabel} did not answer within ${timeoutMs} ms`, undefined, true);
-  }
-}
-
-function parseJson(text: string): unknown {
-  if (!text) return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
   }
 }
 

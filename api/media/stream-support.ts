@@ -1,6 +1,7 @@
 import type WebSocket from 'ws';
 import type { Logger } from '../../platform/logger';
 import type { MediaSession, MediaTransport } from '../../voice/media-session';
+import { parseJson } from '../../platform/json';
 
 /**
  * One provider's media protocol on one socket: the transport (agent audio out) exists before the
@@ -16,14 +17,6 @@ export type ProviderStreamFactory = (socket: WebSocket, log: Logger) => Provider
 export function rawBytes(data: WebSocket.RawData): Buffer {
   if (Array.isArray(data)) return Buffer.concat(data);
   return Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data));
-}
-
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A text frame's JSON, or undefined for binary frames and text that is not JSON. */

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { z } from 'zod';
 import type { Logger } from '../../platform/logger';
+import { parseJson } from '../../platform/json';
 
 /**
  * The PostgreSQL channel on which call workflows ask live conversations to leave a voicemail. A
@@ -142,12 +143,4 @@ export async function listenForVoicemailRequests(
       client = null;
     },
   };
-}
-
-function parseJson(text: string | undefined): unknown {
-  try {
-    return JSON.parse(text ?? '') as unknown;
-  } catch {
-    return undefined;
-  }
 }

@@ -15,6 +15,7 @@ import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatorAnswering } from './inbound';
 import { plannedOutcome, simulatedStatus, statusChangeOffsets, VOICEMAIL_BOX_SECONDS } from './timeline';
 import { SIGNATURE_HEADER, SimulatorWebhookBody, simulatorSignature, simulatorSignatureValid } from './webhook';
+import { parseJson } from '../../../platform/json';
 
 const WEBHOOK_TIMEOUT_MS = 5_000;
 
@@ -168,12 +169,4 @@ export function createSimulatorProvider(
     readiness: requireActiveNumber,
     ...simulatorAnswering,
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
 }
