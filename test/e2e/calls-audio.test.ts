@@ -30,6 +30,36 @@ function spokenDefinition() {
   return { ...definition, nodes };
 }
 
+/** Uploads `csv`, creates a campaign over it (no retries) and runs it to its end; its id. */
+async function runCampaign(apiKey: string, csv: string, settings: Record<string, unknown>): Promise<number> {
+  const api = (method: 'get' | 'post', path: string) =>
+    request(stack.app.callback())[method](`/api/v1${path}`).set('X-API-Key', apiKey);
+  const source = await api('post', '/campaign/sources?file_name=contacts.csv')
+    .set('Content-Type', 'text/csv')
+    .send(csv);
+  expect(source.status).toBe(201);
+  const created = await api('post', '/campaign/create').send({
+    source_type: 'csv',
+    source_id: source.body.source_id as string,
+    retry_config: { enabled: false, max_retries: 0, retry_delay_seconds: 1 },
+    ...settings,
+  });
+  expect(created.status).toBe(201);
+  const campaignId = created.body.id as number;
+  const worker = await stack.createWorker();
+  await worker.runUntil(async () => {
+    expect((await api('post', `/campaign/${campaignId}/start`)).status).toBe(200);
+    const deadline = Date.now() + 150_000;
+    for (;;) {
+      const campaign = await api('get', `/campaign/${campaignId}`);
+      if (campaign.body.state === 'completed') break;
+      if (Date.now() > deadline) throw new Error(`campaign still ${campaign.body.state as string}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  });
+  return campaignId;
+}
+
 beforeAll(async () => {
   await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
     1_000_000 + Math.floor(Math.random() * 1_000_000_000),
@@ -106,37 +136,13 @@ describe('a campaign on the simulator with audio', () => {
   it('completes with a recording and a transcript for every answered call', async () => {
     const org = await callingOrganization(stack.app.callback(), { ring_seconds: 0, talk_seconds: 60, audio: true });
     const agent = await createAgent(stack.app.callback(), org.owner.token, spokenDefinition(), 'Spoken campaign agent');
-    const api = (method: 'get' | 'post', path: string, body?: object) =>
-      request(stack.app.callback())[method](`/api/v1${path}`).set('X-API-Key', org.apiKey).send(body);
     // Three people answer; the fourth number is busy.
     const csv = ['phone_number', '+14155551201', '+14155551202', '+14155551203', '+14155550486'].join('\n');
-    const source = await request(stack.app.callback())
-      .post('/api/v1/campaign/sources?file_name=spoken.csv')
-      .set('X-API-Key', org.apiKey)
-      .set('Content-Type', 'text/csv')
-      .send(csv);
-    expect(source.status).toBe(201);
-    const created = await api('post', '/campaign/create', {
+    const campaignId = await runCampaign(org.apiKey, csv, {
       name: 'Spoken campaign',
       workflow_id: agent.id,
-      source_type: 'csv',
-      source_id: source.body.source_id as string,
       // One call at a time: three live conversations at once make two cores fall behind real time.
       max_concurrency: 1,
-      retry_config: { enabled: false, max_retries: 0, retry_delay_seconds: 1 },
-    });
-    expect(created.status).toBe(201);
-    const campaignId = created.body.id as number;
-    const worker = await stack.createWorker();
-    await worker.runUntil(async () => {
-      expect((await api('post', `/campaign/${campaignId}/start`)).status).toBe(200);
-      const deadline = Date.now() + 150_000;
-      for (;;) {
-        const campaign = await api('get', `/campaign/${campaignId}`);
-        if (campaign.body.state === 'completed') break;
-        if (Date.now() > deadline) throw new Error(`campaign still ${campaign.body.state as string}`);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
     });
     await Promise.all(stack.conversations);
     const runs = await services.db.dataSource.getRepository(Run).findBy({ campaignId });
@@ -160,43 +166,20 @@ describe('a campaign call a voicemail box answers, on the simulator with audio',
   it("speaks the agent's rendered voicemail message into the live call and ends as voicemail_left", async () => {
     const org = await callingOrganization(stack.app.callback(), { ring_seconds: 0, talk_seconds: 60, audio: true });
     const agent = await createAgent(stack.app.callback(), org.owner.token, spokenDefinition(), 'Voicemail agent');
-    const api = (method: 'post' | 'put', path: string, body?: object) =>
-      request(stack.app.callback())[method](`/api/v1${path}`).set('X-API-Key', org.apiKey).send(body);
-    const configured = await api('put', `/workflow/${agent.id}`, {
-      workflow_configurations: {
-        voicemail_message: 'Hi {{first_name}}, this is Acme Dental. Please call us back today.',
-      },
-    });
+    const configured = await request(stack.app.callback())
+      .put(`/api/v1/workflow/${agent.id}`)
+      .set('X-API-Key', org.apiKey)
+      .send({
+        workflow_configurations: {
+          voicemail_message: 'Hi {{first_name}}, this is Acme Dental. Please call us back today.',
+        },
+      });
     expect(configured.status).toBe(200);
     // The simulator's voicemail number: a box answers, beeps, and records.
-    const source = await request(stack.app.callback())
-      .post('/api/v1/campaign/sources?file_name=voicemail.csv')
-      .set('X-API-Key', org.apiKey)
-      .set('Content-Type', 'text/csv')
-      .send('phone_number,first_name\n+14155550600,Grace\n');
-    expect(source.status).toBe(201);
-    const created = await api('post', '/campaign/create', {
+    const campaignId = await runCampaign(org.apiKey, 'phone_number,first_name\n+14155550600,Grace\n', {
       name: 'Voicemail campaign',
       workflow_id: agent.id,
-      source_type: 'csv',
-      source_id: source.body.source_id as string,
       voicemail_action: 'leave_message',
-      retry_config: { enabled: false, max_retries: 0, retry_delay_seconds: 1 },
-    });
-    expect(created.status).toBe(201);
-    const campaignId = created.body.id as number;
-    const worker = await stack.createWorker();
-    await worker.runUntil(async () => {
-      expect((await api('post', `/campaign/${campaignId}/start`)).status).toBe(200);
-      const deadline = Date.now() + 90_000;
-      for (;;) {
-        const campaign = await request(stack.app.callback())
-          .get(`/api/v1/campaign/${campaignId}`)
-          .set('X-API-Key', org.apiKey);
-        if (campaign.body.state === 'completed') break;
-        if (Date.now() > deadline) throw new Error(`campaign still ${campaign.body.state as string}`);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
     });
     await Promise.all(stack.conversations);
 
