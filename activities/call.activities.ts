@@ -198,7 +198,12 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       const beat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), CONVERSATION_HEARTBEAT_MS);
       try {
         const callee = { kind: 'simulated' as const, talkSeconds: talkSecondsOf(run, maxDurationSeconds) };
-        return await converse(conversationInput(source, maxDurationSeconds, callee), { llm: settings.llm });
+        const conversation = await converse(conversationInput(source, maxDurationSeconds, callee), {
+          llm: settings.llm,
+        });
+        // On the list as soon as the callee asked, before the call ends; the run's conclusion lists it too.
+        if (conversation.optOut) await listOptOut(dataSource.manager, runId);
+        return conversation;
       } finally {
         clearInterval(beat);
       }

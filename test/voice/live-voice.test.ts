@@ -61,7 +61,7 @@ afterAll(async () => {
 });
 
 /** An answered inbound call of `provider` with its live call workflow running, as the inbound webhook leaves it. */
-async function liveCall(agent: CreatedAgent, provider: string): Promise<Run> {
+async function liveCall(agent: CreatedAgent, provider: string, callerNumber?: string): Promise<Run> {
   const runs = services.db.dataSource.getRepository(Run);
   const run = await runs.save({
     organizationId: org.owner.user.organization_id,
@@ -71,6 +71,7 @@ async function liveCall(agent: CreatedAgent, provider: string): Promise<Run> {
     provider,
     callType: 'inbound',
     state: 'running',
+    ...(callerNumber ? { callerNumber } : {}),
   });
   run.temporalWorkflowId = callWorkflowId(run.id);
   await runs.update({ id: run.id }, { temporalWorkflowId: run.temporalWorkflowId });
@@ -202,6 +203,51 @@ describe.each(cases)('a live call over $provider media streams', ({ provider, cl
       );
       expect(done.logs.turn_latency).toHaveLength(1);
       expect(done.recordingUrl).not.toBeNull();
+    });
+  }, 90_000);
+});
+
+describe('an opt-out on a live call', () => {
+  it("puts the caller's number on the do-not-call list before the agent hangs up", async () => {
+    // The graph's own opt-out end: reaching it is the opt-out, whatever the caller said.
+    const plain = definition();
+    const optOutEnd = {
+      ...plain,
+      nodes: plain.nodes.map((node) => (node.id === 'end' ? { ...node, data: { ...node.data, opt_out: true } } : node)),
+    };
+    const agent = await createAgent(stack.app.callback(), org.owner.token, optOutEnd, 'Live opt-out');
+    const worker = await stack.createWorker();
+    await worker.runUntil(async () => {
+      const run = await liveCall(agent, 'twilio', '+14155550177');
+      const url = mediaStreamUrl(stack.baseUrl, mediaTokenKey(stack.secrets), { provider: 'twilio', runId: run.id });
+      const connection = await connect(url);
+      if (!('socket' in connection)) throw new Error(`refused with ${connection.refused}`);
+      const client = new CloudonixClient(connection.socket);
+      const caller = new PacedCaller(client);
+      client.begin();
+      caller.start();
+      const greeting = await agentFinished(client, 0);
+      caller.say(await synthesize(new EspeakTts(), [CALLER_SAYS], { sampleRate: 8000, voice: CALLER_VOICE }));
+      await agentFinished(client, greeting.length);
+      await conversationEnded(run.id);
+
+      // Listed by the time the workflow hears the conversation ended, while the call is still up.
+      const listed = await services.db.dataSource.query<{ source: string; run_id: number }[]>(
+        `SELECT source, run_id FROM do_not_call_numbers WHERE organization_id = $1 AND phone_number = $2`,
+        [org.owner.user.organization_id, '+14155550177'],
+      );
+      expect(listed).toEqual([{ source: 'opt_out', run_id: run.id }]);
+      const handle = services.temporal.client.workflow.getHandle(callWorkflowId(run.id));
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+
+      caller.stop();
+      client.stop();
+      await handle.signal(callStatusSignal, {
+        status: 'completed',
+        providerCallId: `PC-${run.id}`,
+        durationSeconds: 6,
+      });
+      expect(await handle.result()).toMatchObject({ callStatus: 'completed', disposition: 'opt_out' });
     });
   }, 90_000);
 });

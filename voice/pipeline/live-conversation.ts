@@ -5,6 +5,7 @@ import type { ConversationResult, LlmSettings, TranscriptLine, TurnLatency } fro
 import { conversationInput } from '../../agent-runtime/conversation-input';
 import { ConversationGraph } from '../../agent-runtime/graph';
 import { loadConversationSource } from '../../domain/calls/conversation-source';
+import { listOptOut } from '../../domain/compliance/do-not-call';
 import { Run } from '../../entities';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
@@ -135,6 +136,12 @@ async function runLiveConversation(
   }
   result.turnLatency = party.latencies;
   log.info({ endedBy: result.endedBy, turns: party.latencies.length }, 'live conversation ended');
+  // On the list before the workflow hangs up; the run's conclusion lists it again if this failed.
+  if (result.optOut) {
+    await listOptOut(deps.dataSource.manager, session.runId).catch((error: unknown) =>
+      log.error({ err: error }, 'opt-out could not be listed; the run conclusion will'),
+    );
+  }
   await tellWorkflow(deps.temporal, workflowId, result, log);
 }
 
