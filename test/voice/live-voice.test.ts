@@ -126,6 +126,17 @@ async function conversationEnded(runId: number): Promise<void> {
   );
 }
 
+/** The provider reports the live call of `runId` completed after `seconds`; the call's outcome. */
+async function providerEndsCall(runId: number, seconds: number) {
+  const handle = services.temporal.client.workflow.getHandle<typeof callWorkflow>(callWorkflowId(runId));
+  await handle.signal(callStatusSignal, {
+    status: 'completed',
+    providerCallId: `PC-${runId}`,
+    durationSeconds: seconds,
+  });
+  return handle.result();
+}
+
 /**
  * What PocketSphinx makes of the agent's audio as the client decoded it. A 16 kHz stream carries 8 kHz
  * audio upsampled (the pipeline speaks at 8 kHz), so it is taken back down: PocketSphinx fills the empty
@@ -183,10 +194,7 @@ describe.each(cases)('a live call over $provider media streams', ({ provider, cl
       // The caller hangs up: the stream ends and the provider reports the call completed.
       caller.stop();
       client.stop();
-      await services.temporal.client.workflow
-        .getHandle(callWorkflowId(run.id))
-        .signal(callStatusSignal, { status: 'completed', providerCallId: `PC-${run.id}`, durationSeconds: 9 });
-      const outcome = await services.temporal.client.workflow.getHandle(callWorkflowId(run.id)).result();
+      const outcome = await providerEndsCall(run.id, 9);
       expect(outcome).toMatchObject({ callStatus: 'completed', disposition: 'completed' });
 
       const done = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: run.id });
@@ -242,12 +250,7 @@ describe('an opt-out on a live call', () => {
 
       caller.stop();
       client.stop();
-      await handle.signal(callStatusSignal, {
-        status: 'completed',
-        providerCallId: `PC-${run.id}`,
-        durationSeconds: 6,
-      });
-      expect(await handle.result()).toMatchObject({ callStatus: 'completed', disposition: 'opt_out' });
+      expect(await providerEndsCall(run.id, 6)).toMatchObject({ callStatus: 'completed', disposition: 'opt_out' });
     });
   }, 90_000);
 });
@@ -295,10 +298,7 @@ describe('barge-in on a live call', () => {
       await conversationEnded(run.id);
       caller.stop();
       client.stop();
-      await services.temporal.client.workflow
-        .getHandle(callWorkflowId(run.id))
-        .signal(callStatusSignal, { status: 'completed', providerCallId: `PC-${run.id}`, durationSeconds: 5 });
-      await services.temporal.client.workflow.getHandle(callWorkflowId(run.id)).result();
+      await providerEndsCall(run.id, 5);
       const done = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: run.id });
       const transcript = done.logs.transcript as TranscriptLine[];
       expect(transcript.map((line) => line.role)).toEqual(['assistant', 'user', 'assistant']);
@@ -329,25 +329,13 @@ describe('a live call whose pipeline cannot start', () => {
       if (!('socket' in connection)) throw new Error(`refused with ${connection.refused}`);
       const client = new CloudonixClient(connection.socket);
       client.begin();
-      const handle = services.temporal.client.workflow.getHandle(callWorkflowId(run.id));
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const { events } = await handle.fetchHistory();
-        const ended = (events ?? []).some(
-          (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'conversationEnded',
-        );
-        if (ended) break;
-        if (Date.now() > deadline) throw new Error('no conversationEnded signal');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await conversationEnded(run.id);
       // The workflow hangs up; the provider reports the call over.
       client.stop();
-      await handle.signal(callStatusSignal, {
-        status: 'completed',
-        providerCallId: `PC-${run.id}`,
-        durationSeconds: 1,
+      expect(await providerEndsCall(run.id, 1)).toMatchObject({
+        callStatus: 'completed',
+        disposition: 'pipeline_error',
       });
-      expect(await handle.result()).toMatchObject({ callStatus: 'completed', disposition: 'pipeline_error' });
       expect(client.agentAudio()).toHaveLength(0);
     });
   }, 60_000);
