@@ -340,14 +340,16 @@ async function followCall(input: CallWorkflowInput): Promise<CallOutcome> {
   return finish(final.status, final.durationSeconds ?? 0, final.status === 'completed' ? conversation : null);
 }
 
+// The voicemail steps: a database read, and a notification to the API process holding a live call's stream.
+const voicemailSteps = proxyLocalActivities<CallActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
 /** The agent's voicemail message for the call; none when it has none or it cannot be read. */
 async function voicemailMessageOf(runId: number): Promise<VoicemailMessage | null> {
-  const { voicemailMessage } = proxyLocalActivities<CallActivities>({
-    startToCloseTimeout: '20 seconds',
-    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
-  });
   try {
-    return await voicemailMessage({ runId });
+    return await voicemailSteps.voicemailMessage({ runId });
   } catch (error) {
     log.error('voicemail message could not be read', { runId, error: String(error) });
     return null;
@@ -356,12 +358,8 @@ async function voicemailMessageOf(runId: number): Promise<VoicemailMessage | nul
 
 /** Asks the process holding the call's media stream to speak the message; false when it could not be asked. */
 async function requestLiveVoicemail(runId: number, text: string): Promise<boolean> {
-  const { requestLiveVoicemail: request } = proxyLocalActivities<CallActivities>({
-    startToCloseTimeout: '20 seconds',
-    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
-  });
   try {
-    return await request({ runId, text });
+    return await voicemailSteps.requestLiveVoicemail({ runId, text });
   } catch (error) {
     log.error('live voicemail could not be requested', { runId, error: String(error) });
     return false;

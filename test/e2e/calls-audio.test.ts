@@ -5,12 +5,13 @@ import type { TranscriptLine } from '../../agent-runtime';
 import { EspeakTts } from '../../voice/speech/espeak-tts';
 import { PocketsphinxStt } from '../../voice/speech/pocketsphinx-stt';
 import { recognize, synthesize } from '../../voice/speech/whole';
-import { parseWavHeader, WAV_HEADER_BYTES } from '../../voice/wav';
+import { parseWavHeader } from '../../voice/wav';
 import { callingOrganization, definitionWithTrigger, triggerPathOf } from '../helpers/calls';
 import { createAgent } from '../helpers/agents';
 import { bumpCampaignIds } from '../helpers/campaign-api';
 import { useTestServices } from '../helpers/services';
 import { startVoiceStack, type VoiceStack } from '../helpers/voice-stack';
+import { recordingTracks, rms } from '../voice/audio-helpers';
 
 const services = useTestServices();
 let stack: VoiceStack;
@@ -120,14 +121,9 @@ describe('a simulator call with audio: the agent and a simulated person talk on 
     const header = parseWavHeader(wav);
     expect(header).toMatchObject({ channels: 2, sampleRate: 8000 });
     // Both people spoke: energy on both tracks.
-    let caller = 0;
-    let agentEnergy = 0;
-    for (let offset = WAV_HEADER_BYTES; offset + 4 <= wav.length; offset += 4) {
-      caller += Math.abs(wav.readInt16LE(offset));
-      agentEnergy += Math.abs(wav.readInt16LE(offset + 2));
-    }
-    expect(caller).toBeGreaterThan(0);
-    expect(agentEnergy).toBeGreaterThan(0);
+    const tracks = recordingTracks(wav);
+    expect(rms(tracks.caller)).toBeGreaterThan(0);
+    expect(rms(tracks.agent)).toBeGreaterThan(0);
     expect(run.gatheredContext).toMatchObject({ call_status: 'completed', mapped_call_disposition: 'completed' });
   }, 120_000);
 });
@@ -193,11 +189,7 @@ describe('a campaign call a voicemail box answers, on the simulator with audio',
     });
     expect(run?.logs.transcript).toEqual([expect.objectContaining({ role: 'assistant', text })]);
     // The box heard it: the agent's track of the recording carries at least the message's worth of speech.
-    const wav = await readFile(`${stack.recordingsDir}/${run?.id}.wav`);
-    const agentTrack = new Int16Array((wav.length - WAV_HEADER_BYTES) / 4);
-    for (let index = 0; index < agentTrack.length; index++) {
-      agentTrack[index] = wav.readInt16LE(WAV_HEADER_BYTES + index * 4 + 2);
-    }
+    const agentTrack = recordingTracks(await readFile(`${stack.recordingsDir}/${run?.id}.wav`)).agent;
     // As much speech as the message synthesized alone (the agent's voice is espeak-ng's here), and words.
     const alone = await synthesize(new EspeakTts(), [text], { sampleRate: 8000 });
     expect(countVoicedSeconds(agentTrack)).toBeGreaterThanOrEqual(0.8 * countVoicedSeconds(alone));
@@ -210,9 +202,7 @@ describe('a campaign call a voicemail box answers, on the simulator with audio',
 function countVoicedSeconds(track: Int16Array): number {
   let voiced = 0;
   for (let at = 0; at + 160 <= track.length; at += 160) {
-    let sum = 0;
-    for (let index = at; index < at + 160; index++) sum += (track[index] ?? 0) ** 2;
-    if (Math.sqrt(sum / 160) >= 300) voiced += 1;
+    if (rms(track.subarray(at, at + 160)) >= 300) voiced += 1;
   }
   return voiced * 0.02;
 }

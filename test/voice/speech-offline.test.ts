@@ -10,7 +10,7 @@ import { PocketsphinxStt } from '../../voice/speech/pocketsphinx-stt';
 import type { Transcript } from '../../voice/speech/stt';
 import { joinChunks } from '../../voice/speech/utterance-stream';
 import { recognize, synthesize } from '../../voice/speech/whole';
-import { amplitudeAt, decibels, tone } from './audio-helpers';
+import { amplitudeAt, decibels, rms, tone } from './audio-helpers';
 
 /** espeak-ng and PocketSphinx are real Debian binaries; the jest global setup installs them. */
 const speak = (text: string[], sampleRate: 8000 | 16000, voice?: string): Promise<Int16Array> =>
@@ -18,8 +18,6 @@ const speak = (text: string[], sampleRate: 8000 | 16000, voice?: string): Promis
 
 const transcribe = (samples: Int16Array, sampleRate: number): Promise<Transcript[]> =>
   recognize(new PocketsphinxStt(), samples, { sampleRate });
-
-const rms = (samples: Int16Array): number => Math.sqrt(samples.reduce((sum, s) => sum + s * s, 0) / samples.length);
 
 describe('rational resampler', () => {
   it.each([

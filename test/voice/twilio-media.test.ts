@@ -18,7 +18,7 @@ import { callingOrganization, type CallingOrganization } from '../helpers/calls'
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 import { waitFor } from '../helpers/wait-for';
-import { tone } from './audio-helpers';
+import { recordingTracks, tone } from './audio-helpers';
 import { connect, TwilioStreamClient } from './twilio-client';
 
 const services = useTestServices();
@@ -114,12 +114,7 @@ describe('Twilio media stream endpoint', () => {
     const wav = res.body as Buffer;
     expect(parseWavHeader(wav)).toEqual({ channels: 2, sampleRate: 8000, bitsPerSample: 16, dataBytes: 16000 * 4 });
     const expected = mulawToPcm16(caller);
-    const left = new Int16Array(16000);
-    const right = new Int16Array(16000);
-    for (let i = 0; i < 16000; i++) {
-      left[i] = wav.readInt16LE(WAV_HEADER_BYTES + i * 4);
-      right[i] = wav.readInt16LE(WAV_HEADER_BYTES + i * 4 + 2);
-    }
+    const { caller: left, agent: right } = recordingTracks(wav);
     expect(Buffer.from(left.buffer)).toEqual(Buffer.from(expected.buffer));
     expect(right.every((sample) => sample === 0)).toBe(true);
 
