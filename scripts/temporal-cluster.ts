@@ -171,7 +171,7 @@ export function temporalServerCommand(
   binaries: TemporalServerBinaries,
   postgres: PostgresAddress,
   ports: TemporalPorts,
-  options: { logLevel?: string; databases?: TemporalDatabases } = {},
+  options: { logLevel?: string; databases?: TemporalDatabases; dynamicConfigFile?: string } = {},
 ): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const databases = options.databases ?? DEFAULT_TEMPORAL_DATABASES;
   return {
@@ -186,7 +186,7 @@ export function temporalServerCommand(
       DB_PORT: String(postgres.port),
       POSTGRES_USER: postgres.user,
       POSTGRES_PWD: postgres.password,
-      DYNAMIC_CONFIG_FILE_PATH: DYNAMIC_CONFIG_FILE,
+      DYNAMIC_CONFIG_FILE_PATH: options.dynamicConfigFile ?? DYNAMIC_CONFIG_FILE,
       BIND_ON_IP: '127.0.0.1',
       FRONTEND_GRPC_PORT: String(ports.frontend),
       FRONTEND_HTTP_PORT: String(ports.frontendHttp),
