@@ -22,9 +22,18 @@ const services = useTestServices();
 const taskQueue = uniqueTaskQueue('cluster');
 let stack: ClusterStack | undefined;
 
+/**
+ * Few contacts, and a server that suggests continuing as new early: each kill still lands mid-campaign
+ * with calls in flight, and the replayed histories include a continued-as-new campaign.
+ */
+const CONTACTS = 400;
+const SUGGEST_CONTINUE_AS_NEW_EVENTS = 1_000;
+
 beforeAll(async () => {
   // The first run on a machine builds the server with Go (minutes); later runs find it cached.
-  stack = await startClusterStack(services.db.url, taskQueue);
+  stack = await startClusterStack(services.db.url, taskQueue, {
+    suggestContinueAsNewEvents: SUGGEST_CONTINUE_AS_NEW_EVENTS,
+  });
 }, 1_200_000);
 afterAll(() => stack?.close());
 
