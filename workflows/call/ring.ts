@@ -35,9 +35,10 @@ export async function ring(call: CallRun): Promise<PhaseResult> {
     state.rangOut();
   }
   if (state.machine && !state.ended) return { next: 'voicemail' };
-  if (!state.connected)
-    return endWith({ callStatus: state.final?.status ?? 'error', durationSeconds: state.final?.durationSeconds ?? 0 });
-  return { next: 'converse' };
+  if (state.connected) return { next: 'converse' };
+  // Nobody answered: the provider's status (busy, no-answer, failed, ...) is the outcome.
+  const { final } = state;
+  return endWith({ callStatus: final?.status ?? 'error', durationSeconds: final?.durationSeconds ?? 0 });
 }
 
 /** Places the call; how it ends when it cannot be placed. */
