@@ -84,12 +84,10 @@ async function initialise(
   mkdirSync(dataDir, { recursive: true });
   // The password reaches initdb in a file only its reader may open, beside the cluster.
   const passwordFile = join(dirname(dataDir), `.initdb-password-${randomBytes(6).toString('hex')}`);
-  writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
-  if (owner) {
-    chownSync(dataDir, owner.uid, owner.gid);
-    chownSync(passwordFile, owner.uid, owner.gid);
-  }
+  if (owner) chownSync(dataDir, owner.uid, owner.gid);
   try {
+    writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
+    if (owner) chownSync(passwordFile, owner.uid, owner.gid);
     const args = [
       `--pgdata=${dataDir}`,
       '--auth=scram-sha-256',
