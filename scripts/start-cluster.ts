@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { config, ConfigError, EMBEDDED_DATABASE } from '../platform/config';
 import { clusterSecrets } from './cluster-secrets';
 import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
+import { copyNotice, reachableBinaries } from './postgres-binaries';
 import { assertPortsFree } from './port-holder';
 import { startTemporalServer, temporalPortsFrom } from './temporal-cluster';
 import { exitWithin, spawnTethered } from './tethered-spawn';
@@ -191,8 +192,12 @@ async function main(): Promise<void> {
   if (cfg.EMBEDDED_POSTGRES) {
     const cluster = clusterLocation(dataDir, { chosen: cfg.DATA_DIR_CHOSEN });
     say(`Starting embedded PostgreSQL on port ${cfg.EMBEDDED_POSTGRES_PORT} (data in ${cluster.dir})`);
+    const binaries = await reachableBinaries();
+    const notice = copyNotice(binaries);
+    if (notice) say(notice);
     const postgres: RunningPostgres = await startEmbeddedPostgres({
       dataDir: cluster.dir,
+      binaries,
       port: cfg.EMBEDDED_POSTGRES_PORT,
       ...EMBEDDED_DATABASE,
     });

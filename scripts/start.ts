@@ -6,6 +6,7 @@ import { createDataSource } from '../entities/data-source';
 import { config, ConfigError, EMBEDDED_DATABASE } from '../platform/config';
 import { ensureSearchAttributes } from '../platform/temporal';
 import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
+import { copyNotice, reachableBinaries } from './postgres-binaries';
 import { runMigrations } from './migrate';
 import { assertPortsFree } from './port-holder';
 import { ensureSpeechTools } from './speech-tools';
@@ -135,8 +136,12 @@ async function main(): Promise<void> {
     if (cluster.relocated) {
       say(`  (the "postgres" user cannot enter ${cfg.DATA_DIR} as root, so its cluster lives there instead)`);
     }
+    const binaries = await reachableBinaries();
+    const notice = copyNotice(binaries);
+    if (notice) say(notice);
     running.postgres = await startEmbeddedPostgres({
       dataDir: cluster.dir,
+      binaries,
       port: cfg.EMBEDDED_POSTGRES_PORT,
       ...EMBEDDED_DATABASE,
       log: (line) => cfg.LOG_LEVEL === 'debug' && say(`postgres: ${line}`),
