@@ -171,7 +171,7 @@ export function temporalServerCommand(
   binaries: TemporalServerBinaries,
   postgres: PostgresAddress,
   ports: TemporalPorts,
-  options: { logLevel?: string; databases?: TemporalDatabases } = {},
+  options: { logLevel?: string; databases?: TemporalDatabases; numHistoryShards?: number } = {},
 ): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const databases = options.databases ?? DEFAULT_TEMPORAL_DATABASES;
   return {
@@ -187,6 +187,7 @@ export function temporalServerCommand(
       POSTGRES_USER: postgres.user,
       POSTGRES_PWD: postgres.password,
       DYNAMIC_CONFIG_FILE_PATH: DYNAMIC_CONFIG_FILE,
+      ...(options.numHistoryShards ? { NUM_HISTORY_SHARDS: String(options.numHistoryShards) } : {}),
       BIND_ON_IP: '127.0.0.1',
       FRONTEND_GRPC_PORT: String(ports.frontend),
       FRONTEND_HTTP_PORT: String(ports.frontendHttp),
@@ -242,6 +243,8 @@ export interface TemporalServerOptions {
   databases?: TemporalDatabases;
   /** The server's own log level (default warn); its lines go to `log` prefixed with `temporal:`. */
   logLevel?: string;
+  /** Kept from the first start of these databases on (NUM_HISTORY_SHARDS); unset: the config's default. */
+  numHistoryShards?: number;
 }
 
 /**
