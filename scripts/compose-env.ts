@@ -6,7 +6,7 @@ import { COMPOSE_FILE } from './compose-tools';
 /**
  * The settings docker-compose.yml decides itself for the api, worker and migrate containers: where
  * the other services are, the ports its healthchecks and published ports name, the recordings
- * volume. Every other setting of the schema is passed through from the shell, `.env` or the file
+ * volume, the one proxy in front of the API. Every other setting of the schema is passed through from the shell, `.env` or the file
  * given to `docker compose --env-file` (empty when unset, which the config reads as unset).
  */
 export const COMPOSE_OWNED_SETTINGS: Record<string, string> = {
@@ -17,6 +17,8 @@ export const COMPOSE_OWNED_SETTINGS: Record<string, string> = {
   PORT: "'8000'",
   WORKER_METRICS_PORT: "'9464'",
   RECORDINGS_DIR: '/var/lib/switchboard/recordings',
+  // The API is reached through the proxy service only; another proxy in front of it makes 2.
+  TRUST_PROXY: '${TRUST_PROXY:-1}',
   SESSION_SECRET: '${SESSION_SECRET:?set SESSION_SECRET (npm run secrets:init)}',
   SECRETS_KEY: '${SECRETS_KEY:?set SECRETS_KEY (npm run secrets:init)}',
 };
