@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
 import { createServer } from 'node:net';
+import { Connection } from '@temporalio/client';
 import { provisionTemporalCli } from './temporal-cli';
 import { waitForTemporal } from './temporal-dev-server';
 import { provisionTemporalServer, type TemporalServerBinaries } from './temporal-server';
@@ -226,6 +227,26 @@ export function registerNamespace(
   );
 }
 
+/** The history shard count the Temporal cluster at `address` was created with, which it keeps. */
+export async function historyShardCount(address: string): Promise<number> {
+  const connection = await Connection.connect({ address });
+  try {
+    return (await connection.workflowService.getClusterInfo({})).historyShardCount;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** What to tell an operator whose NUM_HISTORY_SHARDS differs from the count the cluster keeps; undefined when equal. */
+export function shardCountMismatch(configured: number, kept: number): string | undefined {
+  if (configured === kept) return undefined;
+  return (
+    `NUM_HISTORY_SHARDS is ${configured}, but this Temporal cluster was created with ${kept} history shards and ` +
+    `keeps them: the setting only takes effect on new databases (a new Temporal cluster). Set it back to ${kept} ` +
+    'to silence this.'
+  );
+}
+
 export interface RunningTemporalServer {
   /** host:port of the frontend. */
   address: string;
@@ -293,6 +314,10 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await waitForTemporal(address, 120_000);
     log('Namespace and search attributes (deploy/temporal/create-namespace.sh)');
     await registerNamespace(cli.path, address, options.namespace, (line) => log(`  ${line}`));
+    if (options.numHistoryShards !== undefined) {
+      const mismatch = shardCountMismatch(options.numHistoryShards, await historyShardCount(address));
+      if (mismatch) log(mismatch);
+    }
   } catch (error) {
     await stop();
     throw error;
