@@ -110,6 +110,12 @@ export const configSchema = z.object({
    * other ports move with it (7233 gives upstream's own).
    */
   TEMPORAL_PORT: port(7233),
+  /**
+   * History shards of `npm run start:cluster`'s and compose's Temporal server. Temporal records the
+   * count when its databases are first used and keeps it: a different value later is ignored, and
+   * changing it means a new cluster. Choose it for the largest load expected (docs/operations/scaling.md).
+   */
+  NUM_HISTORY_SHARDS: z.coerce.number().int().min(1).max(16_384).default(4),
   /** Port of the dev server's Web UI. */
   TEMPORAL_UI_PORT: port(8233),
   /** Namespace of every workflow. */

@@ -9,6 +9,7 @@ import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './
 import { copyNotice, reachableBinaries } from './postgres-binaries';
 import { runMigrations } from './migrate';
 import { assertPortsFree } from './port-holder';
+import { localServiceEnvironment } from './service-environment';
 import { ensureSpeechTools } from './speech-tools';
 import { provisionTemporalCli } from './temporal-cli';
 import { startTemporalDevServer, type RunningTemporal } from './temporal-dev-server';
@@ -175,7 +176,7 @@ async function main(): Promise<void> {
   await dataSource.destroy();
   if (applied.length > 0) say(`Applied migrations: ${applied.join(', ')}`);
 
-  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  const env = localServiceEnvironment(process.env, { databaseUrl, temporalAddress });
   spawnService('worker', 'workers/main.ts', env);
   spawnService('api', 'api/main.ts', env);
 
