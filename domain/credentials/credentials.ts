@@ -120,8 +120,13 @@ export class Credentials {
           const merged = sameType
             ? mergeUpdate(CREDENTIAL_FIELDS[type], current, changes.credential_data ?? {})
             : (changes.credential_data ?? {});
+          const sealed = this.seal(type, this.parsed(type, merged));
+          // A secret left as it was keeps its sealed bytes: an unchanged value is not a new encryption.
+          for (const [field, value] of Object.entries(current)) {
+            if (sealed[field] !== undefined && merged[field] === value) sealed[field] = row.credentialData[field];
+          }
           row.credentialType = type;
-          row.credentialData = this.seal(type, this.parsed(type, merged));
+          row.credentialData = sealed;
         }
         if (changes.name !== undefined) row.name = changes.name;
         if (changes.description !== undefined) row.description = changes.description;

@@ -85,10 +85,10 @@ describe('create, read, update, delete', () => {
       },
       {
         credential_type: 'custom_header',
-        credential_data: { header_name: 'X-Shop-Token', header_value: 'abc' },
+        credential_data: { header_name: 'X-Shop-Token', header_value: 'k#9!' },
         // Four characters or fewer are masked whole.
-        shown: { header_name: 'X-Shop-Token', header_value: '***' },
-        secret: ['header_value', 'abc'],
+        shown: { header_name: 'X-Shop-Token', header_value: '****' },
+        secret: ['header_value', 'k#9!'],
       },
     ] as const;
     for (const [index, { credential_type, credential_data, shown, secret }] of cases.entries()) {
