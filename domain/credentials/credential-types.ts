@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { boundedText } from '../input-rules';
 import type { CredentialType } from '../../entities/credential.entity';
 
 export type { CredentialType };
@@ -18,24 +17,29 @@ export const HeaderName = z
   .max(128)
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "A header name is letters, digits and !#$%&'*+.^_`|~-, without spaces");
 
-/** A value sent in a header: no line breaks or other control characters, which would split the header. */
-const headerSafe = (max: number) =>
-  boundedText(max)
-    // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain line breaks or other control characters');
+/** No line breaks or other control characters (NUL included), which would split a header. */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const HEADER_SAFE = /^[^\u0000-\u001f\u007f]*$/;
+/** The same, and no ':' (RFC 7617: a user-id holding ':' cannot be told from the password). */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const USER_ID = /^[^:\u0000-\u001f\u007f]*$/;
+
+/** A value sent in a header; one pattern, so the API document states the whole rule. */
+const headerSafe = (
+  max: number,
+  pattern = HEADER_SAFE,
+  rule = 'must not contain line breaks or other control characters',
+) => z.string().min(1).max(max).regex(pattern, rule);
 
 /** A secret: sealed at rest, answered masked. */
-const Secret = headerSafe(4096).min(1);
+const Secret = headerSafe(4096);
 
 /** Each type's fields, as stored once opened and as a create sends them; other keys are refused. */
 export const CREDENTIAL_DATA = {
   api_key: z.strictObject({ header_name: HeaderName.default('X-API-Key'), api_key: Secret }),
   bearer_token: z.strictObject({ token: Secret }),
   basic_auth: z.strictObject({
-    // RFC 7617: a user-id holding ':' cannot be told from the password.
-    username: headerSafe(256)
-      .min(1)
-      .regex(/^[^:]*$/, 'must not contain ":"'),
+    username: headerSafe(256, USER_ID, 'must not contain ":", line breaks or other control characters'),
     password: Secret,
   }),
   custom_header: z.strictObject({ header_name: HeaderName, header_value: Secret }),
