@@ -61,19 +61,19 @@ describe('secrets in agent definitions', () => {
     const definition = withNodes(
       webhook([
         { key: 'Authorization', value: HEADER_TOKEN },
-        { key: 'X-Customer', value: 'for {{first_name}}' },
+        { key: 'X-Customer', value: 'ref {{customer_ref}}' },
       ]),
       qa(QA_KEY),
     );
     const agent = await createAgent(app, owner.token, definition);
     expect(nodeOf(agent.workflow_definition, 'crm')?.data.custom_headers).toEqual([
       { key: 'Authorization', value: masked(HEADER_TOKEN) },
-      { key: 'X-Customer', value: masked('for {{first_name}}') },
+      { key: 'X-Customer', value: masked('ref {{customer_ref}}') },
     ]);
     expect(nodeOf(agent.workflow_definition, 'qa')?.data.qa_api_key).toBe(masked(QA_KEY));
 
     const stored = await storedVersion(agent.id);
-    for (const secret of [HEADER_TOKEN, QA_KEY, 'crm_live', 'first_name']) expect(stored.text).not.toContain(secret);
+    for (const secret of [HEADER_TOKEN, QA_KEY, 'crm_live', 'customer_ref']) expect(stored.text).not.toContain(secret);
     const [authorization] = nodeOf(stored.definition, 'crm')?.data.custom_headers as { value: { enc: string } }[];
     expect(secrets.open(authorization?.value.enc ?? '')).toBe(HEADER_TOKEN);
 
@@ -86,7 +86,7 @@ describe('secrets in agent definitions', () => {
     expect(read.status).toBe(200);
     const versions = await request(app).get(`/api/v1/workflow/${agent.id}/versions`).set('X-API-Key', key.body.api_key);
     for (const body of [JSON.stringify(read.body), JSON.stringify(versions.body)]) {
-      for (const secret of [HEADER_TOKEN, QA_KEY, 'crm_live', 'first_name']) expect(body).not.toContain(secret);
+      for (const secret of [HEADER_TOKEN, QA_KEY, 'crm_live', 'customer_ref']) expect(body).not.toContain(secret);
     }
     expect(nodeOf(read.body.workflow_definition, 'crm')?.data.custom_headers).toEqual(
       nodeOf(agent.workflow_definition, 'crm')?.data.custom_headers,
