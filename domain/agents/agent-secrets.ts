@@ -92,7 +92,7 @@ export function sealAgentSecrets(incoming: AgentGraph, stored: unknown, secrets:
     if (prior && value === priorClear && isSealed(prior.value)) return prior.value;
     if (prior && priorClear !== undefined && value === maskSecret(priorClear)) {
       if (prior.address === site.address) {
-        return isSealed(prior.value) ? prior.value : { enc: secrets.seal(value) };
+        return isSealed(prior.value) ? prior.value : { enc: secrets.seal(priorClear) };
       }
       issues.push({
         loc: ['body', 'workflow_definition', 'nodes', site.nodeIndex, 'data', ...site.path],
