@@ -8,7 +8,7 @@ import { converse } from '../../agent-runtime';
 import { Run } from '../../entities';
 import { Secrets } from '../../telephony/secrets';
 import { callWorkflowId } from '../../workflows/definitions';
-import { createAgent } from '../helpers/agents';
+import { createAgent, type CreatedAgent } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, definitionWithTrigger, triggerPathOf, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
@@ -74,6 +74,40 @@ const webhookNode = (id: string, data: Record<string, unknown>) => ({
   data: { name: `Webhook ${id}`, endpoint_url: `${receiverUrl}/${id}`, ...data },
 });
 
+/** A worker with the call activities, webhooks allowed to reach the local receiver. */
+const createWorker = () =>
+  Worker.create({
+    connection: services.temporal.nativeConnection,
+    taskQueue,
+    workflowBundle: testWorkflowBundle(),
+    activities: createActivities({
+      dataSource: services.db.dataSource,
+      workerIdentity: 'e2e-webhook-credentials',
+      calls: {
+        secrets,
+        settings: { publicBaseUrl: 'http://127.0.0.1', pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
+        converse,
+        temporal: services.temporal.client,
+      },
+      webhooks: { allowPrivate: true },
+    }),
+  });
+
+/** Places a call with the agent; its workflow runs once a worker polls. */
+const placeCall = async (agent: CreatedAgent): Promise<number> => {
+  const res = await request(app.callback())
+    .post(`/api/v1/public/agent/${triggerPathOf(agent)}`)
+    .set('X-API-Key', org.apiKey)
+    .send({ phone_number: '+14155550123', initial_context: { first_name: 'Ada' } });
+  expect(res.status).toBe(200);
+  return res.body.workflow_run_id as number;
+};
+
+const finished = async (runId: number): Promise<Run> => {
+  await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
+  return services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+};
+
 it('sends each webhook node its credential’s headers, read at delivery time', async () => {
   const bearer = await createCredential({
     name: 'CRM',
@@ -104,32 +138,8 @@ it('sends each webhook node its credential’s headers, read at delivery time', 
     ],
   });
 
-  const worker = await Worker.create({
-    connection: services.temporal.nativeConnection,
-    taskQueue,
-    workflowBundle: testWorkflowBundle(),
-    activities: createActivities({
-      dataSource: services.db.dataSource,
-      workerIdentity: 'e2e-webhook-credentials',
-      calls: {
-        secrets,
-        settings: { publicBaseUrl: 'http://127.0.0.1', pricePerMinuteUsd: 0, pricePer1kTokensUsd: 0 },
-        converse,
-        temporal: services.temporal.client,
-      },
-      webhooks: { allowPrivate: true },
-    }),
-  });
-  const run = await worker.runUntil(async () => {
-    const res = await request(app.callback())
-      .post(`/api/v1/public/agent/${triggerPathOf(agent)}`)
-      .set('X-API-Key', org.apiKey)
-      .send({ phone_number: '+14155550123', initial_context: { first_name: 'Ada' } });
-    expect(res.status).toBe(200);
-    const runId = res.body.workflow_run_id as number;
-    await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
-    return services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
-  });
+  const worker = await createWorker();
+  const run = await worker.runUntil(async () => finished(await placeCall(agent)));
 
   const headersOf = (path: string) => received.find((request) => request.path === path)?.headers ?? {};
   expect(headersOf('/bearer').authorization).toBe(`Bearer ${TOKEN}`);
@@ -147,4 +157,32 @@ it('sends each webhook node its credential’s headers, read at delivery time', 
   for (const text of [JSON.stringify(run.logs), JSON.stringify(history)]) {
     for (const secret of [TOKEN, HEADER_SECRET, 'correct-horse']) expect(text).not.toContain(secret);
   }
+}, 90_000);
+
+it('refuses the delivery of a call whose version names a credential deleted since, sending nothing', async () => {
+  const doomed = await createCredential({
+    name: 'Doomed',
+    credential_type: 'bearer_token',
+    credential_data: { token: TOKEN },
+  });
+  const base = definitionWithTrigger();
+  const agent = await createAgent(app.callback(), org.owner.token, {
+    ...base,
+    nodes: [...base.nodes, webhookNode('doomed', { credential_uuid: doomed })],
+  });
+  // The call is placed with this version; its workflow waits for a worker.
+  const runId = await placeCall(agent);
+  const owner = (method: 'put' | 'delete', path: string) =>
+    request(app.callback())[method](path).auth(org.owner.token, { type: 'bearer' });
+  expect((await owner('put', `/api/v1/workflow/${agent.id}`).send({ workflow_definition: base })).status).toBe(200);
+  expect((await owner('delete', `/api/v1/credentials/${doomed}`)).status).toBe(200);
+
+  const worker = await createWorker();
+  const run = await worker.runUntil(finished(runId));
+  expect(run.isCompleted).toBe(true);
+  expect(received.filter((request) => request.path === '/doomed')).toHaveLength(0);
+  expect((run.logs.webhooks as Record<string, WebhookLogEntry>).doomed).toMatchObject({
+    status: 'refused',
+    error: `Credential ${doomed} no longer exists in the organization`,
+  });
 }, 90_000);
