@@ -21,6 +21,7 @@ import { createAuthRoutes } from './routes/auth';
 import { createCallRoutes } from './routes/calls';
 import { createCampaignSourceRoutes } from './routes/campaign-sources';
 import { createCampaignRoutes } from './routes/campaigns';
+import { createCredentialRoutes } from './routes/credentials';
 import { createDoNotCallRoutes } from './routes/do-not-call';
 import { createHealthRoutes } from './routes/health';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
@@ -44,6 +45,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createTelephonyConfigRoutes(deps),
     ...createPhoneNumberRoutes(deps),
     ...createSpeechCredentialRoutes(deps),
+    ...createCredentialRoutes(deps),
     ...createWebhookSigningSecretRoutes(deps),
     ...createDoNotCallRoutes(deps),
     ...createCallRoutes(deps),

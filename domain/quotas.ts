@@ -57,6 +57,13 @@ export const QUOTAS = {
     per: 'an organization',
     noun: 'API keys, archived ones included',
   },
+  credentials: {
+    setting: 'QUOTA_CREDENTIALS',
+    table: 'credentials',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'credentials',
+  },
 } as const;
 
 export type QuotaName = keyof typeof QUOTAS;

@@ -18,6 +18,7 @@ import { OrganizationWebhookSecrets1795000003100 } from './migrations/1795000003
 import { QuotaIndexes1795000003200 } from './migrations/1795000003200-QuotaIndexes';
 import { DoNotCallAndDialCaps1795000004000 } from './migrations/1795000004000-DoNotCallAndDialCaps';
 import { PacingFailoverVoicemail1795000004100 } from './migrations/1795000004100-PacingFailoverVoicemail';
+import { Credentials1795000004200 } from './migrations/1795000004200-Credentials';
 import { SecretsCanary1795000004700 } from './migrations/1795000004700-SecretsCanary';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
@@ -38,6 +39,7 @@ export const migrations = [
   QuotaIndexes1795000003200,
   DoNotCallAndDialCaps1795000004000,
   PacingFailoverVoicemail1795000004100,
+  Credentials1795000004200,
   SecretsCanary1795000004700,
 ];
 

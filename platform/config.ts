@@ -211,6 +211,8 @@ export const configSchema = z.object({
   QUOTA_CAMPAIGN_SOURCES: z.coerce.number().int().min(1).default(1000),
   /** API keys an organization may have, archived ones included (archiving is final, the row stays); past it creating one answers 409. */
   QUOTA_API_KEYS: z.coerce.number().int().min(1).default(500),
+  /** Credentials (named secrets that webhooks and tools send) an organization may store; past it creating one answers 409. */
+  QUOTA_CREDENTIALS: z.coerce.number().int().min(1).default(200),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),
