@@ -18,6 +18,8 @@ import { OrganizationWebhookSecrets1795000003100 } from './migrations/1795000003
 import { QuotaIndexes1795000003200 } from './migrations/1795000003200-QuotaIndexes';
 import { DoNotCallAndDialCaps1795000004000 } from './migrations/1795000004000-DoNotCallAndDialCaps';
 import { PacingFailoverVoicemail1795000004100 } from './migrations/1795000004100-PacingFailoverVoicemail';
+import { CanonicalPhoneNumbers1795000004600 } from './migrations/1795000004600-CanonicalPhoneNumbers';
+import { DoNotCallListIndexes1795000004700 } from './migrations/1795000004700-DoNotCallListIndexes';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -37,6 +39,8 @@ export const migrations = [
   QuotaIndexes1795000003200,
   DoNotCallAndDialCaps1795000004000,
   PacingFailoverVoicemail1795000004100,
+  CanonicalPhoneNumbers1795000004600,
+  DoNotCallListIndexes1795000004700,
 ];
 
 export interface DataSourceOptions {
