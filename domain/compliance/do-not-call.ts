@@ -51,16 +51,19 @@ export async function addDoNotCall(
   });
 }
 
+export interface DoNotCallListQuery {
+  page: number;
+  limit: number;
+  search?: string | undefined;
+}
+
 /**
- * One page of the organization's list, newest first, optionally narrowed by `search`: a number's
- * start (digits, with or without `+` and separators: `+1 415` finds `+1415…`) or, for any other
- * text, a reason's start (case-insensitive). Both read a range of an index, never the whole list.
+ * The query of one page of the organization's list, newest first, optionally narrowed by `search`:
+ * a number's start (digits, with or without `+` and separators: `+1 415` finds `+1415…`) or, for
+ * any other text, a reason's start (case-insensitive). Both read a range of an index of the
+ * organization's entries, never the whole list.
  */
-export async function listDoNotCall(
-  dataSource: DataSource,
-  organizationId: number,
-  query: { page: number; limit: number; search?: string | undefined },
-) {
+export function doNotCallPageQuery(dataSource: DataSource, organizationId: number, query: DoNotCallListQuery) {
   const builder = dataSource
     .getRepository(DoNotCallNumber)
     .createQueryBuilder('d')
@@ -69,14 +72,17 @@ export async function listDoNotCall(
     .skip((query.page - 1) * query.limit)
     .take(query.limit);
   const search = query.search?.trim();
-  if (search) {
-    if (NUMBER_START.test(search)) {
-      builder.andWhere('d.phone_number LIKE :prefix', { prefix: `+${search.replace(/\D/g, '')}%` });
-    } else {
-      builder.andWhere('lower(d.reason) LIKE lower(:prefix)', { prefix: `${escapeLike(search)}%` });
-    }
+  if (search && NUMBER_START.test(search)) {
+    builder.andWhere('d.phone_number LIKE :prefix', { prefix: `+${search.replace(/\D/g, '')}%` });
+  } else if (search) {
+    builder.andWhere('lower(d.reason) LIKE lower(:prefix)', { prefix: `${escapeLike(search)}%` });
   }
-  const [rows, total] = await builder.getManyAndCount();
+  return builder;
+}
+
+/** One page of the organization's list (see `doNotCallPageQuery`) and the count of all it matches. */
+export async function listDoNotCall(dataSource: DataSource, organizationId: number, query: DoNotCallListQuery) {
+  const [rows, total] = await doNotCallPageQuery(dataSource, organizationId, query).getManyAndCount();
   return {
     numbers: rows.map(doNotCallView),
     total_count: total,
