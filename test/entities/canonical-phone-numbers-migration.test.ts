@@ -1,5 +1,5 @@
 import { CanonicalPhoneNumbers1795000004600 } from '../../entities/migrations/1795000004600-CanonicalPhoneNumbers';
-import { DoNotCallListIndexes1795000004700 } from '../../entities/migrations/1795000004700-DoNotCallListIndexes';
+import { DoNotCallListIndexes1795000004800 } from '../../entities/migrations/1795000004800-DoNotCallListIndexes';
 import { signUp, type SignedUp } from '../helpers/accounts';
 import { createAgent, insertRun } from '../helpers/agents';
 import { useTestServices } from '../helpers/services';
@@ -165,9 +165,9 @@ describe('the migration to canonical phone numbers', () => {
         'do_not_call_numbers_organization_id_id_idx',
         'do_not_call_numbers_reason_prefix_idx',
       ]);
-      await new DoNotCallListIndexes1795000004700().down(runner);
+      await new DoNotCallListIndexes1795000004800().down(runner);
       expect(await indexes()).toEqual([]);
-      await new DoNotCallListIndexes1795000004700().up(runner);
+      await new DoNotCallListIndexes1795000004800().up(runner);
       expect(await indexes()).toEqual(before);
     } finally {
       await runner.release();

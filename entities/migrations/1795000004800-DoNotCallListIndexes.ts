@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * however long its list (`text_pattern_ops` serves `LIKE 'prefix%'` whatever the collation). The
  * quota counts the organization's entries on the first of them.
  */
-export class DoNotCallListIndexes1795000004700 implements MigrationInterface {
-  name = 'DoNotCallListIndexes1795000004700';
+export class DoNotCallListIndexes1795000004800 implements MigrationInterface {
+  name = 'DoNotCallListIndexes1795000004800';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(
