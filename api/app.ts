@@ -32,9 +32,11 @@ import { createTelephonyInboundRoutes } from './routes/telephony-inbound';
 import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
 import { createUsageRoutes } from './routes/usage';
 import { createWebhookSigningSecretRoutes } from './routes/webhook-signing-secret';
+import { createImportSlots } from './uploads/import-slots';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
 export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
+  const importSlots = createImportSlots(deps.config.CSV_MAX_CONCURRENT_IMPORTS);
   return [
     ...createHealthRoutes(deps),
     ...createAuthRoutes(deps, auth),
@@ -47,13 +49,13 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createSpeechCredentialRoutes(deps),
     ...createCredentialRoutes(deps),
     ...createWebhookSigningSecretRoutes(deps),
-    ...createDoNotCallRoutes(deps),
+    ...createDoNotCallRoutes(deps, importSlots),
     ...createCallRoutes(deps),
     ...createRecordingRoutes(deps),
     ...createTelephonyWebhookRoutes(deps),
     ...createTelephonyInboundRoutes(deps),
     ...createCampaignRoutes(deps),
-    ...createCampaignSourceRoutes(deps),
+    ...createCampaignSourceRoutes(deps, importSlots),
   ];
 }
 

@@ -64,6 +64,13 @@ export const QUOTAS = {
     per: 'an organization',
     noun: 'credentials',
   },
+  do_not_call_numbers: {
+    setting: 'QUOTA_DO_NOT_CALL_NUMBERS',
+    table: 'do_not_call_numbers',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'numbers on its do-not-call list',
+  },
 } as const;
 
 export type QuotaName = keyof typeof QUOTAS;

@@ -19,7 +19,9 @@ import { QuotaIndexes1795000003200 } from './migrations/1795000003200-QuotaIndex
 import { DoNotCallAndDialCaps1795000004000 } from './migrations/1795000004000-DoNotCallAndDialCaps';
 import { PacingFailoverVoicemail1795000004100 } from './migrations/1795000004100-PacingFailoverVoicemail';
 import { Credentials1795000004200 } from './migrations/1795000004200-Credentials';
+import { CanonicalPhoneNumbers1795000004600 } from './migrations/1795000004600-CanonicalPhoneNumbers';
 import { SecretsCanary1795000004700 } from './migrations/1795000004700-SecretsCanary';
+import { DoNotCallListIndexes1795000004800 } from './migrations/1795000004800-DoNotCallListIndexes';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -40,7 +42,9 @@ export const migrations = [
   DoNotCallAndDialCaps1795000004000,
   PacingFailoverVoicemail1795000004100,
   Credentials1795000004200,
+  CanonicalPhoneNumbers1795000004600,
   SecretsCanary1795000004700,
+  DoNotCallListIndexes1795000004800,
 ];
 
 export interface DataSourceOptions {

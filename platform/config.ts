@@ -44,7 +44,7 @@ export const configSchema = z.object({
     .default(50 * 1024 * 1024),
   /** A contacts CSV arriving slower than this over any 10 seconds is refused (408): slow clients hold no resource for long. */
   CSV_MIN_UPLOAD_BYTES_PER_SECOND: z.coerce.number().int().min(1).default(1024),
-  /** Contact-list imports writing to PostgreSQL at once, per API process; more wait their turn. */
+  /** CSV imports (contact lists and do-not-call lists alike) writing to PostgreSQL at once, per API process; more wait their turn. */
   CSV_MAX_CONCURRENT_IMPORTS: z.coerce.number().int().min(1).max(50).default(2),
   /** Rows a do-not-call CSV import may hold; a longer file is refused (400) and nothing is stored. */
   DNC_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
@@ -213,6 +213,8 @@ export const configSchema = z.object({
   QUOTA_API_KEYS: z.coerce.number().int().min(1).default(500),
   /** Credentials (named secrets that webhooks and tools send) an organization may store; past it creating one answers 409. */
   QUOTA_CREDENTIALS: z.coerce.number().int().min(1).default(200),
+  /** Numbers an organization's do-not-call list may hold; past it adding or importing answers 409. Opt-outs are listed past it. */
+  QUOTA_DO_NOT_CALL_NUMBERS: z.coerce.number().int().min(1).default(1_000_000),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),
