@@ -173,6 +173,11 @@ export const configSchema = z.object({
     .min(0)
     .max(30 * 86400)
     .default(86400),
+  /**
+   * `true`: post-call webhooks also carry the deprecated `X-Switchboard-Signature` (`v1`, which signs
+   * the body and timestamp only) beside the `v2` headers; `false` once every receiver checks `v2`.
+   */
+  WEBHOOK_SIGNATURE_V1: envBoolean(true),
   /** `true`: post-call webhooks may reach private, loopback and link-local addresses (tests, trusted networks). */
   ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
   /** `true`: ARI endpoints (`ari_endpoint`) may be private, loopback or link-local addresses (a PBX on the LAN). */
