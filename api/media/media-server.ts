@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Run } from '../../entities';
 import type { Logger } from '../../platform/logger';
+import { redactMediaToken } from '../../platform/log-redaction';
 import type { Secrets } from '../../telephony/secrets';
 import { MediaSession } from '../../voice/media-session';
 import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';
@@ -174,7 +175,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
         refuse(socket, error);
         return;
       }
-      log.error({ err: error, url: request.url?.split('?')[0] }, 'media upgrade failed');
+      log.error({ err: error, url: redactMediaToken(request.url ?? '') }, 'media upgrade failed');
       socket.destroy();
     });
   });

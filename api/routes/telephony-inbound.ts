@@ -1,4 +1,5 @@
 import { PhoneNumber, Run, TelephonyConfiguration } from '../../entities';
+import { maskPhoneNumber } from '../../platform/log-redaction';
 import { openCredentials } from '../../telephony/credentials';
 import { ACKNOWLEDGED, answerUrls } from '../../telephony/inbound';
 import { ProviderError, type ProviderReply } from '../../telephony/provider';
@@ -191,7 +192,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         const called = await findCalledNumber(inboundDeps, definition.name, call, request);
         if (called === 'forbidden') throw new ForbiddenError('Invalid signature');
         if (called === 'unknown') {
-          log.info({ calledNumber: call.calledNumber }, 'inbound call to an unknown number: refused');
+          log.info({ calledNumber: maskPhoneNumber(call.calledNumber) }, 'inbound call to an unknown number: refused');
           send(ctx, definition.inbound.refuseUnknown());
           return;
         }
