@@ -98,6 +98,11 @@ export interface InboundCall {
    * `connection_id`): routing tries the configurations of that account first.
    */
   accountId?: string;
+  /**
+   * The provider vouches for the caller's number: STIR/SHAKEN full attestation (`A`) that it
+   * validated. False when it says otherwise or says nothing (most providers, most countries).
+   */
+  callerIdVerified: boolean;
   /** The provider's own payload, kept in the run's logs. */
   raw: Record<string, unknown>;
 }
