@@ -100,9 +100,11 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
   const answer = async (ctx: RouteContext, { params }: { params: { provider: string; run_id: number } }) => {
     offered(params.provider);
     const { run, adapter } = await runOf(params.provider, params.run_id);
-    if (!(await adapter.verifyWebhook(webhookRequest(ctx, config.PUBLIC_BASE_URL)))) {
-      throw new ForbiddenError('Invalid signature');
-    }
+    const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
+    const verified = adapter.verifyAnswerWebhook
+      ? await adapter.verifyAnswerWebhook(request, run.providerCallId)
+      : await adapter.verifyWebhook(request);
+    if (!verified) throw new ForbiddenError('Invalid signature');
     const providerCallId = run.providerCallId ?? '';
     if (run.isCompleted) {
       send(ctx, await adapter.rejectCall(providerCallId));
@@ -126,7 +128,8 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         description:
           'Where Twilio, Plivo, Vobiz and Vonage (`answer_url`) fetch instructions when the callee answers: the ' +
           "stream markup pointing the call's media at `/telephony/{provider}/media/{run_id}`. No credentials: the " +
-          "provider's signature, checked with the run's configuration, is the authentication (403 otherwise). A " +
+          "provider's signature, checked with the run's configuration, is the authentication (403 otherwise); " +
+          "Vonage's must also name the run's call (`uuid`) and a token not used before. A " +
           'finished run gets the polite reject.',
         tags: ['telephony'],
         security: [],

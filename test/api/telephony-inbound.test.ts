@@ -491,8 +491,15 @@ describe('the outbound answer URL', () => {
     expect(forged.status).toBe(403);
   });
 
-  it('gives Vonage (GET answer_url) the NCCO of the run, and 404 for unknown runs', async () => {
+  /** An outbound Vonage run whose call Vonage knows as `uuid` (as placeCall records it). */
+  const placedVonageRun = async (uuid: string) => {
     const runId = await outboundRun('vonage');
+    await services.db.dataSource.query('UPDATE runs SET provider_call_id = $2 WHERE id = $1', [runId, uuid]);
+    return runId;
+  };
+
+  it('gives Vonage (GET answer_url) the NCCO of the run, and 404 for unknown runs', async () => {
+    const runId = await placedVonageRun('u-out');
     const jwt = await vonageJwt('');
     const res = await request(app)
       .get(`/api/v1/telephony/vonage/answer/${runId}?to=14155550123&from=14155551004&uuid=u-out`)
@@ -511,10 +518,38 @@ describe('the outbound answer URL', () => {
     expectMediaUrl(res.text, 'vonage', runId);
     const unknown = await request(app)
       .get('/api/v1/telephony/vonage/answer/999999999')
-      .set('authorization', `Bearer ${jwt}`);
+      .set('authorization', `Bearer ${await vonageJwt('')}`);
     expect(unknown.status).toBe(404);
     const wrongProvider = await request(app).get(`/api/v1/telephony/twilio/answer/${runId}`);
     expect(wrongProvider.status).toBe(404);
+  });
+
+  it("refuses a Vonage answer token replayed, lifted onto another run, or naming another call: no run's media token leaks", async () => {
+    const victim = await placedVonageRun(`u-${randomUUID()}`);
+    const attacker = await placedVonageRun(`u-${randomUUID()}`);
+    const uuidOf = async (runId: number) =>
+      (await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId })).providerCallId ?? '';
+    const answer = (runId: number, uuid: string, jwt: string) =>
+      request(app)
+        .get(`/api/v1/telephony/vonage/answer/${runId}?to=14155550123&from=14155551004&uuid=${uuid}`)
+        .set('authorization', `Bearer ${jwt}`);
+
+    // A token seen on the attacker's own answer request, replayed to the victim's run, with the victim's uuid.
+    const seen = await vonageJwt('');
+    expect((await answer(attacker, await uuidOf(attacker), seen)).status).toBe(200);
+    const lifted = await answer(victim, await uuidOf(victim), seen);
+    expect(lifted.status).toBe(403);
+    expect(lifted.text).not.toContain('token=');
+    // A fresh token naming another call than the run's.
+    expect((await answer(victim, await uuidOf(attacker), await vonageJwt(''))).status).toBe(403);
+    expect((await answer(victim, '', await vonageJwt(''))).status).toBe(403);
+    // A run whose call is not placed yet (no uuid recorded) answers nothing.
+    const unplaced = await outboundRun('vonage');
+    expect((await answer(unplaced, 'u-anything', await vonageJwt(''))).status).toBe(403);
+    // The genuine request: the run's call, a token used once.
+    const genuine = await vonageJwt('');
+    expect((await answer(victim, await uuidOf(victim), genuine)).status).toBe(200);
+    expect((await answer(victim, await uuidOf(victim), genuine)).status).toBe(403);
   });
 });
 
