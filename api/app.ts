@@ -98,7 +98,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   });
 
   const routers = [api, root, createDocsRouter()];
-  app.use(traceRequest());
+  app.use(traceRequest(auth.credentials));
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler());
   // Before the body is read: a method the path does not take is 405 whatever the body holds.

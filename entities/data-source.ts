@@ -22,6 +22,7 @@ import { Credentials1795000004200 } from './migrations/1795000004200-Credentials
 import { CanonicalPhoneNumbers1795000004600 } from './migrations/1795000004600-CanonicalPhoneNumbers';
 import { SecretsCanary1795000004700 } from './migrations/1795000004700-SecretsCanary';
 import { DoNotCallListIndexes1795000004800 } from './migrations/1795000004800-DoNotCallListIndexes';
+import { MediaStreamClaimsAndVerifiedOptOuts1795000005700 } from './migrations/1795000005700-MediaStreamClaimsAndVerifiedOptOuts';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -45,6 +46,7 @@ export const migrations = [
   CanonicalPhoneNumbers1795000004600,
   SecretsCanary1795000004700,
   DoNotCallListIndexes1795000004800,
+  MediaStreamClaimsAndVerifiedOptOuts1795000005700,
 ];
 
 export interface DataSourceOptions {

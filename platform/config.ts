@@ -92,6 +92,15 @@ export const configSchema = z.object({
     .string()
     .refine((value) => !value.startsWith('/'), { error: 'must not start with /' })
     .default('recordings/'),
+  /**
+   * Server-side encryption asked for each recording uploaded to S3: `AES256` (S3-managed keys),
+   * `aws:kms` (a KMS key: RECORDINGS_S3_KMS_KEY_ID, or the account's `aws/s3` key when unset), or
+   * `none` for an S3-compatible server that takes no encryption headers. An upload the server does
+   * not confirm as encrypted so is kept on local disk instead.
+   */
+  RECORDINGS_S3_SSE: z.enum(['AES256', 'aws:kms', 'none']).default('AES256'),
+  /** The KMS key (id, ARN or alias) of RECORDINGS_S3_SSE=aws:kms. */
+  RECORDINGS_S3_KMS_KEY_ID: z.string().min(1).optional(),
   /** An S3-compatible server (MinIO, Ceph, R2…); unset: AWS S3 of S3_REGION. */
   S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   /** The region S3 requests are signed for. */
@@ -179,6 +188,11 @@ export const configSchema = z.object({
     .min(0)
     .max(30 * 86400)
     .default(86400),
+  /**
+   * `true`: post-call webhooks also carry the deprecated `X-Switchboard-Signature` (`v1`, which signs
+   * the body and timestamp only) beside the `v2` headers; `false` once every receiver checks `v2`.
+   */
+  WEBHOOK_SIGNATURE_V1: envBoolean(true),
   /** `true`: post-call webhooks may reach private, loopback and link-local addresses (tests, trusted networks). */
   ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
   /** `true`: ARI endpoints (`ari_endpoint`) may be private, loopback or link-local addresses (a PBX on the LAN). */
@@ -343,6 +357,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (Boolean(parsed.ADMIN_EMAIL) !== Boolean(parsed.ADMIN_PASSWORD)) {
     throw new ConfigError(['ADMIN_EMAIL, ADMIN_PASSWORD: set both or neither']);
+  }
+  if (parsed.RECORDINGS_S3_KMS_KEY_ID && parsed.RECORDINGS_S3_SSE !== 'aws:kms') {
+    throw new ConfigError(['RECORDINGS_S3_KMS_KEY_ID: only with RECORDINGS_S3_SSE=aws:kms']);
   }
   if (Boolean(parsed.S3_ACCESS_KEY_ID) !== Boolean(parsed.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError(['S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither']);

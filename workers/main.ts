@@ -79,7 +79,7 @@ async function main(): Promise<void> {
         dataSource,
         workerIdentity: identity,
         calls: { secrets, settings: callSettingsFrom(cfg), converse, temporal },
-        webhooks: { allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS },
+        webhooks: { allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS, signV1: cfg.WEBHOOK_SIGNATURE_V1 },
       }),
       shutdownGraceTime: `${cfg.WORKER_SHUTDOWN_GRACE_SECONDS} seconds`,
       // No eager activities: under load an eagerly dispatched task whose workflow-task completion

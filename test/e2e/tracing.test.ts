@@ -148,10 +148,8 @@ it('follows a call from the API request through the workflow to the provider in 
     },
     { timeoutMs: 30_000, intervalMs: 500 },
   );
-  // The simulator's status webhooks carried the trace back into the API.
-  expect(traced).toEqual(
-    expect.arrayContaining(['RunActivity:concludeCall', 'POST /api/v1/telephony/:provider/status/:run_id']),
-  );
+  // The simulator's signed status webhooks carried the trace back into the API (past the signature check).
+  expect(traced).toEqual(expect.arrayContaining(['RunActivity:concludeCall', 'ProviderWebhook:callStatus']));
 
   // Every log line the request wrote carries its trace id.
   const requestLines = logLines.filter((line) => line.path === `/api/v1/public/agent/${org.triggerPath}`);
