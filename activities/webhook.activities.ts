@@ -12,9 +12,9 @@ import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from 
 import { enabledWebhookNodes } from './webhook/nodes';
 import { renderPayload, type PayloadContext } from './webhook/payload';
 import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits } from './webhook/send';
-import { SIGNATURE_HEADER, signatureHeader } from './webhook/signature';
-import { signedUrl, v2Headers } from './webhook/signature-v2';
-import { WebhookSigningSecrets } from './webhook/signing-secrets';
+import { SIGNATURE_HEADER, signatureHeader } from '../domain/webhooks/signature';
+import { signedUrl, v2Headers } from '../domain/webhooks/signature-v2';
+import { WebhookSigningSecrets } from '../domain/webhooks/signing-secrets';
 
 export interface WebhookActivityDeps {
   dataSource: DataSource;

@@ -1,4 +1,4 @@
-import { WebhookSigningSecrets, type SigningSecretView } from '../../activities/webhook/signing-secrets';
+import { WebhookSigningSecrets, type SigningSecretView } from '../../domain/webhooks/signing-secrets';
 import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
 import { NotFoundError } from '../../domain/errors';

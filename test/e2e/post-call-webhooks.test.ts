@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { createActivities } from '../../activities';
 import type { WebhookLogEntry } from '../../activities/webhook.activities';
-import { verifySignatureHeader } from '../../activities/webhook/signature';
+import { verifySignatureHeader } from '../../domain/webhooks/signature';
 import { converse } from '../../agent-runtime';
 import { Run } from '../../entities';
 import { parseConfig } from '../../platform/config';

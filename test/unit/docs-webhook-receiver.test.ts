@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import * as ts from 'typescript';
-import { v2Headers, type SignedDelivery } from '../../activities/webhook/signature-v2';
+import { v2Headers, type SignedDelivery } from '../../domain/webhooks/signature-v2';
 
 const GUIDE = join(__dirname, '..', '..', 'docs', 'guides', 'post-call-webhooks.md');
 
