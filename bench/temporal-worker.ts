@@ -13,7 +13,7 @@ import { freePort } from '../scripts/free-port';
 import { provisionTemporalCli } from '../scripts/temporal-cli';
 import { DEFAULT_TEMPORAL_DATABASES, freeTemporalPorts, startTemporalServer } from '../scripts/temporal-cluster';
 import { startTemporalDevServer } from '../scripts/temporal-dev-server';
-import { HOST, say } from './helpers';
+import { BENCH_PAYLOAD_ENCRYPTION_KEYS, HOST, say } from './helpers';
 import { findProcess } from './process-cpu';
 
 /** Temporal and a worker process for the benchmarks that run workflows (see bench/calls.ts). */
@@ -171,6 +171,7 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
         LOG_LEVEL: 'info',
         WORKER_METRICS_PORT: String(await freePort()),
         TELEPHONY_SIMULATOR: 'true',
+        PAYLOAD_ENCRYPTION_KEYS: BENCH_PAYLOAD_ENCRYPTION_KEYS,
         DIAL_CAP_PER_DAY: '0',
         DIAL_CAP_PER_WEEK: '0',
         ...(bundlePath ? { WORKFLOW_BUNDLE_PATH: bundlePath } : {}),

@@ -169,7 +169,7 @@ it('completes 2,000 contacts exactly once across a killed worker, a restarted Te
   expect(pulled.length).toBeGreaterThan(25);
   const failures: string[] = [];
   for await (const result of Worker.runReplayHistories(
-    { workflowBundle: testWorkflowBundle(), replayName: 'replay-cluster' },
+    { workflowBundle: testWorkflowBundle(), replayName: 'replay-cluster', dataConverter: cluster.dataConverter },
     pulled,
   )) {
     if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);

@@ -16,7 +16,7 @@ import { TEST_SESSION_SECRET } from '../helpers/app';
 import { callingOrganization } from '../helpers/calls';
 import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 import { waitFor } from '../helpers/wait-for';
 
@@ -92,6 +92,7 @@ it('follows a call from the API request through the workflow to the provider in 
   const temporal = new Client({
     connection: services.temporal.client.connection,
     namespace: services.temporal.client.options.namespace,
+    dataConverter: testDataConverter,
     interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
   });
   const app = createApp({
