@@ -8,6 +8,7 @@ import { Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client as PgClient } from 'pg';
+import { FAILURE_CONVERTER_PATH } from '../platform/payload-codec';
 import { ensureSearchAttributes } from '../platform/temporal';
 import { freePort } from '../scripts/free-port';
 import { provisionTemporalCli } from '../scripts/temporal-cli';
@@ -138,6 +139,7 @@ let bundle: Promise<string> | undefined;
 function prebuiltBundle(): Promise<string> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: require.resolve(join(__dirname, '..', 'workflows')),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   }).then(({ code }) => {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-bundle-'));

@@ -76,10 +76,15 @@ export class PayloadEncryptionCodec implements PayloadCodec {
   }
 }
 
+/** The failure converter every workflow bundle is built with (`failureConverterPath`). */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
 /**
  * The data converter of every Temporal client, worker and replayer of the service: payloads are
- * encrypted by the SDK outside the workflow sandbox, so workflow code and its bundle are unchanged.
+ * encrypted by the SDK outside the workflow sandbox, so workflow code is unchanged; failures carry
+ * their message and stack trace in a payload, so those are encrypted too.
  */
 export const temporalDataConverter = (config: Parameters<typeof payloadKeys>[0]): DataConverter => ({
   payloadCodecs: [new PayloadEncryptionCodec(payloadKeys(config))],
+  failureConverterPath: FAILURE_CONVERTER_PATH,
 });

@@ -9,6 +9,7 @@ import { createApp } from '../../api/app';
 import { createMetrics } from '../../api/metrics';
 import { parseConfig } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
+import { FAILURE_CONVERTER_PATH } from '../../platform/payload-codec';
 import { startTracing, type Tracing } from '../../platform/tracing/tracing';
 import { WORKFLOW_TRACING_MODULE, workerTracing } from '../../platform/tracing/worker-tracing';
 import { callWorkflowId } from '../../workflows/definitions';
@@ -110,6 +111,7 @@ it('follows a call from the API request through the workflow to the provider in 
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     workflowInterceptorModules: [WORKFLOW_TRACING_MODULE],
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
   });
   const worker = await callWorker(services, {
