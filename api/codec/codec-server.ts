@@ -19,14 +19,19 @@ const BEARER = /^Bearer +(\S+)$/i;
 /** Linear: one character class, no nested repetition. */
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: 'must be base64' });
 
-/** Temporal's codec server protocol: the JSON form of `temporal.api.common.v1.Payloads`. */
+/**
+ * Temporal's codec server protocol: the JSON form of `temporal.api.common.v1.Payloads`, in which
+ * empty fields are left out (the CLI sends `{}` for no payloads).
+ */
 const payloadsBody = z.object({
-  payloads: z.array(
-    z.object({
-      metadata: z.record(z.string(), base64).optional(),
-      data: base64.optional(),
-    }),
-  ),
+  payloads: z
+    .array(
+      z.object({
+        metadata: z.record(z.string(), base64).optional(),
+        data: base64.optional(),
+      }),
+    )
+    .default([]),
 });
 type PayloadJson = z.infer<typeof payloadsBody>['payloads'][number];
 
