@@ -9,6 +9,7 @@ import { acceptAriStasisStart } from '../domain/calls/inbound';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { lowerCpuPriority } from '../platform/cpu-priority';
+import { temporalDataConverter } from '../platform/payload-codec';
 import { createLogger } from '../platform/logger';
 import { startTracing } from '../platform/tracing/tracing';
 import { workerTracing } from '../platform/tracing/worker-tracing';
@@ -62,7 +63,8 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const identity = `${process.pid}@${hostname()}`;
   // Campaign calls report to their campaign through it; the ARI listener signals calls with it.
-  const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+  const dataConverter = temporalDataConverter(cfg);
+  const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, dataConverter);
   const deployment = cfg.TEMPORAL_WORKER_VERSIONING
     ? workerDeploymentOptions(cfg.TEMPORAL_DEPLOYMENT_NAME, buildId())
     : undefined;
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
       namespace: cfg.TEMPORAL_NAMESPACE,
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       identity,
+      dataConverter,
       ...source,
       ...workerTracing(tracing, 'workflowsPath' in source),
       activities: createActivities({

@@ -17,7 +17,7 @@ import type { TestServer } from '../helpers/accounts';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { createPhoneNumber, createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
-import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
+import { decryptedPayload, terminateAll, uniqueTaskQueue } from '../helpers/temporal';
 import { FakeProviderServer } from '../telephony/helpers/fake-provider-server';
 
 const services = useTestServices();
@@ -260,7 +260,7 @@ const runsOfCall = (provider: string, callId: string) =>
 const workflowInput = async (workflowId: string) => {
   const history = await services.temporal.client.workflow.getHandle(workflowId).fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  return payload ? defaultPayloadConverter.fromPayload<Record<string, unknown>>(payload) : null;
+  return payload ? defaultPayloadConverter.fromPayload<Record<string, unknown>>(decryptedPayload(payload)) : null;
 };
 
 describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
@@ -588,7 +588,7 @@ describe('POST /telephony/vonage/events', () => {
     )?.workflowExecutionSignaledEventAttributes;
     expect(signal?.signalName).toBe('callStatus');
     const payload = signal?.input?.payloads?.[0];
-    expect(payload && defaultPayloadConverter.fromPayload(payload)).toEqual({
+    expect(payload && defaultPayloadConverter.fromPayload(decryptedPayload(payload))).toEqual({
       status: 'completed',
       providerCallId: uuid,
       durationSeconds: 5,
