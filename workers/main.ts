@@ -17,8 +17,8 @@ import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { AriListener } from '../telephony/providers/ari/listener';
 import { providerFor } from '../telephony/registry';
 import { loadSecrets } from '../telephony/secrets';
-import { buildId, setCurrentVersion, workerDeploymentOptions } from './versioning';
-import { workflowSource } from './workflow-source';
+import { workerDeploymentOptions } from './versioning';
+import { loadWorkflowCode } from './workflow-code';
 
 const sdkLogLevel = {
   trace: 'TRACE',
@@ -60,18 +60,18 @@ async function main(): Promise<void> {
   const secrets = loadSecrets(cfg);
   // Campaign calls report to their campaign through it; the ARI listener signals calls with it.
   const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+  const workflows = await loadWorkflowCode(cfg);
   const deployment = cfg.TEMPORAL_WORKER_VERSIONING
-    ? workerDeploymentOptions(cfg.TEMPORAL_DEPLOYMENT_NAME, buildId())
+    ? workerDeploymentOptions({ deploymentName: cfg.TEMPORAL_DEPLOYMENT_NAME, buildId: workflows.buildId })
     : undefined;
-  const source = workflowSource(cfg);
   try {
     const worker = await Worker.create({
       connection,
       namespace: cfg.TEMPORAL_NAMESPACE,
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       identity,
-      ...source,
-      ...workerTracing(tracing, 'workflowsPath' in source),
+      workflowBundle: { code: workflows.code },
+      ...workerTracing(tracing),
       activities: createActivities({
         dataSource,
         workerIdentity: identity,
@@ -131,14 +131,6 @@ async function main(): Promise<void> {
       },
     });
     await ariListener.start();
-    // The server knows the version once the worker polls: made current meanwhile, so tasks reach it.
-    if (deployment) {
-      setCurrentVersion(temporal, deployment.version).then(
-        () => logger.info(deployment.version, 'worker deployment version is current'),
-        (error: unknown) =>
-          logger.error({ error: String(error) }, 'worker deployment version could not be made current'),
-      );
-    }
     try {
       await worker.run();
     } finally {

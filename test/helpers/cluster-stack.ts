@@ -15,6 +15,7 @@ import {
 import { waitForTemporal } from '../../scripts/temporal-dev-server';
 import { provisionTemporalServer } from '../../scripts/temporal-server';
 import { ManagedProcess } from './managed-process';
+import { promoteTestBuild } from './temporal';
 import { testEnv } from './test-env';
 
 const root = join(__dirname, '..', '..');
@@ -63,6 +64,8 @@ export async function startClusterStack(
   });
   await temporal.start();
   await registerNamespace(cli.path, temporalAddress, 'default', () => undefined);
+  const connection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection, namespace: 'default' });
 
   // Ports a test kills and restarts processes on: outside the range outgoing connections draw from.
   const taken = new Set(Object.values(ports));
@@ -101,11 +104,18 @@ export async function startClusterStack(
     env: { ...env, ...extra },
     cwd: root,
   });
+  // The first worker start waits for its build to be promoted, as `npm run start:cluster` does; the
+  // other workers and every restart run the same build, current already.
+  let promoted: Promise<void> | undefined;
   const workers: ManagedProcess[] = [];
   for (let i = 0; i < counts.workers; i += 1) {
     const metricsPort = String(await lowPort());
     workers.push(
-      new ManagedProcess({ name: `worker ${i + 1}`, ...node('workers/main.ts', { WORKER_METRICS_PORT: metricsPort }) }),
+      new ManagedProcess({
+        name: `worker ${i + 1}`,
+        ...node('workers/main.ts', { WORKER_METRICS_PORT: metricsPort }),
+        ready: () => (promoted ??= promoteTestBuild(client)),
+      }),
     );
   }
   const apis = apiPorts.map(
@@ -117,7 +127,6 @@ export async function startClusterStack(
       }),
   );
   await Promise.all(apis.map((api) => api.start()));
-  const connection = await Connection.connect({ address: temporalAddress });
   const processes = [temporal, ...workers, ...apis];
   return {
     temporal,
@@ -125,7 +134,7 @@ export async function startClusterStack(
     apis,
     apiBaseUrls,
     temporalAddress,
-    client: new Client({ connection, namespace: 'default' }),
+    client,
     assertAlive: () => processes.forEach((process) => process.assertAlive()),
     async close() {
       for (const process of [...apis, ...workers, temporal]) await process.kill();

@@ -31,8 +31,9 @@ export default async function globalSetup(): Promise<void> {
   const runDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
   chmodSync(runDir, 0o755);
   const bundlePath = join(runDir, 'workflow-bundle.js');
+  // The benchmarks' bundle: the production workflows and the no-op baselines some tests run.
   const bundled = bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
+    workflowsPath: require.resolve('../../bench/workflows'),
     logger: new DefaultLogger('WARN'),
   }).then(({ code }) => writeFileSync(bundlePath, code));
   // Webpack runs while the servers start; its failure is thrown at the `await` below.

@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
-import { noopParentWorkflow, noopWorkflow } from '../../workflows';
+import { noopParentWorkflow, noopWorkflow } from '../../bench/workflows';
 
 let temporal: TestTemporal;
 const taskQueue = uniqueTaskQueue('noop');
