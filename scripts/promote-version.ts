@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { DefaultLogger } from '@temporalio/worker';
 import { config, ConfigError } from '../platform/config';
 import { connectTemporalClient } from '../platform/temporal';
-import { currentBuildId, promoteVersion } from '../workers/versioning';
+import { promoteVersion } from '../workers/versioning';
 import { loadWorkflowCode } from '../workers/workflow-code';
 
 /**
@@ -23,17 +23,14 @@ async function main(): Promise<void> {
   const deploymentName = cfg.TEMPORAL_DEPLOYMENT_NAME;
   const client = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
   try {
-    if ((await currentBuildId(client, deploymentName)) === buildId) {
-      console.log(`Build ${buildId} is already the current version of ${deploymentName}.`);
-      return;
-    }
-    console.log(`Waiting for workers of build ${buildId} to poll (up to ${waitSeconds} s)...`);
+    console.log(`Promoting build ${buildId} of ${deploymentName} once its workers poll (up to ${waitSeconds} s)...`);
     const { previousBuildId } = await promoteVersion(
       client,
       { deploymentName, buildId },
       { timeoutMs: waitSeconds * 1000 },
     );
-    console.log(`Build ${buildId} is the current version of ${deploymentName} (was ${previousBuildId ?? 'none'}).`);
+    if (previousBuildId === buildId) console.log(`Build ${buildId} already was the current version.`);
+    else console.log(`Build ${buildId} is the current version (was ${previousBuildId ?? 'none'}).`);
   } finally {
     await client.connection.close();
   }

@@ -239,7 +239,7 @@ async function main(): Promise<void> {
     try {
       const deploymentName = cfg.TEMPORAL_DEPLOYMENT_NAME;
       const { previousBuildId } = await promoteVersion(client, { deploymentName, buildId }, { timeoutMs: 120_000 });
-      say(`Worker build ${buildId} is current (was ${previousBuildId ?? 'none'}).`);
+      if (previousBuildId !== buildId) say(`Worker build ${buildId} is current (was ${previousBuildId ?? 'none'}).`);
     } finally {
       await client.connection.close();
     }

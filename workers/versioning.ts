@@ -38,7 +38,8 @@ export async function currentBuildId(client: Client, deploymentName: string): Pr
 /**
  * Makes `version` the deployment's current one: new executions, and campaigns at their next task,
  * run on it. The server knows a version once one of its workers has polled, so this waits up to
- * `timeoutMs` for that. Returns the build id that was current before (null if none).
+ * `timeoutMs` for that. Returns the build id that was current before (null if none; itself if it
+ * already was).
  */
 export async function promoteVersion(
   client: Client,
@@ -46,6 +47,9 @@ export async function promoteVersion(
   options: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<{ previousBuildId: string | null }> {
   const { timeoutMs = 60_000, intervalMs = 500 } = options;
+  if ((await currentBuildId(client, version.deploymentName)) === version.buildId) {
+    return { previousBuildId: version.buildId };
+  }
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
