@@ -44,12 +44,14 @@ module.exports = tseslint.config(
     },
   },
   {
-    // The HTTP layer calls the domain, never the reverse: only api/ (and its tests) may import api/.
+    // Everything else of the service (entities, activities, workers, platform, telephony, voice,
+    // scripts): neither the HTTP layer nor workflow code.
     files: ['**/*.ts'],
     ignores: ['api/**', 'test/**', 'domain/**', 'workflows/**', 'bench/**'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [apiLayer, workflowCode] }] },
   },
   {
+    // The API process starts workflows by their type name.
     files: ['api/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [workflowCode] }] },
   },
