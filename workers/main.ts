@@ -19,8 +19,8 @@ import { AriListener } from '../telephony/providers/ari/listener';
 import { providerFor } from '../telephony/registry';
 import { loadSecrets, secretsKeySource } from '../telephony/secrets';
 import { verifySecretsKey } from '../telephony/secrets-canary';
-import { buildId, setCurrentVersion, workerDeploymentOptions } from './versioning';
-import { workflowSource } from './workflow-source';
+import { workerDeploymentOptions } from './versioning';
+import { loadWorkflowCode } from './workflow-code';
 
 const sdkLogLevel = {
   trace: 'TRACE',
@@ -65,10 +65,10 @@ async function main(): Promise<void> {
   // Campaign calls report to their campaign through it; the ARI listener signals calls with it.
   const dataConverter = temporalDataConverter(cfg);
   const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, dataConverter);
+  const workflows = await loadWorkflowCode(cfg);
   const deployment = cfg.TEMPORAL_WORKER_VERSIONING
-    ? workerDeploymentOptions(cfg.TEMPORAL_DEPLOYMENT_NAME, buildId())
+    ? workerDeploymentOptions({ deploymentName: cfg.TEMPORAL_DEPLOYMENT_NAME, buildId: workflows.buildId })
     : undefined;
-  const source = workflowSource(cfg);
   try {
     const worker = await Worker.create({
       connection,
@@ -76,8 +76,8 @@ async function main(): Promise<void> {
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       identity,
       dataConverter,
-      ...source,
-      ...workerTracing(tracing, 'workflowsPath' in source),
+      workflowBundle: { code: workflows.code },
+      ...workerTracing(tracing),
       activities: createActivities({
         dataSource,
         workerIdentity: identity,
@@ -137,14 +137,6 @@ async function main(): Promise<void> {
       },
     });
     await ariListener.start();
-    // The server knows the version once the worker polls: made current meanwhile, so tasks reach it.
-    if (deployment) {
-      setCurrentVersion(temporal, deployment.version).then(
-        () => logger.info(deployment.version, 'worker deployment version is current'),
-        (error: unknown) =>
-          logger.error({ error: String(error) }, 'worker deployment version could not be made current'),
-      );
-    }
     try {
       await worker.run();
     } finally {

@@ -2,7 +2,9 @@
 
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ConversationResult } from '../agent-runtime/contract';
+import type { CampaignState } from '../entities/campaign.entity';
 import type { CallStatus, TERMINAL_STATUS_LIST } from '../telephony/provider';
+import type { VoicemailAction } from './campaign/settings-change';
 
 /** How a call ends: `gathered_context.call_status`. */
 export type TerminalCallStatus = (typeof TERMINAL_STATUS_LIST)[number];
@@ -119,9 +121,6 @@ export const DEFAULT_MAX_CALL_DURATION_SECONDS = 300;
 // ---------------------------------------------------------------------------------------------
 // Campaigns (contract between the API, the campaign workflow and its child call workflows)
 // ---------------------------------------------------------------------------------------------
-
-import type { CampaignState } from '../entities/campaign.entity';
-import type { VoicemailAction } from './campaign/settings-change';
 
 export type { CampaignState, VoicemailAction };
 

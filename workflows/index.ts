@@ -1,4 +1,3 @@
 export { healthCheckWorkflow } from './health-check.workflow';
 export { callWorkflow } from './call.workflow';
 export { campaignWorkflow } from './campaign.workflow';
-export { noopParentWorkflow, noopWorkflow } from './noop.workflow';

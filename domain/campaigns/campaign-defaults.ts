@@ -3,7 +3,7 @@ import type { VoicemailAction } from '../../workflows/campaign/settings-change';
 /** A machine's answer is retried as `retry_config.retry_on_voicemail` says unless the campaign asks otherwise. */
 export const DEFAULT_VOICEMAIL_ACTION: VoicemailAction = 'retry_later';
 
-/** The decided defaults (DECISIONS "Campaigns"); a create fills what the body leaves out. */
+/** The campaign settings' defaults; a create fills what the body leaves out. */
 export const DEFAULT_RETRY_CONFIG = {
   enabled: true,
   max_retries: 2,
