@@ -21,6 +21,7 @@ import { createAuthRoutes } from './routes/auth';
 import { createCallRoutes } from './routes/calls';
 import { createCampaignSourceRoutes } from './routes/campaign-sources';
 import { createCampaignRoutes } from './routes/campaigns';
+import { createDataLifecycleRoutes } from './routes/data-lifecycle';
 import { createDoNotCallRoutes } from './routes/do-not-call';
 import { createHealthRoutes } from './routes/health';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
@@ -52,6 +53,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createTelephonyInboundRoutes(deps),
     ...createCampaignRoutes(deps),
     ...createCampaignSourceRoutes(deps),
+    ...createDataLifecycleRoutes(deps),
   ];
 }
 

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
@@ -160,5 +161,11 @@ export class S3RecordingStore implements RecordingStore {
         return object.Body;
       },
     };
+  }
+
+  /** S3 answers a delete of a missing key with success, so a repeated removal is harmless. */
+  async remove(runId: number): Promise<void> {
+    await this.disk.remove(runId);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(runId) }));
   }
 }
