@@ -124,6 +124,9 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         if (!campaign)
           throw ApplicationFailure.nonRetryable(`Campaign ${campaignId} does not exist`, 'CampaignNotFound');
         if (campaign.state !== 'draft') return campaign;
+        // A list in use by a draft cannot be deleted; this guards a row changed outside the API.
+        if (campaign.sourceId === null)
+          throw ApplicationFailure.nonRetryable(`Campaign ${campaignId} has no contact list`, 'CampaignSourceDeleted');
         const totalRows = await tx.countContacts(campaign.sourceId);
         await tx.markStarted(campaignId, totalRows);
         await tx.appendLog(campaignId, {

@@ -19,8 +19,9 @@ export class Campaign extends CreatedEntity {
   @Column({ type: 'text', default: 'csv' })
   sourceType: string;
 
-  @Column({ type: 'text' })
-  sourceId: string;
+  /** The contact list; null once the list was deleted (the campaign had finished). */
+  @Column({ type: 'text', nullable: true })
+  sourceId: string | null;
 
   @Column({ type: 'integer', nullable: true })
   telephonyConfigurationId: number | null;

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createRecordingStore } from '../voice/recording-store';
+import { ensureDataRetentionSchedule } from './data-retention-schedule';
 import { callSettingsFrom } from '../activities/call-settings';
 import { converse } from '../agent-runtime';
 import { signalCallStatus } from '../domain/calls/call-status-signal';
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
         workerIdentity: identity,
         calls: { secrets, settings: callSettingsFrom(cfg), converse, temporal },
         webhooks: { allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS, signV1: cfg.WEBHOOK_SIGNATURE_V1 },
+        recordings: createRecordingStore(cfg, logger),
       }),
       shutdownGraceTime: `${cfg.WORKER_SHUTDOWN_GRACE_SECONDS} seconds`,
       // No eager activities: under load an eagerly dispatched task whose workflow-task completion
@@ -91,6 +94,12 @@ async function main(): Promise<void> {
       ...(cfg.WORKER_MAX_CACHED_WORKFLOWS === undefined ? {} : { maxCachedWorkflows: cfg.WORKER_MAX_CACHED_WORKFLOWS }),
       ...(deployment ? { workerDeploymentOptions: deployment } : {}),
     });
+    // Retention is a sweep, not part of any call: a worker that cannot create it still serves calls.
+    await ensureDataRetentionSchedule(temporal, cfg.TEMPORAL_TASK_QUEUE).then(
+      (outcome) => logger.info({ schedule: 'data-retention', outcome }, 'retention schedule ready'),
+      (error: unknown) =>
+        logger.warn({ err: error }, 'retention schedule could not be created; retrying at next start'),
+    );
     logger.info(
       { taskQueue: cfg.TEMPORAL_TASK_QUEUE, metricsPort: cfg.WORKER_METRICS_PORT, identity, ...deployment?.version },
       'worker running',

@@ -300,7 +300,10 @@ export const Campaign = z
     workflow_name: z.string(),
     state: z.enum(CAMPAIGN_STATES),
     source_type: z.string(),
-    source_id: z.string(),
+    source_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The contact list; null once it was deleted (after the campaign finished).' }),
     total_rows: z.number().int().nullable(),
     processed_rows: z.number().int().openapi({ description: 'Contacts with a final outcome.' }),
     failed_rows: z.number().int().openapi({ description: 'Contacts whose final outcome is not `completed`.' }),

@@ -55,6 +55,9 @@ export async function redialCampaign(
     if (parent.redialedCampaignId !== null) {
       throw new ConflictError(`This campaign has already been redialed (campaign ${parent.redialedCampaignId})`);
     }
+    if (parent.sourceId === null) {
+      throw new ConflictError("This campaign's contact list was deleted: there is nothing to redial");
+    }
     const source = await manager.findOneByOrFail(CampaignSource, { id: parent.sourceId });
     const copy = await manager.save(
       manager.create(CampaignSource, {

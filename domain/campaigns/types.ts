@@ -27,7 +27,8 @@ export interface CampaignView {
   workflow_name: string;
   state: CampaignState;
   source_type: string;
-  source_id: string;
+  /** Null once the contact list was deleted. */
+  source_id: string | null;
   total_rows: number | null;
   processed_rows: number;
   failed_rows: number;
