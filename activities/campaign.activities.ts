@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import type { VoicemailAction } from '../workflows/campaign/settings-change';
+import { isTerminalCampaignState, type VoicemailAction } from '../domain/campaigns/settings';
 import { settingsColumns, settingsOf } from '../domain/campaigns/campaign-settings';
 import {
   createCampaignRepository,
@@ -15,7 +15,6 @@ import {
   campaignAttemptKey,
   campaignCallWorkflowId,
   DEFAULT_MAX_CALL_DURATION_SECONDS,
-  isTerminalCampaignState,
   type CampaignSettings,
   type CampaignState,
   type TerminalCallStatus,
