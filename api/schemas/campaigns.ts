@@ -27,8 +27,9 @@ export const CampaignIdParams = z.object({ campaign_id: IdParam.openapi({ exampl
 
 // The settings' fields and bounds are the domain's (domain/campaigns/settings.ts), which the
 // workflow's `configureCampaign` validator checks too; here they get their defaults and documentation.
+// The domain's schemas may be built before `.openapi()` exists, so they are documented with zod's own `.meta()`.
 const CampaignName = name(CAMPAIGN_LIMITS.name.max);
-const MaxConcurrency = MaxConcurrencySetting.openapi({ default: DEFAULT_MAX_CONCURRENCY });
+const MaxConcurrency = MaxConcurrencySetting.meta({ default: DEFAULT_MAX_CONCURRENCY });
 
 const retry = RetryConfigFields;
 /** Every field optional: a create fills the defaults, a PATCH merges over the stored values. */
@@ -66,11 +67,11 @@ export const CircuitBreakerInput = z
     description: 'Failures are `failed` and `error` outcomes and initiation failures.',
   });
 
-const ClockTime = ClockTimeSetting.openapi({ example: '09:00' });
+const ClockTime = ClockTimeSetting.meta({ example: '09:00' });
 
 export const ScheduleSlot = z
   .object({
-    day_of_week: DayOfWeek.openapi({ description: '0 = Monday .. 6 = Sunday.' }),
+    day_of_week: DayOfWeek.meta({ description: '0 = Monday .. 6 = Sunday.' }),
     start_time: ClockTime,
     end_time: ClockTime,
   })
@@ -98,12 +99,12 @@ const TimeSlotsRejected = z
   // JSON Schema's "nothing is valid here": clients generate `never` for it.
   .openapi({ not: {}, description: 'Never accepted (422): send the calling windows as `schedule_config.slots`.' });
 
-const CallerNumber = CallerNumberSetting.openapi({
+const CallerNumber = CallerNumberSetting.meta({
   description: "The fallback's caller id: one of its active numbers (omitted: its default caller id).",
   example: '+14155550199',
 });
 
-const VoicemailActionInput = VoicemailActionSchema.openapi({
+const VoicemailActionInput = VoicemailActionSchema.meta({
   description:
     "When a machine answers: `leave_message` speaks the agent's `voicemail_message` after the beep and ends the " +
     'call as `voicemail_left` (on a live call, once the media stream has played all of it; otherwise `voicemail`); ' +
