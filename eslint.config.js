@@ -21,7 +21,7 @@ const apiLayer = {
  * campaign settings vocabulary (zod and luxon only) that the API and the workflow's Update validator share.
  */
 const workflowCode = {
-  regex: '(^|/)workflows(/(?!(definitions|search-attributes|campaign/settings-change)$).*)?$',
+  regex: '(^|/)workflows(/(?!(definitions|search-attributes)$).*)?$',
   allowTypeImports: true,
   message:
     'Only workflow code imports workflow code: import types, or definitions.ts and search-attributes.ts, and start workflows by type name.',

@@ -1,8 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import type { VoicemailAction } from '../workflows/campaign/settings-change';
+import type { CampaignState, VoicemailAction } from '../domain/campaigns/settings';
 import { CreatedEntity } from './base';
-
-export type CampaignState = 'draft' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
 
 @Entity('campaigns')
 export class Campaign extends CreatedEntity {

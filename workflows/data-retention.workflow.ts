@@ -1,10 +1,10 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { createDataRetentionActivities } from '../activities/data-retention.activities';
+import { ACTIVITY_POLICIES } from './activity-policies';
 
-const { eraseExpiredRuns } = proxyActivities<ReturnType<typeof createDataRetentionActivities>>({
-  startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '10 seconds', maximumInterval: '5 minutes' },
-});
+const { eraseExpiredRuns } = proxyActivities<ReturnType<typeof createDataRetentionActivities>>(
+  ACTIVITY_POLICIES.retentionBatch,
+);
 
 export interface DataRetentionInput {
   /** Runs erased per activity: one transaction, its recordings removed first. */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Campaign, CampaignSource } from '../../entities';
-import type { RetryConfig, TerminalCallStatus } from '../../workflows/definitions';
+import type { TerminalCallStatus } from '../../workflows/definitions';
+import type { RetryConfig } from './settings';
 import type { Actor } from '../actor';
 import { ConflictError, InvalidError, NotFoundError } from '../errors';
 import type { Quotas } from '../quotas';

@@ -1,5 +1,4 @@
-import type { CampaignState, CircuitBreakerConfig, RetryConfig, ScheduleConfig } from '../../workflows/definitions';
-import type { VoicemailAction } from '../../workflows/campaign/settings-change';
+import type { CampaignState, CircuitBreakerConfig, RetryConfig, ScheduleConfig, VoicemailAction } from './settings';
 import type { PageRequest } from '../runs/types';
 
 /**

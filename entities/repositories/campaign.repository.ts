@@ -1,6 +1,7 @@
 import type { DataSource, DeepPartial, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { Campaign, type CampaignState } from '../campaign.entity';
+import type { CampaignState } from '../../domain/campaigns/settings';
+import { Campaign } from '../campaign.entity';
 import { CampaignContact } from '../campaign-contact.entity';
 import { CampaignLog } from '../campaign-log.entity';
 import { Run } from '../run.entity';
