@@ -1,3 +1,4 @@
+import { testDataConverter } from './temporal';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -112,6 +113,8 @@ async function startTestServer(path: string): Promise<TestWorkflowEnvironment> {
     try {
       return await TestWorkflowEnvironment.createTimeSkipping({
         server: { executable: { type: 'existing-path', path } },
+        // Its client reads what test workers write: payloads encrypted as the service's are.
+        client: { dataConverter: testDataConverter },
       });
     } catch (error) {
       if (attempt === 3 || !String(error).includes('did not start within')) throw error;

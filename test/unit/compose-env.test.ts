@@ -25,7 +25,7 @@ it('holds the settings block `npm run compose:env` writes from the schema', () =
 
 it('passes every setting to each service built from the Dockerfile, unset ones as unset', () => {
   const built = Object.keys(compose.services).filter((name) => compose.services[name]?.build);
-  expect(built.sort()).toEqual(['api', 'migrate', 'worker']);
+  expect(built.sort()).toEqual(['api', 'migrate', 'promote-version', 'worker']);
   for (const name of built) {
     const environment = environmentOf(name);
     expect(settings.filter((setting) => !(setting in environment))).toEqual([]);

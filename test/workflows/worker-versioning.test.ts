@@ -19,7 +19,7 @@ import { campaignWorkflow } from '../../workflows/campaign.workflow';
 import { ManagedProcess } from '../helpers/managed-process';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
-import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { testEnv } from '../helpers/test-env';
 import { waitFor } from '../helpers/wait-for';
 
@@ -152,6 +152,7 @@ describe('pinned calls across a promotion', () => {
         connection: services.temporal.nativeConnection,
         taskQueue,
         workflowBundle: testWorkflowBundle(),
+        dataConverter: testDataConverter,
         workerDeploymentOptions: workerDeploymentOptions(version),
         activities: {
           checkDialRules: () => Promise.resolve({ dial: true }),
