@@ -1,3 +1,4 @@
+import { createToolRoutes } from './routes/tools';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -52,6 +53,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createTelephonyInboundRoutes(deps),
     ...createCampaignRoutes(deps),
     ...createCampaignSourceRoutes(deps),
+    ...createToolRoutes(deps),
   ];
 }
 

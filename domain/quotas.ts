@@ -57,6 +57,13 @@ export const QUOTAS = {
     per: 'an organization',
     noun: 'API keys, archived ones included',
   },
+  tools: {
+    setting: 'QUOTA_TOOLS',
+    table: 'tools',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'tools, archived ones included',
+  },
 } as const;
 
 export type QuotaName = keyof typeof QUOTAS;

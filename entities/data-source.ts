@@ -18,6 +18,7 @@ import { OrganizationWebhookSecrets1795000003100 } from './migrations/1795000003
 import { QuotaIndexes1795000003200 } from './migrations/1795000003200-QuotaIndexes';
 import { DoNotCallAndDialCaps1795000004000 } from './migrations/1795000004000-DoNotCallAndDialCaps';
 import { PacingFailoverVoicemail1795000004100 } from './migrations/1795000004100-PacingFailoverVoicemail';
+import { Tools1795000005500 } from './migrations/1795000005500-Tools';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -37,6 +38,7 @@ export const migrations = [
   QuotaIndexes1795000003200,
   DoNotCallAndDialCaps1795000004000,
   PacingFailoverVoicemail1795000004100,
+  Tools1795000005500,
 ];
 
 export interface DataSourceOptions {

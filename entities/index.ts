@@ -16,6 +16,7 @@ import { Run } from './run.entity';
 import { SimulatorCall } from './simulator-call.entity';
 import { SpeechCredential } from './speech-credential.entity';
 import { TelephonyConfiguration } from './telephony-configuration.entity';
+import { Tool } from './tool.entity';
 import { User } from './user.entity';
 
 export {
@@ -37,6 +38,7 @@ export {
   SimulatorCall,
   SpeechCredential,
   TelephonyConfiguration,
+  Tool,
   User,
 };
 
@@ -59,5 +61,6 @@ export const entities = [
   SimulatorCall,
   SpeechCredential,
   TelephonyConfiguration,
+  Tool,
   User,
 ];

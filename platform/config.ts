@@ -205,6 +205,8 @@ export const configSchema = z.object({
   QUOTA_CAMPAIGN_SOURCES: z.coerce.number().int().min(1).default(1000),
   /** API keys an organization may have, archived ones included (archiving is final, the row stays); past it creating one answers 409. */
   QUOTA_API_KEYS: z.coerce.number().int().min(1).default(500),
+  /** Tools an organization may have, archived ones included; past it creating one answers 409. */
+  QUOTA_TOOLS: z.coerce.number().int().min(1).default(500),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),
