@@ -6,6 +6,7 @@ import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
 import type { AgentGraph } from './agent-graph';
 import type { Quotas } from '../quotas';
+import { assertToolReferences } from '../tools/agent-tool-rules';
 import { syncTriggers, withTriggerPaths } from './triggers';
 
 export const workflowNotFound = (id: number) => new NotFoundError(`Workflow with id ${id} not found`);
@@ -44,6 +45,7 @@ export async function createAgent(
   content: VersionContent,
 ): Promise<number> {
   return dataSource.transaction(async (manager) => {
+    await assertToolReferences(manager, caller.organizationId, content.workflowDefinition);
     const agent = await manager.save(
       manager.create(Agent, {
         organizationId: caller.organizationId,
@@ -82,6 +84,9 @@ export async function updateAgent(
       lock: { mode: 'pessimistic_write' },
     });
     if (!agent?.currentDefinitionId) throw workflowNotFound(id);
+    if (changes.workflowDefinition) {
+      await assertToolReferences(manager, caller.organizationId, changes.workflowDefinition);
+    }
     const current = await manager.findOneByOrFail(AgentVersion, { id: agent.currentDefinitionId });
     const next: VersionContent = {
       workflowDefinition: changes.workflowDefinition
