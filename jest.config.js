@@ -13,5 +13,9 @@ module.exports = {
   testMatch: ['**/test/**/*.test.ts'],
   testSequencer: '<rootDir>/test/jest/run-alone-first.js',
   ...run,
-  reporters: ['default', '<rootDir>/test/helpers/slowest-files-reporter.js'],
+  reporters: [
+    'default',
+    '<rootDir>/test/helpers/slowest-files-reporter.js',
+    '<rootDir>/test/helpers/ci-summary-reporter.js',
+  ],
 };

@@ -1,6 +1,9 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
+import { openSecret } from '../domain/agents/agent-secrets';
 import { renderTemplate } from '../domain/agents/templates';
+import { credentialHeaders } from '../domain/credentials/credential-types';
+import { openCredential } from '../domain/credentials/credentials';
 import type { AgentVersionCache } from '../domain/agents/version-cache';
 import { Run } from '../entities';
 import type { Resolver } from '../platform/address-guard';
@@ -16,7 +19,7 @@ export interface WebhookActivityDeps {
   dataSource: DataSource;
   /** Agent version contents, read once per process. */
   versions: AgentVersionCache;
-  /** Opens the organizations' signing secrets (sealed under SECRETS_KEY). */
+  /** Opens the organizations' signing secrets, credentials and header values (sealed under SECRETS_KEY). */
   secrets: Secrets;
   /** `ALLOW_PRIVATE_WEBHOOKS`. */
   allowPrivate: boolean;
@@ -88,6 +91,14 @@ export function createWebhookActivities({
 
   const loadRun = (runId: number): Promise<Run> => runs.findOneByOrFail({ id: runId });
 
+  /** The headers of the node's credential, read at delivery time: a credential edited since the call is sent as it is now. */
+  const credentialHeadersOf = async (organizationId: number, uuid: string | undefined) => {
+    if (!uuid) return {};
+    const credential = await openCredential(dataSource, secrets, organizationId, uuid);
+    if (!credential) throw new WebhookRefusedError(`Credential ${uuid} no longer exists in the organization`);
+    return credentialHeaders(credential);
+  };
+
   return {
     /**
      * Renders, signs and sends one webhook node's request against the finished run. Each attempt's
@@ -124,14 +135,21 @@ export function createWebhookActivities({
       const body = node.data.http_method === 'GET' ? undefined : JSON.stringify(renderPayload(template, context));
       // The run's own organization's secret: another tenant's receiver cannot forge these.
       const signingKeys = await signingSecrets.signingKeys(run.organizationId);
+      // A credential deleted since the call refuses the delivery (the workflow records it on the run).
+      const authentication = await credentialHeadersOf(run.organizationId, node.data.credential_uuid);
       const headers: Record<string, string> = {
         'user-agent': 'Switchboard-Webhooks/1',
         ...Object.fromEntries(
           node.data.custom_headers.map(({ key, value }) => [
             key,
-            renderTemplate(value, { initialContext: context.initialContext, gatheredContext: context.gatheredContext }),
+            // Stored sealed: opened here, for this request only.
+            renderTemplate(openSecret(value, secrets), {
+              initialContext: context.initialContext,
+              gatheredContext: context.gatheredContext,
+            }),
           ]),
         ),
+        ...authentication,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         // Stable across retries: receivers can drop a delivery they already processed.
         'x-switchboard-delivery': `run-${run.id}/${node.id}`,

@@ -22,6 +22,7 @@ import { createAuthRoutes } from './routes/auth';
 import { createCallRoutes } from './routes/calls';
 import { createCampaignSourceRoutes } from './routes/campaign-sources';
 import { createCampaignRoutes } from './routes/campaigns';
+import { createCredentialRoutes } from './routes/credentials';
 import { createDoNotCallRoutes } from './routes/do-not-call';
 import { createHealthRoutes } from './routes/health';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
@@ -32,9 +33,11 @@ import { createTelephonyInboundRoutes } from './routes/telephony-inbound';
 import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
 import { createUsageRoutes } from './routes/usage';
 import { createWebhookSigningSecretRoutes } from './routes/webhook-signing-secret';
+import { createImportSlots } from './uploads/import-slots';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
 export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
+  const importSlots = createImportSlots(deps.config.CSV_MAX_CONCURRENT_IMPORTS);
   return [
     ...createHealthRoutes(deps),
     ...createAuthRoutes(deps, auth),
@@ -45,14 +48,15 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createTelephonyConfigRoutes(deps),
     ...createPhoneNumberRoutes(deps),
     ...createSpeechCredentialRoutes(deps),
+    ...createCredentialRoutes(deps),
     ...createWebhookSigningSecretRoutes(deps),
-    ...createDoNotCallRoutes(deps),
+    ...createDoNotCallRoutes(deps, importSlots),
     ...createCallRoutes(deps),
     ...createRecordingRoutes(deps),
     ...createTelephonyWebhookRoutes(deps),
     ...createTelephonyInboundRoutes(deps),
     ...createCampaignRoutes(deps),
-    ...createCampaignSourceRoutes(deps),
+    ...createCampaignSourceRoutes(deps, importSlots),
     ...createToolRoutes(deps),
   ];
 }

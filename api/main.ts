@@ -6,7 +6,8 @@ import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { startTracing } from '../platform/tracing/tracing';
-import { loadSecrets } from '../telephony/secrets';
+import { loadSecrets, secretsKeySource } from '../telephony/secrets';
+import { verifySecretsKey } from '../telephony/secrets-canary';
 import { createRecordingStore } from '../voice/recording-store';
 import { callSettingsFrom } from '../activities/call-settings';
 import { startLiveConversation } from '../voice/pipeline/live-conversation';
@@ -29,6 +30,9 @@ async function main(): Promise<void> {
     idleInTransactionTimeoutMs: cfg.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS * 1000,
   });
   await dataSource.initialize();
+  const secrets = loadSecrets(cfg);
+  // Before anything is stored or read with a key that cannot open what is there.
+  await verifySecretsKey(dataSource, secrets, secretsKeySource(cfg));
   if (await ensureAdminUser(dataSource, cfg)) logger.info({ email: cfg.ADMIN_EMAIL }, 'admin user created');
   // Lazy: the API starts (and answers 503 on Temporal routes) while Temporal is still coming up.
   const connection = Connection.lazy({ address: cfg.TEMPORAL_ADDRESS });
@@ -40,7 +44,6 @@ async function main(): Promise<void> {
   });
   const metrics = createMetrics();
   const app = createApp({ config: cfg, dataSource, temporal, logger, metrics });
-  const secrets = loadSecrets(cfg);
   // Call workflows ask for voicemail messages on live calls through PostgreSQL, whichever API process holds the stream.
   const voicemail = new VoicemailRequests();
   const voicemailListener = await listenForVoicemailRequests(cfg.DATABASE_URL, voicemail, logger);

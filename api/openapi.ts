@@ -68,6 +68,10 @@ const TAGS = [
   { name: 'usage', description: "The organization's runs with their duration, tokens and charge." },
   { name: 'telephony', description: 'Telephony configurations, phone numbers and the providers’ webhooks.' },
   { name: 'speech', description: 'API keys of speech-to-text and text-to-speech providers.' },
+  {
+    name: 'credentials',
+    description: "The organization's credentials: named secrets that webhooks send, stored encrypted and shown masked.",
+  },
   { name: 'webhooks', description: "The organization's post-call webhook signing secret." },
   { name: 'calls', description: 'Placing outbound calls with an agent.' },
   {

@@ -57,6 +57,20 @@ export const QUOTAS = {
     per: 'an organization',
     noun: 'API keys, archived ones included',
   },
+  credentials: {
+    setting: 'QUOTA_CREDENTIALS',
+    table: 'credentials',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'credentials',
+  },
+  do_not_call_numbers: {
+    setting: 'QUOTA_DO_NOT_CALL_NUMBERS',
+    table: 'do_not_call_numbers',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'numbers on its do-not-call list',
+  },
   tools: {
     setting: 'QUOTA_TOOLS',
     table: 'tools',

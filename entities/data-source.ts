@@ -18,6 +18,10 @@ import { OrganizationWebhookSecrets1795000003100 } from './migrations/1795000003
 import { QuotaIndexes1795000003200 } from './migrations/1795000003200-QuotaIndexes';
 import { DoNotCallAndDialCaps1795000004000 } from './migrations/1795000004000-DoNotCallAndDialCaps';
 import { PacingFailoverVoicemail1795000004100 } from './migrations/1795000004100-PacingFailoverVoicemail';
+import { Credentials1795000004200 } from './migrations/1795000004200-Credentials';
+import { CanonicalPhoneNumbers1795000004600 } from './migrations/1795000004600-CanonicalPhoneNumbers';
+import { SecretsCanary1795000004700 } from './migrations/1795000004700-SecretsCanary';
+import { DoNotCallListIndexes1795000004800 } from './migrations/1795000004800-DoNotCallListIndexes';
 import { Tools1795000005500 } from './migrations/1795000005500-Tools';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
@@ -38,6 +42,10 @@ export const migrations = [
   QuotaIndexes1795000003200,
   DoNotCallAndDialCaps1795000004000,
   PacingFailoverVoicemail1795000004100,
+  Credentials1795000004200,
+  CanonicalPhoneNumbers1795000004600,
+  SecretsCanary1795000004700,
+  DoNotCallListIndexes1795000004800,
   Tools1795000005500,
 ];
 

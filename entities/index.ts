@@ -8,6 +8,7 @@ import { CampaignAttempt } from './campaign-attempt.entity';
 import { CampaignContact } from './campaign-contact.entity';
 import { CampaignLog } from './campaign-log.entity';
 import { CampaignSource } from './campaign-source.entity';
+import { Credential } from './credential.entity';
 import { DialClaim } from './dial-claim.entity';
 import { DoNotCallNumber } from './do-not-call-number.entity';
 import { Organization } from './organization.entity';
@@ -30,6 +31,7 @@ export {
   CampaignContact,
   CampaignLog,
   CampaignSource,
+  Credential,
   DialClaim,
   DoNotCallNumber,
   Organization,
@@ -53,6 +55,7 @@ export const entities = [
   CampaignContact,
   CampaignLog,
   CampaignSource,
+  Credential,
   DialClaim,
   DoNotCallNumber,
   Organization,

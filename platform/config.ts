@@ -44,7 +44,7 @@ export const configSchema = z.object({
     .default(50 * 1024 * 1024),
   /** A contacts CSV arriving slower than this over any 10 seconds is refused (408): slow clients hold no resource for long. */
   CSV_MIN_UPLOAD_BYTES_PER_SECOND: z.coerce.number().int().min(1).default(1024),
-  /** Contact-list imports writing to PostgreSQL at once, per API process; more wait their turn. */
+  /** CSV imports (contact lists and do-not-call lists alike) writing to PostgreSQL at once, per API process; more wait their turn. */
   CSV_MAX_CONCURRENT_IMPORTS: z.coerce.number().int().min(1).max(50).default(2),
   /** Rows a do-not-call CSV import may hold; a longer file is refused (400) and nothing is stored. */
   DNC_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
@@ -110,6 +110,12 @@ export const configSchema = z.object({
    * other ports move with it (7233 gives upstream's own).
    */
   TEMPORAL_PORT: port(7233),
+  /**
+   * History shards of `npm run start:cluster`'s and compose's Temporal server. Temporal records the
+   * count when its databases are first used and keeps it: a different value later is ignored, and
+   * changing it means a new cluster. Choose it for the largest load expected (docs/operations/scaling.md).
+   */
+  NUM_HISTORY_SHARDS: z.coerce.number().int().min(1).max(16_384).default(4),
   /** Port of the dev server's Web UI. */
   TEMPORAL_UI_PORT: port(8233),
   /** Namespace of every workflow. */
@@ -205,6 +211,10 @@ export const configSchema = z.object({
   QUOTA_CAMPAIGN_SOURCES: z.coerce.number().int().min(1).default(1000),
   /** API keys an organization may have, archived ones included (archiving is final, the row stays); past it creating one answers 409. */
   QUOTA_API_KEYS: z.coerce.number().int().min(1).default(500),
+  /** Credentials (named secrets that webhooks and tools send) an organization may store; past it creating one answers 409. */
+  QUOTA_CREDENTIALS: z.coerce.number().int().min(1).default(200),
+  /** Numbers an organization's do-not-call list may hold; past it adding or importing answers 409. Opt-outs are listed past it. */
+  QUOTA_DO_NOT_CALL_NUMBERS: z.coerce.number().int().min(1).default(1_000_000),
   /** Tools an organization may have, archived ones included; past it creating one answers 409. */
   QUOTA_TOOLS: z.coerce.number().int().min(1).default(500),
 

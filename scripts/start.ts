@@ -6,8 +6,10 @@ import { createDataSource } from '../entities/data-source';
 import { config, ConfigError, EMBEDDED_DATABASE } from '../platform/config';
 import { ensureSearchAttributes } from '../platform/temporal';
 import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
+import { copyNotice, reachableBinaries } from './postgres-binaries';
 import { runMigrations } from './migrate';
 import { assertPortsFree } from './port-holder';
+import { localServiceEnvironment } from './service-environment';
 import { ensureSpeechTools } from './speech-tools';
 import { provisionTemporalCli } from './temporal-cli';
 import { startTemporalDevServer, type RunningTemporal } from './temporal-dev-server';
@@ -135,8 +137,12 @@ async function main(): Promise<void> {
     if (cluster.relocated) {
       say(`  (the "postgres" user cannot enter ${cfg.DATA_DIR} as root, so its cluster lives there instead)`);
     }
+    const binaries = await reachableBinaries();
+    const notice = copyNotice(binaries);
+    if (notice) say(notice);
     running.postgres = await startEmbeddedPostgres({
       dataDir: cluster.dir,
+      binaries,
       port: cfg.EMBEDDED_POSTGRES_PORT,
       ...EMBEDDED_DATABASE,
       log: (line) => cfg.LOG_LEVEL === 'debug' && say(`postgres: ${line}`),
@@ -170,7 +176,7 @@ async function main(): Promise<void> {
   await dataSource.destroy();
   if (applied.length > 0) say(`Applied migrations: ${applied.join(', ')}`);
 
-  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  const env = localServiceEnvironment(process.env, { databaseUrl, temporalAddress });
   spawnService('worker', 'workers/main.ts', env);
   spawnService('api', 'api/main.ts', env);
 

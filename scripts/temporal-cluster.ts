@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
 import { createServer } from 'node:net';
+import { Connection } from '@temporalio/client';
 import { provisionTemporalCli } from './temporal-cli';
 import { waitForTemporal } from './temporal-dev-server';
 import { provisionTemporalServer, type TemporalServerBinaries } from './temporal-server';
@@ -171,7 +172,12 @@ export function temporalServerCommand(
   binaries: TemporalServerBinaries,
   postgres: PostgresAddress,
   ports: TemporalPorts,
-  options: { logLevel?: string; databases?: TemporalDatabases } = {},
+  options: {
+    logLevel?: string;
+    databases?: TemporalDatabases;
+    numHistoryShards?: number;
+    dynamicConfigFile?: string;
+  } = {},
 ): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const databases = options.databases ?? DEFAULT_TEMPORAL_DATABASES;
   return {
@@ -186,7 +192,8 @@ export function temporalServerCommand(
       DB_PORT: String(postgres.port),
       POSTGRES_USER: postgres.user,
       POSTGRES_PWD: postgres.password,
-      DYNAMIC_CONFIG_FILE_PATH: DYNAMIC_CONFIG_FILE,
+      DYNAMIC_CONFIG_FILE_PATH: options.dynamicConfigFile ?? DYNAMIC_CONFIG_FILE,
+      ...(options.numHistoryShards ? { NUM_HISTORY_SHARDS: String(options.numHistoryShards) } : {}),
       BIND_ON_IP: '127.0.0.1',
       FRONTEND_GRPC_PORT: String(ports.frontend),
       FRONTEND_HTTP_PORT: String(ports.frontendHttp),
@@ -225,6 +232,26 @@ export function registerNamespace(
   );
 }
 
+/** The history shard count the Temporal cluster at `address` was created with, which it keeps. */
+export async function historyShardCount(address: string): Promise<number> {
+  const connection = await Connection.connect({ address });
+  try {
+    return (await connection.workflowService.getClusterInfo({})).historyShardCount;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** What to tell an operator whose NUM_HISTORY_SHARDS differs from the count the cluster keeps; undefined when equal. */
+export function shardCountMismatch(configured: number, kept: number): string | undefined {
+  if (configured === kept) return undefined;
+  return (
+    `NUM_HISTORY_SHARDS is ${configured}, but this Temporal cluster was created with ${kept} history shards and ` +
+    `keeps them: the setting only takes effect on new databases (a new Temporal cluster). Set it back to ${kept} ` +
+    'to silence this.'
+  );
+}
+
 export interface RunningTemporalServer {
   /** host:port of the frontend. */
   address: string;
@@ -242,6 +269,8 @@ export interface TemporalServerOptions {
   databases?: TemporalDatabases;
   /** The server's own log level (default warn); its lines go to `log` prefixed with `temporal:`. */
   logLevel?: string;
+  /** Kept from the first start of these databases on (NUM_HISTORY_SHARDS); unset: the config's default. */
+  numHistoryShards?: number;
 }
 
 /**
@@ -290,6 +319,10 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await waitForTemporal(address, 120_000);
     log('Namespace and search attributes (deploy/temporal/create-namespace.sh)');
     await registerNamespace(cli.path, address, options.namespace, (line) => log(`  ${line}`));
+    if (options.numHistoryShards !== undefined) {
+      const mismatch = shardCountMismatch(options.numHistoryShards, await historyShardCount(address));
+      if (mismatch) log(mismatch);
+    }
   } catch (error) {
     await stop();
     throw error;

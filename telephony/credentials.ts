@@ -7,8 +7,8 @@ import type { Secrets } from './secrets';
  */
 export type StoredCredentials = Record<string, unknown>;
 
-/** What the credential helpers read of a provider definition: which fields are sensitive. */
-type WithFields = { fields: ProviderField[] };
+/** What the credential helpers read of a definition (a provider's, a credential type's): which fields are sensitive. */
+export type WithFields = { fields: Pick<ProviderField, 'name' | 'sensitive'>[] };
 
 interface Sealed {
   enc: string;

@@ -39,6 +39,11 @@ export class Secrets {
   }
 }
 
+/** Where the key comes from, as messages name it: SECRETS_KEY, or the file kept in DATA_DIR when it is unset. */
+export function secretsKeySource(config: Pick<Config, 'SECRETS_KEY' | 'DATA_DIR'>): string {
+  return config.SECRETS_KEY ? 'SECRETS_KEY' : join(config.DATA_DIR, 'secrets-key');
+}
+
 /**
  * SECRETS_KEY, or (outside production, where config requires it) a random key generated once and
  * kept in `${DATA_DIR}/secrets-key`, so credentials stay readable across restarts.
@@ -48,8 +53,7 @@ export function loadSecrets(config: Pick<Config, 'SECRETS_KEY' | 'DATA_DIR'>): S
     config.SECRETS_KEY ?? readOrCreateSecretFile(config.DATA_DIR, 'secrets-key', () => randomBytes(32).toString('hex'));
   const key = decodeSecretsKey(written);
   if (!key) {
-    const source = config.SECRETS_KEY ? 'SECRETS_KEY' : join(config.DATA_DIR, 'secrets-key');
-    throw new Error(`${source} does not hold 32 bytes written as hex or base64`);
+    throw new Error(`${secretsKeySource(config)} does not hold 32 bytes written as hex or base64`);
   }
   return new Secrets(key);
 }

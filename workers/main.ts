@@ -16,7 +16,8 @@ import { connectTemporalClient } from '../platform/temporal';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { AriListener } from '../telephony/providers/ari/listener';
 import { providerFor } from '../telephony/registry';
-import { loadSecrets } from '../telephony/secrets';
+import { loadSecrets, secretsKeySource } from '../telephony/secrets';
+import { verifySecretsKey } from '../telephony/secrets-canary';
 import { buildId, setCurrentVersion, workerDeploymentOptions } from './versioning';
 import { workflowSource } from './workflow-source';
 
@@ -55,9 +56,11 @@ async function main(): Promise<void> {
     applicationName: 'switchboard-worker',
   });
   await dataSource.initialize();
+  const secrets = loadSecrets(cfg);
+  // Before any activity stores or reads with a key that cannot open what is there.
+  await verifySecretsKey(dataSource, secrets, secretsKeySource(cfg));
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const identity = `${process.pid}@${hostname()}`;
-  const secrets = loadSecrets(cfg);
   // Campaign calls report to their campaign through it; the ARI listener signals calls with it.
   const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
   const deployment = cfg.TEMPORAL_WORKER_VERSIONING

@@ -7,13 +7,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { campaignActivities } from './campaign/activities';
-import { CampaignCalls } from './campaign/children';
 import { dispatchDials } from './campaign/dispatch';
 import { registerCampaignHandlers } from './campaign/handlers';
 import { recordReports } from './campaign/record-reports';
-import { CampaignTracker } from './campaign/tracker';
+import { CampaignRun } from './campaign/run';
 import { campaignDetails } from './campaign/ui-metadata';
-import { CampaignWrites, showState } from './campaign/writes';
+import { showState } from './campaign/writes';
 import type { CampaignProgress, CampaignWorkflowInput } from './definitions';
 import { versioningBehavior } from './versioning-behavior';
 
@@ -25,22 +24,21 @@ const IN_FLIGHT_DRAIN_MS = 15 * 60_000;
  * at most `max_concurrency` at a time, inside the schedule's windows; retries busy / no-answer /
  * voicemail after a durable timer; pauses itself when the circuit breaker trips; obeys pause,
  * resume, cancel and configuration Updates; completes when every contact has a final outcome.
- * Its state and decisions are in `CampaignTracker`; this function is the loop that carries them out.
+ * Its state and decisions are in `CampaignTracker`, shared with the dispatch, the handlers and the
+ * writes through one `CampaignRun`; this function is the loop that carries them out.
  */
 // Days long: it moves to the current build at its next workflow task, so a change to it needs a patch.
 setWorkflowOptions(versioningBehavior('AUTO_UPGRADE'), campaignWorkflow);
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignProgress> {
   const { campaignId } = input;
   const { openCampaign, logCampaignEvent, closeCampaignRetries } = campaignActivities;
-  const tracker = new CampaignTracker(campaignId, workflowInfo().workflowId, input.carry);
-  const writes = new CampaignWrites(tracker);
-  const calls = new CampaignCalls(tracker);
-  let opened = false;
-  registerCampaignHandlers(tracker, writes, () => opened);
+  const run = new CampaignRun(campaignId, workflowInfo().workflowId, input.carry);
+  const { tracker, writes, calls } = run;
+  registerCampaignHandlers(run);
 
   // A wrong-state update can arrive before the first activity: transitions queue behind it.
   await writes.serially(async () => tracker.open(await openCampaign({ campaignId })));
-  opened = true;
+  run.opened = true;
   showState(tracker.state);
 
   /** Every start, handler and write this run began has finished. */
@@ -52,11 +50,11 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
 
   for (;;) {
     if (tracker.closed) break;
-    tracker.changed = false;
-    await recordReports(tracker, writes);
+    tracker.looked();
+    await recordReports(run);
     let heldUntil: number | null = null;
     if (tracker.state === 'running') {
-      heldUntil = await dispatchDials(tracker, writes, calls);
+      heldUntil = await dispatchDials(run);
       const opening = tracker.windowToAnnounce(heldUntil);
       if (opening !== null) {
         const nextOpen = new Date(opening).toISOString();
@@ -85,7 +83,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
       await settle();
       await calls.askToReport();
       // Reports are not carried over: record every one, up to the moment the run continues.
-      while (tracker.hasReports) await recordReports(tracker, writes);
+      while (tracker.hasReports) await recordReports(run);
       if (!tracker.closed) {
         await continueAsNew<typeof campaignWorkflow>({ campaignId, carry: tracker.carryOver() });
       }
@@ -106,7 +104,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   // left dialing (bounded, in case a call never reports). A completed campaign has none in flight.
   if (tracker.inFlightCount > 0) await condition(() => tracker.inFlightCount === 0, IN_FLIGHT_DRAIN_MS);
   await settle();
-  while (tracker.hasReports) await recordReports(tracker, writes);
+  while (tracker.hasReports) await recordReports(run);
   // Retries still waiting are never dialed: their contacts keep their last outcome, as final.
   if (tracker.hasWaiting) {
     const closed = await closeCampaignRetries({ campaignId });

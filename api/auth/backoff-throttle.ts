@@ -23,6 +23,11 @@ export interface BackoffThrottle {
   countIfAllowed(key: string): Promise<void>;
   /** Counts an attempt of `key` whatever its state. */
   count(key: string): Promise<void>;
+  /**
+   * Takes back one attempt counted for `key` (one that turned out not to be a failure): the key no
+   * longer waits once its count is back within the free attempts; a longer wait stays.
+   */
+  uncount(key: string): Promise<void>;
   /** Forgets `key`. */
   clear(key: string): Promise<void>;
 }
@@ -96,6 +101,15 @@ export function createBackoffThrottle(
     async count(key) {
       pruneForgotten();
       await dataSource.query(UPSERT, [key, ...ruleParameters]);
+    },
+    async uncount(key) {
+      await dataSource.query(
+        `UPDATE auth_throttle
+            SET failure_count = greatest(failure_count - 1, 0),
+                blocked_until = CASE WHEN failure_count - 1 < $2::int THEN NULL ELSE blocked_until END
+          WHERE key = $1`,
+        [key, rule.free],
+      );
     },
     async clear(key) {
       await dataSource.query(`DELETE FROM auth_throttle WHERE key = $1`, [key]);

@@ -2,9 +2,10 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import { createBackoffThrottle } from './backoff-throttle';
+import { clientNetwork } from './client-network';
 
 export interface SignupThrottle {
-  /** Counts a signup from `address`, or answers 429 while the address must wait. */
+  /** Counts a signup from `address` (its IPv6 /64), or answers 429 while it must wait. */
   begin(address: string): Promise<void>;
 }
 
@@ -23,5 +24,5 @@ export function createSignupThrottle(dataSource: DataSource, config: ThrottleCon
     (seconds) => `Too many signups from this address; try again in ${seconds} seconds`,
     logger,
   );
-  return { begin: (address) => throttle.countIfAllowed(`signup:${address}`) };
+  return { begin: (address) => throttle.countIfAllowed(`signup:${clientNetwork(address)}`) };
 }

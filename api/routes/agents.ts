@@ -20,6 +20,7 @@ import { agentList, agentView, versionList } from '../../domain/agents/agent-vie
 import { defaultAgent } from '../../domain/agents/default-agent';
 import { draftAgentWithLlm } from '../agent-drafts/llm-agent';
 import { toValidationIssues } from '../../domain/validation-issues';
+import { loadSecrets } from '../../telephony/secrets';
 
 const NOT_FOUND = errorResponse('Workflow with id {workflow_id} not found');
 const TRIGGER_TAKEN = errorResponse("A trigger node's `trigger_path` is already used by another agent");
@@ -28,7 +29,9 @@ const tags = ['agents'];
 
 export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
   const llmConfigured = Boolean(config.LLM_BASE_URL ?? config.LLM_API_KEY);
-  const quotas = new Quotas(config);
+  // Agent versions keep their secrets (webhook header values, the QA key) sealed under SECRETS_KEY.
+  const saving = { quotas: new Quotas(config), secrets: loadSecrets(config) };
+  const { secrets } = saving;
 
   return [
     defineRoute(
@@ -47,13 +50,13 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         },
       },
       async (ctx, { body, auth }) => {
-        const id = await createAgent(dataSource, auth, quotas, body.name, {
+        const id = await createAgent(dataSource, auth, saving, body.name, {
           workflowDefinition: body.workflow_definition,
           workflowConfigurations: body.workflow_configurations ?? {},
           templateContextVariables: body.template_context_variables ?? {},
         });
         ctx.status = 201;
-        ctx.body = await agentView(dataSource, auth, id);
+        ctx.body = await agentView(dataSource, secrets, auth, id);
       },
     ),
     defineRoute(
@@ -82,13 +85,13 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
               body,
             )
           : defaultAgent(body);
-        const id = await createAgent(dataSource, auth, quotas, draft.name, {
+        const id = await createAgent(dataSource, auth, saving, draft.name, {
           workflowDefinition: draft.definition,
           workflowConfigurations: {},
           templateContextVariables: {},
         });
         ctx.status = 201;
-        ctx.body = await agentView(dataSource, auth, id);
+        ctx.body = await agentView(dataSource, secrets, auth, id);
       },
     ),
     defineRoute(
@@ -122,7 +125,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         responses: { 200: { description: 'The agent', schema: AgentResponse }, 404: NOT_FOUND },
       },
       async (ctx, { params, auth }) => {
-        ctx.body = await agentView(dataSource, auth, params.workflow_id);
+        ctx.body = await agentView(dataSource, secrets, auth, params.workflow_id);
       },
     ),
     defineRoute(
@@ -145,13 +148,13 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, body, auth }) => {
-        await updateAgent(dataSource, auth, quotas, params.workflow_id, {
+        await updateAgent(dataSource, auth, saving, params.workflow_id, {
           name: body.name,
           workflowDefinition: body.workflow_definition,
           workflowConfigurations: body.workflow_configurations,
           templateContextVariables: body.template_context_variables,
         });
-        ctx.body = await agentView(dataSource, auth, params.workflow_id);
+        ctx.body = await agentView(dataSource, secrets, auth, params.workflow_id);
       },
     ),
     defineRoute(
@@ -169,7 +172,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
       },
       async (ctx, { params, body, auth }) => {
         await setAgentStatus(dataSource, auth, params.workflow_id, body.status);
-        ctx.body = await agentView(dataSource, auth, params.workflow_id);
+        ctx.body = await agentView(dataSource, secrets, auth, params.workflow_id);
       },
     ),
     defineRoute(
@@ -185,7 +188,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         responses: { 200: { description: 'Versions', schema: AgentVersionList }, 404: NOT_FOUND },
       },
       async (ctx, { params, auth }) => {
-        ctx.body = await versionList(dataSource, auth, params.workflow_id);
+        ctx.body = await versionList(dataSource, secrets, auth, params.workflow_id);
       },
     ),
     defineRoute(
@@ -204,7 +207,7 @@ export function createAgentRoutes({ dataSource, config }: ApiDeps): Route[] {
         responses: { 200: { description: 'The report', schema: ValidationReport }, 404: NOT_FOUND },
       },
       async (ctx, { params, body, auth }) => {
-        const agent = await agentView(dataSource, auth, params.workflow_id);
+        const agent = await agentView(dataSource, secrets, auth, params.workflow_id);
         const result = WorkflowDefinition.safeParse(body.workflow_definition ?? agent.workflow_definition);
         const errors = result.success
           ? []

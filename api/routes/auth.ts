@@ -72,11 +72,12 @@ export function createAuthRoutes(
         operationId: 'logIn',
         summary: 'Exchange email and password for a session token',
         description:
-          'Failed attempts are counted per email and per client address across all replicas. Past a free ' +
-          'allowance (`LOGIN_MAX_FAILURES_PER_EMAIL`, `LOGIN_MAX_FAILURES_PER_ADDRESS`) each next attempt ' +
-          'waits 5 s, doubling up to `LOGIN_MAX_BACKOFF_SECONDS` (30 s): meanwhile the answer is 429 with ' +
-          '`Retry-After`. A successful login clears the email’s count, never the address’s. Unknown emails ' +
-          'and wrong passwords answer alike.',
+          'Failed attempts are counted per email and per client address (an IPv6 client by its /64) across all ' +
+          'replicas, from the moment they arrive, before the password is checked: a parallel burst is counted ' +
+          'as it comes. Past a free allowance (`LOGIN_MAX_FAILURES_PER_EMAIL`, `LOGIN_MAX_FAILURES_PER_ADDRESS`) ' +
+          'each next attempt waits 5 s, doubling up to `LOGIN_MAX_BACKOFF_SECONDS` (30 s): meanwhile the answer ' +
+          'is 429 with `Retry-After`. A successful login clears the email’s count and takes its own attempt off ' +
+          'the address’s, whose earlier failures stay. Unknown emails and wrong passwords answer alike.',
         tags: ['auth'],
         security: [],
         body: LoginRequest,
@@ -90,11 +91,8 @@ export function createAuthRoutes(
         await loginThrottle.begin(body.email, ctx.ip);
         const user = await users.findOneBy({ email: body.email });
         const passwordMatches = await verifyPassword(body.password, user?.passwordHash);
-        if (!user || !passwordMatches) {
-          await loginThrottle.failed(ctx.ip);
-          throw new UnauthorizedError('Invalid email or password');
-        }
-        await loginThrottle.succeeded(body.email);
+        if (!user || !passwordMatches) throw new UnauthorizedError('Invalid email or password');
+        await loginThrottle.succeeded(body.email, ctx.ip);
         ctx.body = await sessionBody(user);
       },
     ),
@@ -162,10 +160,9 @@ export function createAuthRoutes(
         if (!user) throw new NotFoundError('User not found');
         await loginThrottle.begin(user.email, ctx.ip);
         if (!(await verifyPassword(body.current_password, user.passwordHash))) {
-          await loginThrottle.failed(ctx.ip);
           throw new ForbiddenError('The current password is wrong');
         }
-        await loginThrottle.succeeded(user.email);
+        await loginThrottle.succeeded(user.email, ctx.ip);
         await users.update({ id: user.id }, { passwordHash: await hashPassword(body.new_password) });
         await revokeSessions(user.id);
         ctx.body = await sessionBody(await users.findOneByOrFail({ id: user.id }));

@@ -8,14 +8,13 @@ import {
   CsvMultipartBody,
 } from '../schemas/campaign-sources';
 import { csvUpload, MULTIPART_FILE_FIELD } from '../uploads/csv-body';
-import { createImportSlots } from '../uploads/import-slots';
+import type { ImportSlots } from '../uploads/import-slots';
 import { importCampaignSource } from '../../domain/campaigns/sources/import-source';
 import { spoolUpload } from '../uploads/spool';
 
 const DEFAULT_FILE_NAME = 'contacts.csv';
 
-export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps): Route[] {
-  const importSlot = createImportSlots(config.CSV_MAX_CONCURRENT_IMPORTS);
+export function createCampaignSourceRoutes({ dataSource, config }: ApiDeps, importSlot: ImportSlots): Route[] {
   const quotas = new Quotas(config);
   return [
     defineRoute(

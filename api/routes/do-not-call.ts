@@ -12,17 +12,18 @@ import {
 } from '../schemas/do-not-call';
 import { CsvMultipartBody } from '../schemas/campaign-sources';
 import { csvUpload, MULTIPART_FILE_FIELD } from '../uploads/csv-body';
-import { createImportSlots } from '../uploads/import-slots';
+import type { ImportSlots } from '../uploads/import-slots';
+import { quotaBreach, Quotas } from '../../domain/quotas';
 import { spoolUpload } from '../uploads/spool';
-import { addDoNotCall, listDoNotCall, removeDoNotCall } from '../../domain/compliance/do-not-call';
+import { addDoNotCall, DNC_MAX_OFFSET, listDoNotCall, removeDoNotCall } from '../../domain/compliance/do-not-call';
 import { importDoNotCall } from '../../domain/compliance/do-not-call-import';
 
 const BASE = '/organizations/do-not-call';
 const tags = ['do-not-call'];
 const security = ['ApiKey', 'SessionToken'] as const;
 
-export function createDoNotCallRoutes({ dataSource, config }: ApiDeps): Route[] {
-  const importSlot = createImportSlots(config.CSV_MAX_CONCURRENT_IMPORTS);
+export function createDoNotCallRoutes({ dataSource, config }: ApiDeps, importSlot: ImportSlots): Route[] {
+  const quotas = new Quotas(config);
   return [
     defineRoute(
       {
@@ -31,7 +32,10 @@ export function createDoNotCallRoutes({ dataSource, config }: ApiDeps): Route[] 
         operationId: 'listDoNotCall',
         summary: "The organization's do-not-call list, newest first",
         description:
-          'Paged; `search` narrows it to numbers containing the digits given or reasons containing the text.',
+          'Paged; `search` narrows it to numbers starting with the digits given (country code first: `+1 415` ' +
+          'finds `+1415…`) or, for any other text, to reasons starting with it (case-insensitive). Pages reach ' +
+          `the first ${DNC_MAX_OFFSET.toLocaleString('en-US')} entries of the list or of a search: a page starting ` +
+          'past them answers 422; narrow the search to reach further.',
         tags,
         security,
         query: DoNotCallListQuery,
@@ -48,18 +52,20 @@ export function createDoNotCallRoutes({ dataSource, config }: ApiDeps): Route[] 
         operationId: 'addDoNotCall',
         summary: 'Put a number on the do-not-call list',
         description:
-          'The number is stored in E.164. From then on no campaign dials it (its contacts are skipped and counted ' +
-          'in `dnc_skipped`) and a call to it answers 422. A number listed already keeps its entry: 200.',
+          'The number is stored in its canonical E.164 form, the one every call and contact is compared in. ' +
+          'From then on no campaign dials it (its contacts are skipped and counted in `dnc_skipped`) and a call ' +
+          'to it, in whatever form, answers 422. A number listed already keeps its entry: 200.',
         tags,
         security,
         body: DoNotCallRequest,
         responses: {
           201: { description: 'Listed', schema: DoNotCallEntry },
           200: { description: 'Listed already: the existing entry', schema: DoNotCallEntry },
+          409: errorResponse(quotaBreach('do_not_call_numbers')),
         },
       },
       async (ctx, { body, auth }) => {
-        const { entry, created } = await addDoNotCall(dataSource, auth.organizationId, body);
+        const { entry, created } = await addDoNotCall(dataSource, quotas, auth.organizationId, body);
         ctx.status = created ? 201 : 200;
         ctx.body = entry;
       },
@@ -75,7 +81,8 @@ export function createDoNotCallRoutes({ dataSource, config }: ApiDeps): Route[] 
           '`phone_number` column and an optional `reason` column (other columns are ignored). Rows are numbered from ' +
           '1 after the header. Invalid numbers, reasons over 255 characters, malformed files and files of more than ' +
           '`DNC_IMPORT_MAX_ROWS` rows are refused (400, naming up to 10 rows and the count) and nothing is stored. ' +
-          'Over `CSV_MAX_BYTES`: 413.',
+          'Numbers are stored in their canonical E.164 form. Over `CSV_MAX_BYTES`: 413. Imports share ' +
+          '`CSV_MAX_CONCURRENT_IMPORTS` slots with contact-list uploads: past it, an import waits its turn.',
         tags,
         security,
         streamedBody: {
@@ -85,6 +92,7 @@ export function createDoNotCallRoutes({ dataSource, config }: ApiDeps): Route[] 
         responses: {
           200: { description: 'The numbers were listed', schema: DoNotCallImportResult },
           400: errorResponse('The CSV was refused; the detail names the rows'),
+          409: errorResponse(quotaBreach('do_not_call_numbers')),
           408: errorResponse('The CSV arrived slower than CSV_MIN_UPLOAD_BYTES_PER_SECOND'),
           413: errorResponse('The CSV is larger than CSV_MAX_BYTES'),
           415: errorResponse('Neither text/csv nor multipart/form-data'),
@@ -95,7 +103,7 @@ export function createDoNotCallRoutes({ dataSource, config }: ApiDeps): Route[] 
         // On disk before a connection is taken: a slow client holds no database resource.
         const spooled = await spoolUpload(upload.stream);
         const result = await importSlot(() =>
-          importDoNotCall(dataSource, auth.organizationId, spooled.open(), config.DNC_IMPORT_MAX_ROWS),
+          importDoNotCall(dataSource, quotas, auth.organizationId, spooled.open(), config.DNC_IMPORT_MAX_ROWS),
         ).finally(() => spooled.remove());
         ctx.state.log.info({ event: 'do_not_call_imported', ...result }, 'do-not-call list imported');
         ctx.body = result;

@@ -17,6 +17,8 @@ export function createUsageRoutes({ dataSource, config }: ApiDeps): Route[] {
           '`campaignId` (number, `{value}`, exact), `callerNumber`, `calledNumber` (text, `{value}`, substring of ' +
           '`initial_context.caller_number` / `called_number`), `dispositionCode` (multiSelect, `{codes}`, any of ' +
           '`gathered_context.mapped_call_disposition`), `duration` (numberRange, `{min, max}` seconds, inclusive). ' +
+          'A `dateRange` or `status` filter is not applied here, but a malformed value of one answers 422 as on ' +
+          'the agent run list. ' +
           '`charge_usd` = minutes × PRICE_PER_MINUTE_USD + tokens / 1000 × PRICE_PER_1K_TOKENS_USD.',
         tags: ['usage'],
         security: ['ApiKey', 'SessionToken'],

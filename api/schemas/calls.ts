@@ -1,13 +1,9 @@
 import { z } from '../zod';
 import { boundedJsonObject } from './limits';
 import { BodyId, IdParam, text } from './common';
+import { PhoneNumberInput } from './phone-number';
 import type { CallInitiated as DomainCallInitiated } from '../../domain/calls/types';
 import type { Documents, SameShape } from './common';
-
-const E164 = z
-  .string()
-  .regex(/^\+[1-9]\d{6,14}$/, { error: 'phone_number must be in E.164 format, for example +14155550100' })
-  .openapi({ example: '+14155550100' });
 
 export const TriggerPathParams = z.object({
   uuid: text(255).openapi({
@@ -25,7 +21,13 @@ export const AgentUuidParams = z.object({
 
 export const CallRequest = z
   .object({
-    phone_number: E164,
+    phone_number: PhoneNumberInput.openapi({
+      description:
+        'The number to call, taken in its canonical E.164 form (libphonenumber, as for contact lists): the ' +
+        "do-not-call list, the frequency caps and the run's `called_number` all see that form, so " +
+        '`+4402079460958` is checked, dialed and answered as `+442079460958`.',
+      example: '+14155550100',
+    }),
     initial_context: boundedJsonObject('Variables for the prompts.').nullish(),
     telephony_configuration_id: BodyId.nullish().openapi({
       description: "The configuration to call through; default: the organization's default outbound one.",

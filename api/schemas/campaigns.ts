@@ -1,6 +1,7 @@
 import { IANAZone } from 'luxon';
 import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, name, PageQuery, text } from './common';
+import { e164 } from '../../domain/campaigns/sources/phone-number';
 import { CAMPAIGN_LIMITS, CLOCK_TIME } from '../../workflows/campaign/settings-change';
 import { WorkflowRunsQuery } from './runs';
 import { VOICEMAIL_ACTIONS } from '../../workflows/campaign/settings-change';
@@ -93,8 +94,9 @@ const TimeSlotsRejected = z
   // JSON Schema's "nothing is valid here": clients generate `never` for it.
   .openapi({ not: {}, description: 'Never accepted (422): send the calling windows as `schedule_config.slots`.' });
 
-const CallerNumber = z
-  .string()
+const CallerNumber = text(64)
+  // Compared with the fallback's numbers, which are stored in E.164: a formatted number is taken in that form.
+  .overwrite((value) => e164(value) ?? value)
   .regex(/^\+[1-9]\d{6,14}$/, { error: 'fallback_caller_number must be in E.164 format, for example +14155550100' })
   .openapi({
     description: "The fallback's caller id: one of its active numbers (omitted: its default caller id).",

@@ -1,28 +1,16 @@
 import { z } from '../zod';
-import { e164 } from '../../domain/campaigns/sources/phone-number';
-import { DNC_REASON_MAX, DNC_SEARCH_MAX } from '../../domain/compliance/do-not-call';
+import { DNC_MAX_OFFSET, DNC_REASON_MAX, DNC_SEARCH_MAX } from '../../domain/compliance/do-not-call';
 import type {
   DoNotCallEntry as DomainEntry,
   DoNotCallImportResult as DomainImportResult,
   DoNotCallRequest as DomainRequest,
 } from '../../domain/compliance/types';
 import { DateTimeString, EXAMPLE_TIME, IdParam, PageQuery, text, type Documents, type SameShape } from './common';
-
-/** A number as a person writes it, stored in E.164 (libphonenumber-js's rules, as for contact lists). */
-const ListedNumber = text(64)
-  .refine((value) => e164(value) !== null, {
-    error: "must be a valid phone number with '+' and the country code, for example +14155550100",
-    abort: true,
-  })
-  .overwrite((value) => e164(value) ?? value)
-  .openapi({
-    description: "A phone number with '+' and the country code; spaces, dots, dashes and parentheses are dropped.",
-    example: '+1 (415) 555-0100',
-  });
+import { CanonicalPhoneNumber, PhoneNumberInput } from './phone-number';
 
 export const DoNotCallRequest = z
   .object({
-    phone_number: ListedNumber,
+    phone_number: PhoneNumberInput,
     reason: text(DNC_REASON_MAX)
       .nullish()
       .openapi({ description: 'Why the number is listed (for people reading the list).' }),
@@ -33,7 +21,7 @@ export type DoNotCallRequest = z.output<typeof DoNotCallRequest>;
 export const DoNotCallEntry = z
   .object({
     id: z.number().int(),
-    phone_number: z.string().openapi({ description: 'E.164.' }),
+    phone_number: CanonicalPhoneNumber,
     reason: z.string().nullable(),
     source: z.enum(['api', 'import', 'opt_out']).openapi({
       description:
@@ -55,11 +43,17 @@ export const DoNotCallEntry = z
 export type DoNotCallEntry = z.output<typeof DoNotCallEntry>;
 
 export const DoNotCallListQuery = PageQuery.extend({
-  search: text(DNC_SEARCH_MAX).optional().openapi({
-    description:
-      'Entries whose number contains these digits (other characters ignored), or whose reason contains this text.',
-    example: '555',
-  }),
+  search: text(DNC_SEARCH_MAX)
+    .optional()
+    .openapi({
+      description:
+        'Digits (with or without `+` and separators): entries whose number starts with them, country code first. ' +
+        'Any other text: entries whose reason starts with it, case-insensitive.',
+      example: '+1 415',
+    }),
+}).refine(({ page, limit }) => (page - 1) * limit < DNC_MAX_OFFSET, {
+  error: `pages reach the first ${DNC_MAX_OFFSET} entries ((page - 1) * limit must be below ${DNC_MAX_OFFSET}); narrow the search to reach further`,
+  path: ['page'],
 });
 
 export const DoNotCallList = z

@@ -1,8 +1,13 @@
+/** Runs an import when a slot is free: `size` at once at most, the rest in order of arrival. */
+export type ImportSlots = <T>(run: () => Promise<T>) => Promise<T>;
+
 /**
  * At most `size` imports hold a database connection at once; the rest wait their turn in order,
- * so a burst of large contact lists leaves the pool to every other route.
+ * so a burst of large CSV files leaves the pool to every other route. One pool serves every kind
+ * of import (contact lists and do-not-call lists): each kind having its own would double the
+ * connections a burst can take.
  */
-export function createImportSlots(size: number): <T>(run: () => Promise<T>) => Promise<T> {
+export function createImportSlots(size: number): ImportSlots {
   let running = 0;
   const waiting: (() => void)[] = [];
   return async (run) => {

@@ -6,6 +6,9 @@ import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
 import type { AgentGraph } from './agent-graph';
 import type { Quotas } from '../quotas';
+import type { Secrets } from '../../telephony/secrets';
+import { checkCredentialReferences } from './agent-credentials';
+import { sealAgentSecrets } from './agent-secrets';
 import { assertToolReferences } from '../tools/agent-tool-rules';
 import { syncTriggers, withTriggerPaths } from './triggers';
 
@@ -20,6 +23,27 @@ export interface VersionContent {
 
 export interface AgentChanges extends Partial<VersionContent> {
   name?: string;
+}
+
+/** What saving a version needs besides the database: quotas, and the key that seals its secrets. */
+export interface AgentSaving {
+  quotas: Quotas;
+  secrets: Secrets;
+}
+
+/**
+ * A definition as a version stores it: credentials it names checked (422 at the node) and its
+ * secrets sealed, a secret sent back masked keeping the one `previous` holds.
+ */
+async function storableDefinition(
+  manager: EntityManager,
+  caller: Actor,
+  secrets: Secrets,
+  definition: AgentGraph,
+  previous: AgentGraph | null,
+): Promise<AgentGraph> {
+  await checkCredentialReferences(manager, caller.organizationId, definition);
+  return sealAgentSecrets(definition, previous, secrets);
 }
 
 // Stored definitions were validated by the WorkflowDefinition schema before they were written.
@@ -40,7 +64,7 @@ async function publishVersion(manager: EntityManager, agent: Agent, content: Ver
 export async function createAgent(
   dataSource: DataSource,
   caller: Actor,
-  quotas: Quotas,
+  { quotas, secrets }: AgentSaving,
   name: string,
   content: VersionContent,
 ): Promise<number> {
@@ -54,12 +78,14 @@ export async function createAgent(
         currentDefinitionId: null,
       }),
     );
-    await publishVersion(
+    const workflowDefinition = await storableDefinition(
       manager,
-      agent,
-      { ...content, workflowDefinition: withTriggerPaths(content.workflowDefinition) },
-      1,
+      caller,
+      secrets,
+      withTriggerPaths(content.workflowDefinition),
+      null,
     );
+    await publishVersion(manager, agent, { ...content, workflowDefinition }, 1);
     await quotas.claim(manager, 'agents', caller.organizationId);
     return agent.id;
   });
@@ -74,7 +100,7 @@ export async function createAgent(
 export async function updateAgent(
   dataSource: DataSource,
   caller: Actor,
-  quotas: Quotas,
+  { quotas, secrets }: AgentSaving,
   id: number,
   changes: AgentChanges,
 ): Promise<void> {
@@ -90,7 +116,13 @@ export async function updateAgent(
     const current = await manager.findOneByOrFail(AgentVersion, { id: agent.currentDefinitionId });
     const next: VersionContent = {
       workflowDefinition: changes.workflowDefinition
-        ? withTriggerPaths(changes.workflowDefinition, storedDefinition(current))
+        ? await storableDefinition(
+            manager,
+            caller,
+            secrets,
+            withTriggerPaths(changes.workflowDefinition, storedDefinition(current)),
+            storedDefinition(current),
+          )
         : storedDefinition(current),
       workflowConfigurations: changes.workflowConfigurations ?? current.workflowConfigurations,
       templateContextVariables: changes.templateContextVariables ?? current.templateContextVariables,

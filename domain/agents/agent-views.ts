@@ -1,6 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { AgentVersion } from '../../entities';
+import type { Secrets } from '../../telephony/secrets';
 import type { Actor } from '../actor';
+import { maskAgentSecrets } from './agent-secrets';
 import type { AgentGraph } from './agent-graph';
 import { workflowNotFound } from './agent-versions';
 import type { AgentListView, AgentVersionView as VersionView, AgentView } from './types';
@@ -31,11 +33,23 @@ const AGENT_QUERY = `
     JOIN agent_versions v ON v.id = a.current_definition_id
    WHERE a.organization_id = $1`;
 
-/** An agent as the API answers it; 404 "Workflow with id {id} not found" outside the caller's organization. */
-export async function agentView(dataSource: DataSource, caller: Actor, id: number): Promise<AgentView> {
+/**
+ * An agent as the API answers it, its secrets masked; 404 "Workflow with id {id} not found" outside
+ * the caller's organization.
+ */
+export async function agentView(
+  dataSource: DataSource,
+  secrets: Secrets,
+  caller: Actor,
+  id: number,
+): Promise<AgentView> {
   const [row] = await dataSource.query<AgentRow[]>(`${AGENT_QUERY} AND a.id = $2`, [caller.organizationId, id]);
   if (!row) throw workflowNotFound(id);
-  return { ...row, created_at: row.created_at.toISOString() };
+  return {
+    ...row,
+    workflow_definition: maskAgentSecrets(row.workflow_definition, secrets),
+    created_at: row.created_at.toISOString(),
+  };
 }
 
 /** The organization's agents, newest first, optionally only `active` or `archived` ones. */
@@ -60,8 +74,13 @@ export async function agentList(
   }));
 }
 
-/** Every version of an agent the caller owns, newest first. */
-export async function versionList(dataSource: DataSource, caller: Actor, id: number): Promise<VersionView[]> {
+/** Every version of an agent the caller owns, newest first, secrets masked. */
+export async function versionList(
+  dataSource: DataSource,
+  secrets: Secrets,
+  caller: Actor,
+  id: number,
+): Promise<VersionView[]> {
   const versions = await dataSource
     .getRepository(AgentVersion)
     .createQueryBuilder('v')
@@ -76,7 +95,7 @@ export async function versionList(dataSource: DataSource, caller: Actor, id: num
     // Only `published` and `archived` are ever written (no drafts: see docs/guides/agents.md).
     status: version.status as VersionView['status'],
     created_at: version.createdAt.toISOString(),
-    workflow_definition: version.workflowDefinition as AgentGraph,
+    workflow_definition: maskAgentSecrets(version.workflowDefinition as AgentGraph, secrets),
     workflow_configurations: version.workflowConfigurations,
     template_context_variables: version.templateContextVariables,
   }));

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Config } from '../../platform/config';
+import { e164 } from '../campaigns/sources/phone-number';
 
 /**
  * The rules a dial must pass, checked at dial time: the organization's do-not-call list and its
@@ -24,7 +25,7 @@ export const dialRulesFrom = (config: Pick<Config, 'DIAL_CAP_PER_DAY' | 'DIAL_CA
 
 export interface DialRequest {
   organizationId: number;
-  /** E.164, as runs and contacts store it. */
+  /** Canonical E.164, as runs, contacts and the do-not-call list store it. */
   phoneNumber: string;
   /** What makes one dial one claim: the provider idempotency key (`<workflow id>:<attempt>`). */
   dialKey: string;
@@ -47,7 +48,9 @@ const WEEK_MS = 7 * DAY_MS;
  * passes the caps without counting twice; the do-not-call list is read every time.
  */
 export async function claimDial(manager: EntityManager, dial: DialRequest, rules: DialRules): Promise<DialVerdict> {
-  const { organizationId, phoneNumber, dialKey } = dial;
+  const { organizationId, dialKey } = dial;
+  // Every number is stored canonical; one written otherwise (by an older process) is compared canonical too.
+  const phoneNumber = e164(dial.phoneNumber) ?? dial.phoneNumber;
   if (rules.doNotCall) {
     const listed = await manager.query<unknown[]>(
       `SELECT 1 FROM do_not_call_numbers WHERE organization_id = $1 AND phone_number = $2`,

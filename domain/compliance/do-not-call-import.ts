@@ -6,6 +6,7 @@ import { e164 } from '../campaigns/sources/phone-number';
 import { RowProblems } from '../campaigns/sources/row-problems';
 import { codePoints } from '../input-rules';
 import { InvalidError } from '../errors';
+import type { Quotas } from '../quotas';
 import { DNC_REASON_MAX } from './do-not-call';
 
 /** A single CSV record (an unclosed quote, say) may not grow past this. */
@@ -20,10 +21,12 @@ const EMPTY_FILE = 'CSV file must have a header row and at least one data row';
  * Reads a do-not-call CSV (`phone_number`, optional `reason`; other columns are ignored) as it
  * streams, and lists its numbers in one transaction, a batch at a time. Nothing is stored when a
  * row is bad (an invalid number, a reason over the limit) or the file has more than `maxRows`
- * rows: the error names the first rows and the count. Numbers listed already keep their entry.
+ * rows: the error names the first rows and the count. Numbers listed already keep their entry. The
+ * new entries count against the organization's quota, all at once: past it, none is stored.
  */
 export async function importDoNotCall(
   dataSource: DataSource,
+  quotas: Quotas,
   organizationId: number,
   csv: Readable,
   maxRows: number,
@@ -85,6 +88,7 @@ export async function importDoNotCall(
     ].filter(Boolean);
     // Thrown inside the transaction: every batch written so far is rolled back.
     if (problems.length > 0) throw new InvalidError(problems.join(' '));
+    if (imported > 0) await quotas.claim(manager, 'do_not_call_numbers', organizationId);
     return { total_rows: rowCount, imported, already_listed: rowCount - imported };
   });
 }

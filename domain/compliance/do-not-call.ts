@@ -2,11 +2,19 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { DoNotCallNumber } from '../../entities';
 import type { DoNotCallEntry, DoNotCallRequest } from './types';
 import { NotFoundError } from '../errors';
+import type { Quotas } from '../quotas';
 
 /** Longest `reason`, in characters. */
 export const DNC_REASON_MAX = 255;
 /** Longest `search` text of the list. */
 export const DNC_SEARCH_MAX = 64;
+/**
+ * How far into a list (or a search) pages reach: a page starting past this many entries is
+ * refused, so no request makes PostgreSQL walk a huge list to its end. Narrow with `search` instead.
+ */
+export const DNC_MAX_OFFSET = 10_000;
+/** A search that is the start of a number: digits, an optional leading `+`, and separators. */
+const NUMBER_START = /^\+?[\s().-]*\d[\d\s().-]*$/;
 
 const ENTRY_NOT_FOUND = 'Do-not-call entry not found';
 
@@ -21,30 +29,41 @@ export const doNotCallView = (row: DoNotCallNumber): DoNotCallEntry => ({
 
 /**
  * Lists a number for the organization. A number listed already keeps its entry (its first reason
- * and source); `created` says which happened.
+ * and source); `created` says which happened. A new entry counts against the organization's quota.
  */
 export async function addDoNotCall(
   dataSource: DataSource,
+  quotas: Quotas,
   organizationId: number,
   request: DoNotCallRequest,
 ): Promise<{ entry: DoNotCallEntry; created: boolean }> {
-  const [inserted] = await dataSource.query<{ id: number }[]>(
-    `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source) VALUES ($1, $2, $3, 'api')
-     ON CONFLICT (organization_id, phone_number) DO NOTHING RETURNING id`,
-    [organizationId, request.phone_number, request.reason ?? null],
-  );
-  const row = await dataSource
-    .getRepository(DoNotCallNumber)
-    .findOneByOrFail({ organizationId, phoneNumber: request.phone_number });
-  return { entry: doNotCallView(row), created: inserted !== undefined };
+  return dataSource.transaction(async (manager) => {
+    const [inserted] = await manager.query<{ id: number }[]>(
+      `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source) VALUES ($1, $2, $3, 'api')
+       ON CONFLICT (organization_id, phone_number) DO NOTHING RETURNING id`,
+      [organizationId, request.phone_number, request.reason ?? null],
+    );
+    if (inserted) await quotas.claim(manager, 'do_not_call_numbers', organizationId);
+    const row = await manager
+      .getRepository(DoNotCallNumber)
+      .findOneByOrFail({ organizationId, phoneNumber: request.phone_number });
+    return { entry: doNotCallView(row), created: inserted !== undefined };
+  });
 }
 
-/** One page of the organization's list, newest first, optionally narrowed by `search`. */
-export async function listDoNotCall(
-  dataSource: DataSource,
-  organizationId: number,
-  query: { page: number; limit: number; search?: string },
-) {
+export interface DoNotCallListQuery {
+  page: number;
+  limit: number;
+  search?: string | undefined;
+}
+
+/**
+ * The query of one page of the organization's list, newest first, optionally narrowed by `search`:
+ * a number's start (digits, with or without `+` and separators: `+1 415` finds `+1415…`) or, for
+ * any other text, a reason's start (case-insensitive). Both read a range of an index of the
+ * organization's entries, never the whole list.
+ */
+export function doNotCallPageQuery(dataSource: DataSource, organizationId: number, query: DoNotCallListQuery) {
   const builder = dataSource
     .getRepository(DoNotCallNumber)
     .createQueryBuilder('d')
@@ -53,14 +72,17 @@ export async function listDoNotCall(
     .skip((query.page - 1) * query.limit)
     .take(query.limit);
   const search = query.search?.trim();
-  if (search) {
-    const digits = search.replace(/\D/g, '');
-    const text = `%${escapeLike(search)}%`;
-    if (digits) {
-      builder.andWhere('(d.phone_number LIKE :digits OR d.reason ILIKE :text)', { digits: `%${digits}%`, text });
-    } else builder.andWhere('d.reason ILIKE :text', { text });
+  if (search && NUMBER_START.test(search)) {
+    builder.andWhere('d.phone_number LIKE :prefix', { prefix: `+${search.replace(/\D/g, '')}%` });
+  } else if (search) {
+    builder.andWhere('lower(d.reason) LIKE lower(:prefix)', { prefix: `${escapeLike(search)}%` });
   }
-  const [rows, total] = await builder.getManyAndCount();
+  return builder;
+}
+
+/** One page of the organization's list (see `doNotCallPageQuery`) and the count of all it matches. */
+export async function listDoNotCall(dataSource: DataSource, organizationId: number, query: DoNotCallListQuery) {
+  const [rows, total] = await doNotCallPageQuery(dataSource, organizationId, query).getManyAndCount();
   return {
     numbers: rows.map(doNotCallView),
     total_count: total,

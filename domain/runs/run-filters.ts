@@ -7,8 +7,9 @@ import type { SqlWhere } from './sql-where';
 /**
  * The `filters` query parameter: a JSON array of `{attribute, type, value}`. Each attribute has one
  * type and one value shape; an unknown attribute, or a known one with another type, is ignored. A
- * known filter with a malformed value is a 422 pointing at it. Every condition reads a column of
- * `runs` (alias `r`) that an index covers.
+ * known filter with a malformed value is a 422 pointing at it, on every list, including one that
+ * does not filter on that attribute (the document describes one filter shape for all lists). Every
+ * condition reads a column of `runs` (alias `r`) that an index covers.
  */
 
 export interface AppliedFilter {
@@ -19,18 +20,17 @@ export interface AppliedFilter {
 
 interface FilterDefinition {
   type: string;
-  /** Validates the value and adds its condition. */
-  apply(where: SqlWhere, value: unknown): z.ZodSafeParseResult<unknown>;
+  /** Validates the value; on success, `add` puts its condition on `where`. */
+  parse(value: unknown): z.ZodSafeParseResult<unknown> & { add?: (where: SqlWhere) => void };
 }
 
 const define =
   <S extends z.ZodType>(type: string, schema: S, toSql: (where: SqlWhere, value: z.output<S>) => void) =>
   (): FilterDefinition => ({
     type,
-    apply(where, value) {
+    parse(value) {
       const result = schema.safeParse(value, { reportInput: true });
-      if (result.success) toSql(where, result.data);
-      return result;
+      return result.success ? { ...result, add: (where) => toSql(where, result.data) } : result;
     },
   });
 
@@ -87,6 +87,9 @@ export type FilterAttribute = keyof typeof FILTERS;
 export const filterSet = (attributes: FilterAttribute[]): Map<string, FilterDefinition> =>
   new Map(attributes.map((attribute) => [attribute, FILTERS[attribute]()]));
 
+/** Every filter any list knows: their values are checked wherever they are sent. */
+const ALL_FILTERS = filterSet(Object.keys(FILTERS) as FilterAttribute[]);
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -111,9 +114,9 @@ export function applyFilters(
   const applied: AppliedFilter[] = [];
   entries.forEach((entry: unknown, index) => {
     if (!isRecord(entry) || typeof entry.attribute !== 'string') return;
-    const definition = allowed.get(entry.attribute);
+    const definition = ALL_FILTERS.get(entry.attribute);
     if (!definition || definition.type !== entry.type) return;
-    const result = definition.apply(where, entry.value);
+    const result = definition.parse(entry.value);
     if (!result.success) {
       throw new ValidationError(
         toValidationIssues(result.error, 'query').map((issue) => ({
@@ -122,6 +125,8 @@ export function applyFilters(
         })),
       );
     }
+    if (!allowed.has(entry.attribute)) return;
+    result.add?.(where);
     applied.push({ attribute: entry.attribute, type: definition.type, value: result.data });
   });
   return applied;

@@ -203,6 +203,36 @@ describe('login throttling', () => {
     }
   });
 
+  it('counts a parallel burst over many emails from one address before any password is checked', async () => {
+    const app = server({ LOGIN_MAX_FAILURES_PER_ADDRESS: '3' });
+    const address = freshAddress();
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, () => login(app, uniqueEmail(), 'wrong password', address)),
+    );
+    const statuses = burst.map((res) => res.status).sort();
+    expect(statuses).toEqual([401, 401, 401, ...Array<number>(9).fill(429)]);
+  });
+
+  it('throttles an IPv6 client by its /64, whichever address of it each attempt comes from', async () => {
+    const app = server({ LOGIN_MAX_FAILURES_PER_ADDRESS: '3' });
+    const network = `2001:db8:${(addressCounter += 1).toString(16)}:7`;
+    for (const host of ['::1', ':ffff:ffff:ffff:ffff', ':1:2:3:4']) {
+      expect((await login(app, uniqueEmail(), 'wrong password', `${network}${host}`)).status).toBe(401);
+    }
+    const rotated = await login(app, uniqueEmail(), 'wrong password', `${network}:abcd::99`);
+    expect(rotated.status).toBe(429);
+    // The next /64 is another client.
+    expect((await login(app, uniqueEmail(), 'wrong password', `${network.slice(0, -1)}8::1`)).status).toBe(401);
+  });
+
+  it('counts an IPv4-mapped IPv6 address as the IPv4 address it carries', async () => {
+    const app = server({ LOGIN_MAX_FAILURES_PER_ADDRESS: '2' });
+    const address = freshAddress();
+    expect((await login(app, uniqueEmail(), 'wrong password', address)).status).toBe(401);
+    expect((await login(app, uniqueEmail(), 'wrong password', `::ffff:${address}`)).status).toBe(401);
+    expect((await login(app, uniqueEmail(), 'wrong password', address)).status).toBe(429);
+  });
+
   it('lets parallel guesses past the free failures no further', async () => {
     const app = server();
     const { email } = await signUp(app);

@@ -1,6 +1,8 @@
 import request from 'supertest';
+import { doNotCallPageQuery } from '../../domain/compliance/do-not-call';
 import { signUp, type SignedUp } from '../helpers/accounts';
 import { useTestServices } from '../helpers/services';
+import { waitFor } from '../helpers/wait-for';
 
 const services = useTestServices();
 const MAX_ROWS = 20;
@@ -51,12 +53,38 @@ describe('do-not-call list', () => {
     expect((page.body as { numbers: unknown[] }).numbers).toEqual([
       expect.objectContaining({ phone_number: '+14155550101' }),
     ]);
-    const byDigits = await list(owner, '?search=555-01');
-    expect((byDigits.body as { total_count: number }).total_count).toBe(1);
-    const byReason = await list(owner, '?search=EMAIL');
-    expect((byReason.body as { numbers: { phone_number: string }[] }).numbers[0]?.phone_number).toBe('+14155550101');
-    const wildcard = await list(owner, `?search=${encodeURIComponent('%_')}`);
-    expect((wildcard.body as { total_count: number }).total_count).toBe(0);
+    const search = async (text: string) =>
+      ((await list(owner, `?search=${encodeURIComponent(text)}`)).body as { numbers: { phone_number: string }[] })
+        .numbers;
+    // Numbers by their start, country code first; reasons by their start, whatever the case.
+    expect(await search('+1 (415) 555-01')).toEqual([expect.objectContaining({ phone_number: '+14155550101' })]);
+    expect(await search('44 20')).toEqual([expect.objectContaining({ phone_number: '+442079460958' })]);
+    expect(await search('555')).toEqual([]);
+    expect(await search('asked BY')).toEqual([expect.objectContaining({ phone_number: '+14155550101' })]);
+    expect(await search('email')).toEqual([]);
+    expect(await search('%_')).toEqual([]);
+  });
+
+  it('stores and compares a number in its canonical form, whatever form it is sent in', async () => {
+    const canonical = await add(owner, { phone_number: '+442079460959' });
+    expect(canonical.status).toBe(201);
+    for (const form of ['+4402079460959', '+44 (0)20 7946 0959', ' +44 20 7946 0959 ']) {
+      const again = await add(owner, { phone_number: form });
+      expect({ form, status: again.status, body: again.body }).toEqual({ form, status: 200, body: canonical.body });
+    }
+    const imported = await importCsv(owner, 'phone_number\n+4402079460959\n');
+    expect(imported.body).toEqual({ total_rows: 1, imported: 0, already_listed: 1 });
+  });
+
+  it('reaches the first 10,000 entries by page, and refuses a page starting past them with 422', async () => {
+    expect((await list(owner, '?page=100&limit=100')).status).toBe(200);
+    const tooFar = await list(owner, '?page=101&limit=100');
+    expect(tooFar.status).toBe(422);
+    expect(tooFar.body).toEqual({
+      detail: [expect.objectContaining({ loc: ['query', 'page'], msg: expect.stringContaining('10000') })],
+    });
+    expect((await list(owner, '?page=10001&limit=1')).status).toBe(422);
+    expect((await list(owner, '?page=1000000')).status).toBe(422);
   });
 
   it('keeps organizations apart: another organization neither sees nor removes an entry', async () => {
@@ -146,5 +174,145 @@ describe('do-not-call import', () => {
     const large = await importCsv(owner, `phone_number\n${'+14155550600\n'.repeat(6000)}`);
     expect(large.status).toBe(413);
     expect(await listed(owner)).toEqual(before);
+  });
+});
+
+describe('a long list', () => {
+  let big: SignedUp;
+  const ENTRIES = 50_000;
+
+  beforeAll(async () => {
+    big = await signUp(server());
+    await services.db.dataSource.query(
+      `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source)
+       SELECT $1, '+1' || (2000000000 + i)::text, 'Batch ' || (i % 100)::text, 'import' FROM generate_series(1, $2) AS i`,
+      [big.user.organization_id, ENTRIES],
+    );
+    await services.db.dataSource.query(
+      `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source)
+       SELECT $1, '+1300000000' || i::text, 'Rare complaint', 'api' FROM generate_series(1, 3) AS i`,
+      [big.user.organization_id],
+    );
+    await services.db.dataSource.query('ANALYZE do_not_call_numbers');
+  });
+
+  /** The plans PostgreSQL picks for the two statements of a list request: the page, and the count. */
+  const plans = async (search: string): Promise<{ page: string; count: string }> => {
+    const explain = async ([sql, parameters]: [string, unknown[]]) =>
+      (await services.db.dataSource.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${sql}`, parameters))
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+    const query = () =>
+      doNotCallPageQuery(services.db.dataSource, big.user.organization_id, { page: 1, limit: 50, search });
+    return {
+      page: await explain(query().getQueryAndParameters()),
+      count: await explain(
+        query()
+          .select('COUNT(DISTINCT(d.id))', 'cnt')
+          .orderBy()
+          .skip(undefined)
+          .take(undefined)
+          .getQueryAndParameters(),
+      ),
+    };
+  };
+
+  it('searches by the start of a number or a reason on an index range, never scanning the list', async () => {
+    const byNumber = await plans('+1 200 000 12');
+    for (const plan of [byNumber.page, byNumber.count]) {
+      expect(plan).toContain('do_not_call_numbers_number_prefix_idx');
+      expect(plan).not.toContain('Seq Scan');
+    }
+    // A common reason may be found soonest by walking the newest entries; a rare one, or the count, by the index.
+    const byCommonReason = await plans('batch 42');
+    expect(byCommonReason.count).toContain('do_not_call_numbers_reason_prefix_idx');
+    const byRareReason = await plans('RARE');
+    for (const plan of [byRareReason.page, byRareReason.count]) {
+      expect(plan).toContain('do_not_call_numbers_reason_prefix_idx');
+      expect(plan).not.toContain('Seq Scan');
+    }
+
+    const found = await list(big, `?search=${encodeURIComponent('+1 200 000 12')}&limit=100`);
+    // +12000001200 to +12000001299.
+    expect((found.body as { total_count: number }).total_count).toBe(100);
+    const reasons = await list(big, '?search=batch%2042&limit=1');
+    expect((reasons.body as { total_count: number }).total_count).toBe(ENTRIES / 100);
+  });
+});
+
+describe('quota', () => {
+  it('refuses an entry or an import past QUOTA_DO_NOT_CALL_NUMBERS with 409, storing none of the import', async () => {
+    const limited = () => services.server({ QUOTA_DO_NOT_CALL_NUMBERS: '3' });
+    const who = await signUp(limited());
+    const post = (phoneNumber: string) =>
+      request(limited()).post(BASE).auth(who.token, { type: 'bearer' }).send({ phone_number: phoneNumber });
+    const postCsv = (csv: string) =>
+      request(limited())
+        .post(`${BASE}/import`)
+        .auth(who.token, { type: 'bearer' })
+        .set('Content-Type', 'text/csv')
+        .send(csv);
+    expect((await post('+14155550701')).status).toBe(201);
+    expect((await postCsv('phone_number\n+14155550702\n+14155550703\n+14155550704\n')).status).toBe(409);
+    expect(await listed(who)).toEqual(['+14155550701']);
+    expect((await postCsv('phone_number\n+14155550702\n+14155550703\n')).status).toBe(200);
+    const over = await post('+14155550705');
+    expect(over.status).toBe(409);
+    expect(over.body).toEqual({
+      detail:
+        'Quota exceeded: an organization may have at most 3 numbers on its do-not-call list ' +
+        '(do_not_call_numbers, QUOTA_DO_NOT_CALL_NUMBERS)',
+    });
+    // A number listed already, in any form, is no new entry.
+    expect((await post('+1 415 555 0701')).status).toBe(200);
+    expect((await postCsv('phone_number\n+14155550703\n')).status).toBe(200);
+    expect(await listed(who)).toEqual(['+14155550701', '+14155550702', '+14155550703']);
+  });
+});
+
+describe('imports share one slot pool with contact lists', () => {
+  it('a do-not-call import waits while a contact list holds the only slot', async () => {
+    const app = services.server({ CSV_MAX_CONCURRENT_IMPORTS: '1' });
+    const who = await signUp(app);
+    const blocker = services.db.dataSource.createQueryRunner();
+    await blocker.connect();
+    try {
+      // The contact list's first write waits on this lock, holding its import slot meanwhile.
+      await blocker.startTransaction();
+      await blocker.query('LOCK TABLE campaign_sources IN SHARE MODE');
+      const contacts = request(app)
+        .post('/api/v1/campaign/sources')
+        .auth(who.token, { type: 'bearer' })
+        .set('Content-Type', 'text/csv')
+        .send('phone_number\n+14155550801\n')
+        .then((res) => res);
+      await waitFor('the contact list to wait on the lock', async () => {
+        const [row] = await services.db.dataSource.query<{ waiting: number }[]>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO campaign_sources%'`,
+        );
+        return (row?.waiting ?? 0) > 0;
+      });
+      let doNotCallDone = false;
+      const doNotCall = request(app)
+        .post(`${BASE}/import`)
+        .auth(who.token, { type: 'bearer' })
+        .set('Content-Type', 'text/csv')
+        .send('phone_number\n+14155550802\n')
+        .then((res) => {
+          doNotCallDone = true;
+          return res;
+        });
+      // Alone, an import of one row answers in milliseconds; here it must still be waiting.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(doNotCallDone).toBe(false);
+      expect(await listed(who)).toEqual([]);
+      await blocker.commitTransaction();
+      expect((await contacts).status).toBe(201);
+      expect((await doNotCall).body).toEqual({ total_rows: 1, imported: 1, already_listed: 0 });
+    } finally {
+      if (blocker.isTransactionActive) await blocker.rollbackTransaction();
+      await blocker.release();
+    }
   });
 });

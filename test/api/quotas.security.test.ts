@@ -17,6 +17,7 @@ const LIMITS = {
   QUOTA_CAMPAIGNS: 2,
   QUOTA_CAMPAIGN_SOURCES: 2,
   QUOTA_API_KEYS: 3,
+  QUOTA_DO_NOT_CALL_NUMBERS: 3,
 };
 const server = () =>
   services.server({
@@ -202,6 +203,20 @@ describe('per-organization quotas, past each limit and with concurrent creates',
         [],
       ),
     ).toBe(0);
+  });
+
+  it('do-not-call numbers (QUOTA_DO_NOT_CALL_NUMBERS), added at once', async () => {
+    const owner = await signUp(server());
+    await overrun(
+      (index) =>
+        request(server())
+          .post('/api/v1/organizations/do-not-call')
+          .auth(owner.token, { type: 'bearer' })
+          .send({ phone_number: `+1415555${String(3000 + index)}` }),
+      LIMITS.QUOTA_DO_NOT_CALL_NUMBERS,
+      /^Quota exceeded: an organization may have at most 3 numbers on its do-not-call list \(do_not_call_numbers, QUOTA_DO_NOT_CALL_NUMBERS\)$/,
+      () => orgRows('do_not_call_numbers', owner),
+    );
   });
 
   it('campaigns (QUOTA_CAMPAIGNS)', async () => {

@@ -21,6 +21,7 @@ export interface OwnedIds {
   triggerPath: string;
   campaignId: number;
   doNotCallEntryId: number;
+  credentialUuid: string;
 }
 
 export interface OrgScopedRoute {
@@ -120,6 +121,9 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'delete', path: (ids) => `/api/v1/organizations/telephony-configs/${ids.telephonyConfigId}` },
   { method: 'delete', path: (ids) => `/api/v1/organizations/do-not-call/${ids.doNotCallEntryId}` },
   // Keyed by provider, not id: A has a deepgram key, B has none.
+  { method: 'get', path: (ids) => `/api/v1/credentials/${ids.credentialUuid}` },
+  { method: 'put', path: (ids) => `/api/v1/credentials/${ids.credentialUuid}`, body: { description: 'edited by A' } },
+  { method: 'delete', path: (ids) => `/api/v1/credentials/${ids.credentialUuid}` },
   { method: 'get', path: () => '/api/v1/organizations/speech-credentials/deepgram' },
   { method: 'delete', path: () => '/api/v1/organizations/speech-credentials/deepgram' },
 ];
@@ -149,6 +153,11 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     .auth(owner.token, { type: 'bearer' })
     .send({ phone_number: '+14155550997', reason: 'listed by A' })
     .expect(201);
+  const { body: credential } = await request(app)
+    .post('/api/v1/credentials')
+    .auth(owner.token, { type: 'bearer' })
+    .send({ name: 'of A', credential_type: 'bearer_token', credential_data: { token: 'token-of-a' } })
+    .expect(201);
   const agent = await createAgent(app, owner.token, definitionWithTrigger());
   const runId = await insertRun(db.dataSource, {
     workflowId: agent.id,
@@ -168,6 +177,7 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
       insertCampaign(db.dataSource, owner.user.organization_id, agent.id),
     ),
     doNotCallEntryId: (listed as { id: number }).id,
+    credentialUuid: (credential as { uuid: string }).uuid,
   };
 }
 

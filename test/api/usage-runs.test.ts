@@ -157,6 +157,28 @@ describe('GET /api/v1/organizations/usage/runs', () => {
     expect(runIds(await usage({ filters: JSON.stringify(filters) }))).toHaveLength(3);
   });
 
+  it('refuses a dateRange or status it does not apply when its value is malformed, as the document says', async () => {
+    const lateTo = await usage({
+      filters: JSON.stringify([{ attribute: 'dateRange', type: 'dateRange', value: { from: at(2), to: 'tomorrow' } }]),
+    });
+    expect(lateTo.status).toBe(422);
+    expect(lateTo.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'filters', 0, 'value', 'to'] })]);
+    const numericFrom = await usage({
+      filters: JSON.stringify([
+        { attribute: 'campaignId', type: 'number', value: { value: 1 } },
+        { attribute: 'dateRange', type: 'dateRange', value: { from: 20260301 } },
+      ]),
+    });
+    expect(numericFrom.status).toBe(422);
+    expect(numericFrom.body.detail).toEqual([
+      expect.objectContaining({ loc: ['query', 'filters', 1, 'value', 'from'] }),
+    ]);
+    const status = await usage({
+      filters: JSON.stringify([{ attribute: 'status', type: 'radio', value: { status: 'done' } }]),
+    });
+    expect(status.status).toBe(422);
+  });
+
   it('answers 400 "Invalid filters format" for malformed filters, 422 for bad dates or paging', async () => {
     const bad = await usage({ filters: '[{' });
     expect(bad.status).toBe(400);

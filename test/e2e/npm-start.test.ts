@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,17 +8,23 @@ import { Client as PgClient } from 'pg';
 import { testEnv } from '../helpers/test-env';
 import { callingOrganization } from '../helpers/calls';
 import { freePort } from '../../scripts/free-port';
+import { COPIED_BINARIES_DIR } from '../../scripts/postgres-binaries';
 import { expectNothingLeft, signalGroup, startUntilReady, stopped } from '../helpers/orchestrator';
 
 /**
  * `npm ci && npm start` as a newcomer runs it: from a clone in a folder only its owner may enter
- * (root's home, `mktemp -d`), stopped with Ctrl-C, killed with kill -9, started again.
+ * (root's home, `mktemp -d`), with its node_modules inside that folder, stopped with Ctrl-C, killed
+ * with kill -9, started again; then one test file run with jest from the same clone.
  */
 
 const repository = join(__dirname, '..', '..');
 const isRoot = process.getuid?.() === 0;
 
-/** A copy of the checkout (its tracked and new files, node_modules linked) in a mode-700 folder. */
+/**
+ * A copy of the checkout (its tracked and new files) in a mode-700 folder, with a real copy of
+ * node_modules inside it, as `npm ci` leaves it: PostgreSQL's binaries are out of the `postgres`
+ * user's reach too.
+ */
 function privateCheckout(): { root: string; remove(): void } {
   const outer = mkdtempSync(join(tmpdir(), 'switchboard-private-'));
   chmodSync(outer, 0o700);
@@ -37,7 +43,7 @@ function privateCheckout(): { root: string; remove(): void } {
       // a tracked file deleted in the working tree
     }
   }
-  symlinkSync(realpathSync(join(repository, 'node_modules')), join(root, 'node_modules'));
+  execFileSync('cp', ['-a', `${realpathSync(join(repository, 'node_modules'))}/.`, join(root, 'node_modules')]);
   return { root, remove: () => rmSync(outer, { recursive: true, force: true }) };
 }
 
@@ -96,6 +102,12 @@ it('starts from a private folder, speaks on a simulator call with audio, and sto
       expect(clusterDir).toMatch(/^\/var\/lib\/switchboard\//);
       expect(output).toContain('cannot enter');
       marks.push(clusterDir ?? 'no cluster folder');
+      // The server runs from the copy of the binaries, not from the closed node_modules.
+      expect(output).toContain(`so PostgreSQL runs from a copy of its binaries in ${COPIED_BINARIES_DIR}/`);
+      const postmaster = readFileSync(join(clusterDir ?? '', 'postmaster.pid'), 'utf8').split('\n')[0];
+      expect(readlinkSync(`/proc/${postmaster}/exe`)).toMatch(
+        new RegExp(`^${COPIED_BINARIES_DIR}/[^/]+/bin/postgres$`),
+      );
     }
     expect(output).toContain(`Temporal UI: http://localhost:${ports.TEMPORAL_UI_PORT}`);
     expect((await fetch(`${api()}/health/ready`)).status).toBe(200);
@@ -192,3 +204,30 @@ it('starts again on the same data after being killed, and refuses a port that a 
   }
   await expectNothingLeft(marks, Object.values(ports), 10_000);
 }, 400_000);
+
+it("runs a test file that needs PostgreSQL with the clone's own jest", async () => {
+  // A clean environment, as in a terminal: nothing of this run's servers or workers.
+  const cleanEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('SWITCHBOARD_TEST_') && !key.startsWith('JEST_')),
+  );
+  const { status, output } = await new Promise<{ status: string; output: string }>((resolve) => {
+    const child = execFile(
+      'npm',
+      ['run', 'test:jest', '--', 'test/entities/login-throttle-migration.test.ts'],
+      {
+        cwd: checkout.root,
+        env: { ...cleanEnv, TEMPORAL_CLI_PATH: testEnv('temporalCliPath') },
+        timeout: 240_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? `failed (${error.code ?? error.signal})` : 'passed', output: stdout + stderr }),
+    );
+    child.stdin?.end();
+  });
+  if (status !== 'passed') process.stdout.write(`jest output:\n${output}\n`);
+  expect(status).toBe('passed');
+  expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
+  if (isRoot) expect(output).toContain(`so PostgreSQL runs from a copy of its binaries in ${COPIED_BINARIES_DIR}/`);
+  await expectNothingLeft(marks, [], 10_000);
+}, 300_000);

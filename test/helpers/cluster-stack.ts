@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -11,6 +11,7 @@ import {
   registerNamespace,
   setupTemporalSchemas,
   temporalServerCommand,
+  DYNAMIC_CONFIG_FILE,
 } from '../../scripts/temporal-cluster';
 import { waitForTemporal } from '../../scripts/temporal-dev-server';
 import { provisionTemporalServer } from '../../scripts/temporal-server';
@@ -38,11 +39,34 @@ export interface ClusterStack {
   close(): Promise<void>;
 }
 
+export interface ClusterStackOptions {
+  workers?: number;
+  apis?: number;
+  /**
+   * Added to the committed dynamic config as `limit.historyCount.suggestContinueAsNew`: a low figure
+   * makes a campaign of a few hundred contacts continue as new, as one of thousands does by default.
+   */
+  suggestContinueAsNewEvents?: number;
+}
+
+/** The committed dynamic config, plus the test's history limit when it sets one, in `dir`. */
+function dynamicConfigFile(dir: string, suggestContinueAsNewEvents: number | undefined): string | undefined {
+  if (suggestContinueAsNewEvents === undefined) return undefined;
+  const path = join(dir, 'dynamicconfig.yaml');
+  writeFileSync(
+    path,
+    `${readFileSync(DYNAMIC_CONFIG_FILE, 'utf8')}\nlimit.historyCount.suggestContinueAsNew:\n` +
+      `  - value: ${suggestContinueAsNewEvents}\n    constraints: {}\n`,
+  );
+  return path;
+}
+
 export async function startClusterStack(
   databaseUrl: string,
   taskQueue: string,
-  counts = { workers: 2, apis: 2 },
+  options: ClusterStackOptions = {},
 ): Promise<ClusterStack> {
+  const counts = { workers: options.workers ?? 2, apis: options.apis ?? 2 };
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-cluster-'));
   chmodSync(dir, 0o755);
   const log = (line: string) => process.stdout.write(`[cluster] ${line}\n`);
@@ -55,7 +79,10 @@ export async function startClusterStack(
   await setupTemporalSchemas(binaries, postgres, () => undefined, databases);
   const ports = await freeTemporalPorts();
   const temporalAddress = `${HOST}:${ports.frontend}`;
-  const server = temporalServerCommand(binaries, postgres, ports, { databases });
+  const server = temporalServerCommand(binaries, postgres, ports, {
+    databases,
+    dynamicConfigFile: dynamicConfigFile(dir, options.suggestContinueAsNewEvents),
+  });
   const temporal = new ManagedProcess({
     name: 'temporal-server',
     ...server,

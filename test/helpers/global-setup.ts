@@ -7,6 +7,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { createDataSource } from '../../entities/data-source';
 import { runMigrations } from '../../scripts/migrate';
 import { startEmbeddedPostgres } from '../../scripts/embedded-postgres';
+import { copyNotice, reachableBinaries } from '../../scripts/postgres-binaries';
 import { provisionTemporalCli } from '../../scripts/temporal-cli';
 import { ensureSpeechTools } from '../../scripts/speech-tools';
 import { customSearchAttributes } from '../../workflows/search-attributes';
@@ -41,7 +42,18 @@ export default async function globalSetup(): Promise<void> {
   const user = 'switchboard';
   const password = 'switchboard';
   const template = 'switchboard_template';
-  const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort(), user, password, database: template });
+  // As root in a checkout under a closed folder, PostgreSQL runs from a copy, as with `npm start`.
+  const binaries = await reachableBinaries();
+  const notice = copyNotice(binaries);
+  if (notice) log(notice.trim());
+  const postgres = await startEmbeddedPostgres({
+    dataDir,
+    port: await freePort(),
+    user,
+    password,
+    database: template,
+    binaries,
+  });
   const dataSource = createDataSource({ url: postgres.url, applicationName: 'test-setup' });
   await dataSource.initialize();
   await runMigrations(dataSource);

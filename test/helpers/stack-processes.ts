@@ -32,7 +32,19 @@ export interface CampaignStack {
   close(): Promise<void>;
 }
 
-export async function startCampaignStack(databaseUrl: string, taskQueue: string): Promise<CampaignStack> {
+export interface CampaignStackOptions {
+  /**
+   * The server's `limit.historyCount.suggestContinueAsNew`: a low figure makes a campaign of a few
+   * hundred contacts continue as new, as one of many thousands does with the default (4,096 events).
+   */
+  suggestContinueAsNewEvents?: number;
+}
+
+export async function startCampaignStack(
+  databaseUrl: string,
+  taskQueue: string,
+  options: CampaignStackOptions = {},
+): Promise<CampaignStack> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-stack-'));
   chmodSync(dir, 0o755);
   const temporalPort = await freePort();
@@ -56,6 +68,9 @@ export async function startCampaignStack(databaseUrl: string, taskQueue: string)
       '--headless',
       '--log-level',
       'warn',
+      ...(options.suggestContinueAsNewEvents === undefined
+        ? []
+        : ['--dynamic-config-value', `limit.historyCount.suggestContinueAsNew=${options.suggestContinueAsNewEvents}`]),
     ],
     env: process.env,
     ready: () => waitForTemporal(temporalAddress),

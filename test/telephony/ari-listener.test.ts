@@ -23,13 +23,13 @@ const secrets = new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex'));
 /** What Asterisk does with a call to each number. */
 const SCRIPTS: Record<string, ScriptStep[]> = {
   // Rings, is answered (enters our Stasis app with its args), and hangs up a second later.
-  '+15550000001': [
+  '+14155550001': [
     { afterMs: 50, type: 'ChannelStateChange', state: 'Ringing' },
     { afterMs: 150, type: 'StasisStart', state: 'Up' },
     { afterMs: 1150, type: 'ChannelDestroyed', state: 'Up', cause: 16 },
   ],
   // Rings, then the callee is busy (Q.850 cause 17) without ever answering.
-  '+15550000002': [
+  '+14155550002': [
     { afterMs: 50, type: 'ChannelStateChange', state: 'Ringing' },
     { afterMs: 300, type: 'ChannelDestroyed', state: 'Ring', cause: 17 },
   ],
@@ -146,7 +146,7 @@ describe('the worker ARI listener', () => {
   });
 
   it('signals the events of an answered call to its workflow, which completes the run', async () => {
-    const run = await callAndWait('+15550000001');
+    const run = await callAndWait('+14155550001');
     expect(run.isCompleted).toBe(true);
     expect(run.gatheredContext.call_status).toBe('completed');
     expect(run.providerCallId).toMatch(/^switchboard-[0-9a-f]{32}$/);
@@ -156,7 +156,7 @@ describe('the worker ARI listener', () => {
   }, 30_000);
 
   it('ends an unanswered busy call as busy', async () => {
-    const run = await callAndWait('+15550000002');
+    const run = await callAndWait('+14155550002');
     expect(run.gatheredContext.call_status).toBe('busy');
     expect(run.callDurationSeconds).toBe(0);
   }, 30_000);
@@ -169,7 +169,7 @@ describe('the worker ARI listener', () => {
     expect(asterisk.refusedUpgrades).toBe(1);
     expect(asterisk.connections.length).toBe(before + 1);
     // Events flow again on the new socket.
-    const run = await callAndWait('+15550000001');
+    const run = await callAndWait('+14155550001');
     expect(run.gatheredContext.call_status).toBe('completed');
   }, 30_000);
 

@@ -264,6 +264,41 @@ describe('CampaignTracker', () => {
     expect(next.inFlightCount).toBe(2);
   });
 
+  it('carries over the same record it took up: failing routes, skipped breaker entries and retries included', () => {
+    const carry: CampaignCarryOver = {
+      contactCursor: '5',
+      state: 'paused',
+      settings: settings(),
+      inFlight: [
+        { parentWorkflowId: 'campaign-7', campaignId: 7, contactId: '4', attempt: 2, timezone: 'Europe/Paris' },
+      ],
+      retries: [{ contactId: '3', attempt: 2, dueAt: NOW + 60_000, timezone: null, cause: 'busy' }],
+      breakerWindow: [{ at: NOW - 1_000, failed: true }],
+      sourceExhausted: true,
+      routeFailures: 2,
+      breakerSkips: ['4/2'],
+    };
+    const campaign = tracker({ state: 'paused' }, carry);
+    expect(campaign.carryOver()).toEqual(carry);
+    expect(campaign.inFlightLink('4', 2)).toEqual({
+      parentWorkflowId: 'campaign-7',
+      campaignId: 7,
+      contactId: '4',
+      attempt: 2,
+    });
+    // The report of the dial in flight takes its timezone along, for its retry's window.
+    campaign.receive({
+      parentWorkflowId: 'campaign-7',
+      campaignId: 7,
+      contactId: '4',
+      attempt: 2,
+      runId: 9,
+      outcome: 'busy',
+    });
+    expect(campaign.takeReports(NOW).batch[0]?.timezone).toBe('Europe/Paris');
+    expect(campaign.carryOver().inFlight).toEqual([]);
+  });
+
   it('takes an ended state from the database over the carried one', () => {
     const campaign = tracker({ state: 'cancelled' });
     expect(campaign.closed).toBe(true);

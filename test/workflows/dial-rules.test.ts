@@ -122,6 +122,47 @@ describe('do-not-call at dial time', () => {
     expect(await dialsTo('+14152020001')).toBe(0);
   });
 
+  it('a single call to another form of a listed number is refused: the list and the call compare one form', async () => {
+    expect((await listNumber('+442079460958')).status).toBe(201);
+    for (const form of ['+4402079460958', '+44 (0)20 7946 0958']) {
+      const res = await call(form);
+      expect({ form, status: res.status, body: res.body }).toEqual({
+        form,
+        status: 422,
+        body: { detail: "+442079460958 is on this organization's do-not-call list; the call was not placed" },
+      });
+    }
+    expect(await dialsTo('+442079460958')).toBe(0);
+    expect(await dialsTo('+4402079460958')).toBe(0);
+  });
+
+  it('an opt-out from a call typed with a national prefix blocks the campaign contact of the canonical number', async () => {
+    const res = await call('+4402079460688');
+    expect(res.status).toBe(200);
+    const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
+    await (
+      await worker()
+    ).runUntil(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
+    expect(await dialsTo('+442079460688')).toBe(1);
+    const [listed] = await services.db.dataSource.query<{ phone_number: string; source: string }[]>(
+      `SELECT phone_number, source FROM do_not_call_numbers WHERE run_id = $1`,
+      [runId],
+    );
+    expect(listed).toEqual({ phone_number: '+442079460688', source: 'opt_out' });
+
+    const { campaignId } = await insertCampaign(
+      services.db.dataSource,
+      org,
+      [{ phoneNumber: '+442079460688' }],
+      campaignSettings(),
+    );
+    const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
+    started.push(handle.workflowId);
+    await (await worker()).runUntil(() => handle.result());
+    expect(await counters(campaignId)).toMatchObject({ state: 'completed', dnc_skipped_count: 1, executed_count: 0 });
+    expect(await dialsTo('+442079460688')).toBe(1);
+  });
+
   it("the call workflow's own check refuses a number listed after the API let the call through", async () => {
     const res = await call('+14152030001');
     expect(res.status).toBe(200);
@@ -145,7 +186,7 @@ describe('do-not-call at dial time', () => {
       await worker()
     ).runUntil(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
     const list = await request(bed().baseUrl)
-      .get('/api/v1/organizations/do-not-call?search=2040688')
+      .get(`/api/v1/organizations/do-not-call?search=${encodeURIComponent('+1 415 204 0688')}`)
       .set('X-API-Key', org.apiKey);
     expect((list.body as { numbers: unknown[] }).numbers).toEqual([
       expect.objectContaining({ phone_number: '+14152040688', source: 'opt_out', run_id: runId }),
@@ -206,6 +247,22 @@ describe('frequency caps across campaigns', () => {
       services.temporal.client,
       [first, second].map(({ campaignId }) => campaignWorkflowId(campaignId)),
     );
+  });
+
+  it('counts every form of a number against its cap as one number', async () => {
+    const api = cappedApi(1);
+    const first = await call('+44 20 7946 0959', api);
+    expect(first.status).toBe(200);
+    const runId = (first.body as { workflow_run_id: number }).workflow_run_id;
+    started.push(`call-${runId}`);
+    const [run] = await services.db.dataSource.query<{ called_number: string; initial_context: object }[]>(
+      `SELECT called_number, initial_context FROM runs WHERE id = $1`,
+      [runId],
+    );
+    expect(run).toMatchObject({ called_number: '+442079460959', initial_context: { called_number: '+442079460959' } });
+    const second = await call('+4402079460959', api);
+    expect(second.status).toBe(429);
+    expect((second.body as { detail: string }).detail).toMatch(/^\+442079460959 has reached the frequency cap/);
   });
 
   it('a single call over the cap answers 429 with Retry-After', async () => {

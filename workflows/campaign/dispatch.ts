@@ -1,7 +1,6 @@
 import { campaignActivities, dialRuleActivities, summarizedActivities } from './activities';
-import type { CampaignCalls } from './children';
-import { PAGE_SIZE, ROUTE_RETRY_MS, type CampaignTracker, type Dispatch } from './tracker';
-import type { CampaignWrites } from './writes';
+import type { CampaignRun } from './run';
+import { PAGE_SIZE, ROUTE_RETRY_MS, type Dispatch } from './tracker';
 
 /**
  * Fills free slots: due retries first, then the next contacts in id order, paged from PostgreSQL
@@ -9,12 +8,8 @@ import type { CampaignWrites } from './writes';
  * runs of those that may be dialed and starts their calls. Returns the earliest window opening
  * that held a contact back, if any.
  */
-export async function dispatchDials(
-  tracker: CampaignTracker,
-  writes: CampaignWrites,
-  calls: CampaignCalls,
-): Promise<number | null> {
-  const { campaignId } = tracker;
+export async function dispatchDials(run: CampaignRun): Promise<number | null> {
+  const { tracker, calls, campaignId } = run;
   const dispatch = tracker.beginDispatch(Date.now());
   while (tracker.takeContacts(dispatch)) {
     const after = tracker.fetchedUpTo;
@@ -28,7 +23,7 @@ export async function dispatchDials(
     campaignId,
     attempts: dispatch.batch.map(({ contactId, attempt }) => ({ contactId, attempt })),
   });
-  tracker.counters = screened.counters;
+  tracker.counted(screened.counters);
   tracker.screened(dispatch, screened.dials);
   if (dispatch.batch.length === 0) return null;
   const dials = dispatch.batch.length === 1 ? '1 dial' : `${dispatch.batch.length} dials`;
@@ -37,9 +32,9 @@ export async function dispatchDials(
     campaignId,
     attempts: dispatch.batch.map(({ contactId, attempt }) => ({ contactId, attempt })),
   });
-  tracker.counters = prepared.counters;
+  tracker.counted(prepared.counters);
   if (prepared.routeError !== null) {
-    await holdUnroutable(tracker, writes, dispatch, prepared.routeError);
+    await holdUnroutable(run, dispatch, prepared.routeError);
     return null;
   }
   tracker.routed();
@@ -57,8 +52,7 @@ export async function dispatchDials(
  * batch waits to be tried again; the third failure in a row fails the campaign.
  */
 async function holdUnroutable(
-  tracker: CampaignTracker,
-  writes: CampaignWrites,
+  { tracker, writes, campaignId }: CampaignRun,
   dispatch: Dispatch,
   error: string,
 ): Promise<void> {
@@ -74,7 +68,7 @@ async function holdUnroutable(
     return;
   }
   await campaignActivities.logCampaignEvent({
-    campaignId: tracker.campaignId,
+    campaignId,
     entry: {
       level: 'warning',
       event: 'call_initiation_failed',

@@ -11,8 +11,7 @@ import {
 } from '../definitions';
 import { campaignActivities } from './activities';
 import { settingsChangeProblem } from './settings-change';
-import type { CampaignTracker } from './tracker';
-import type { CampaignWrites } from './writes';
+import type { CampaignRun } from './run';
 
 const conflict = (state: CampaignState) =>
   ApplicationFailure.create({ type: 'CampaignStateConflict', message: `Campaign is ${state}`, nonRetryable: true });
@@ -22,11 +21,8 @@ const conflict = (state: CampaignState) =>
  * naming it) and invalid settings, so neither enters the history; handlers change the state at
  * once, then write it (after the campaign was opened) before the Update answers.
  */
-export function registerCampaignHandlers(
-  tracker: CampaignTracker,
-  writes: CampaignWrites,
-  opened: () => boolean,
-): void {
+export function registerCampaignHandlers(run: CampaignRun): void {
+  const { tracker, writes, campaignId } = run;
   const requireState =
     (...allowed: CampaignState[]) =>
     (): void => {
@@ -71,9 +67,8 @@ export function registerCampaignHandlers(
     configureCampaignUpdate,
     async (change) => {
       requireState('paused')();
-      await condition(opened);
+      await condition(() => run.opened);
       tracker.configure(change);
-      const { campaignId } = tracker;
       await writes.serially(() => campaignActivities.saveCampaignSettings({ campaignId, change }));
       return tracker.state;
     },

@@ -1,6 +1,5 @@
 import { summarizedActivities } from './activities';
-import type { CampaignTracker } from './tracker';
-import type { CampaignWrites } from './writes';
+import type { CampaignRun } from './run';
 
 const percent = (value: number) => `${(value * 100).toFixed(2)}%`;
 
@@ -8,11 +7,10 @@ const percent = (value: number) => `${(value * 100).toFixed(2)}%`;
  * Records what the children reported: retries are queued, final outcomes counted, the breaker fed.
  * A trip switches to the fallback configuration when the campaign has one left; otherwise it pauses.
  */
-export async function recordReports(tracker: CampaignTracker, writes: CampaignWrites): Promise<void> {
+export async function recordReports({ tracker, writes, campaignId }: CampaignRun): Promise<void> {
   if (!tracker.hasReports) return;
   const now = Date.now();
   const { batch, records } = tracker.takeReports(now);
-  const { campaignId } = tracker;
   const tally = new Map<string, number>();
   for (const record of records) tally.set(record.outcome, (tally.get(record.outcome) ?? 0) + 1);
   const said = [...tally].map(([outcome, count]) => `${count} ${outcome}`).join(', ');

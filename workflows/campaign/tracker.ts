@@ -42,9 +42,17 @@ export interface Waiting {
   cause: WaitCause;
 }
 
-interface InFlight {
-  link: CampaignCallLink;
-  timezone: string | null;
+/** A dial in flight, with the contact's own timezone (for its retry's window). */
+type InFlight = CampaignCallLink & { timezone: string | null };
+
+/** What one run carries into the next, as the tracker keeps it (settings are known once opened). */
+interface Carried extends Omit<CampaignCarryOver, 'settings' | 'inFlight' | 'routeFailures' | 'breakerSkips'> {
+  settings: CampaignSettings | undefined;
+  inFlight: InFlight[];
+  retries: Waiting[];
+  breakerWindow: BreakerEntry[];
+  routeFailures: number;
+  breakerSkips: string[];
 }
 
 /** A child's report, or an initiation failure, waiting to be recorded. */
@@ -74,63 +82,65 @@ export interface Unroutable {
  * performs the activities these decisions ask for and feeds their results back.
  */
 export class CampaignTracker {
-  state: CampaignState;
-  counters: CampaignCounters | undefined;
-  outcomes: Partial<Record<TerminalCallStatus, number>> = {};
+  /** What this run carries into the next: one record, which continue-as-new copies whole. */
+  private readonly carried: Carried;
+  private countersValue: CampaignCounters | undefined;
+  private outcomes: Partial<Record<TerminalCallStatus, number>> = {};
   /** The opening the campaign waits for (logged once per wait). */
-  nextOpenAt: number | null = null;
+  private nextOpenAt: number | null = null;
   /** Something a handler did that the loop must look at. */
-  changed = false;
-  /** Contacts with id <= cursor have been taken from the source once. */
-  private cursor: string;
+  private changed = false;
   /** The last contact id fetched: the next page starts after it. */
-  fetchedUpTo: string;
-  private sourceExhausted: boolean;
+  private fetchedUpToValue: string;
   private readonly page: ContactRef[] = [];
-  private readonly inFlight: Map<string, InFlight>;
-  private waiting: Waiting[];
-  private breakerWindow: BreakerEntry[];
   private readonly reported: Reported[] = [];
-  /** Batches in a row that could not be dialed at all (carried over: a failing campaign keeps counting). */
-  private routeFailures: number;
-  private settingsValue: CampaignSettings | undefined;
   private failover = { available: false, active: false };
-  /** Dials placed through the configuration the campaign left: their outcomes do not judge the fallback. */
-  private readonly breakerSkips: Set<string>;
 
   constructor(
     readonly campaignId: number,
     private readonly parentWorkflowId: string,
     carry?: CampaignCarryOver,
   ) {
-    this.state = carry?.state ?? 'running';
-    this.settingsValue = carry?.settings;
-    this.cursor = carry?.contactCursor ?? '0';
-    this.fetchedUpTo = this.cursor;
-    this.sourceExhausted = carry?.sourceExhausted ?? false;
-    this.inFlight = new Map(
-      (carry?.inFlight ?? []).map(({ timezone, ...link }) => [
-        campaignAttemptKey(link.contactId, link.attempt),
-        { link, timezone: timezone ?? null },
-      ]),
-    );
-    this.waiting = [...(carry?.retries ?? [])];
-    this.breakerWindow = [...(carry?.breakerWindow ?? [])];
-    this.routeFailures = carry?.routeFailures ?? 0;
-    this.breakerSkips = new Set(carry?.breakerSkips ?? []);
+    this.carried = {
+      contactCursor: carry?.contactCursor ?? '0',
+      state: carry?.state ?? 'running',
+      settings: carry?.settings,
+      inFlight: (carry?.inFlight ?? []).map((entry) => ({ ...entry, timezone: entry.timezone ?? null })),
+      retries: [...(carry?.retries ?? [])],
+      breakerWindow: [...(carry?.breakerWindow ?? [])],
+      sourceExhausted: carry?.sourceExhausted ?? false,
+      routeFailures: carry?.routeFailures ?? 0,
+      breakerSkips: [...new Set(carry?.breakerSkips ?? [])],
+    };
+    this.fetchedUpToValue = this.carried.contactCursor;
+  }
+
+  get state(): CampaignState {
+    return this.carried.state;
+  }
+
+  /** The campaign's counters as the database last reported them. */
+  get counters(): CampaignCounters | undefined {
+    return this.countersValue;
+  }
+
+  /** The last contact id fetched: the next page starts after it. */
+  get fetchedUpTo(): string {
+    return this.fetchedUpToValue;
   }
 
   get closed(): boolean {
-    return isTerminalCampaignState(this.state);
+    return isTerminalCampaignState(this.carried.state);
   }
 
   get settings(): CampaignSettings {
-    if (!this.settingsValue) throw new Error('campaign settings are read before the campaign was opened');
-    return this.settingsValue;
+    const { settings } = this.carried;
+    if (!settings) throw new Error('campaign settings are read before the campaign was opened');
+    return settings;
   }
 
   get inFlightCount(): number {
-    return this.inFlight.size;
+    return this.carried.inFlight.length;
   }
 
   get hasReports(): boolean {
@@ -138,21 +148,31 @@ export class CampaignTracker {
   }
 
   get hasWaiting(): boolean {
-    return this.waiting.length > 0;
+    return this.carried.retries.length > 0;
   }
 
   setState(next: CampaignState): void {
-    this.state = next;
+    this.carried.state = next;
     this.changed = true;
+  }
+
+  /** The loop looks at the campaign now: what handlers changed until now is seen. */
+  looked(): void {
+    this.changed = false;
+  }
+
+  /** The campaign's counters, as a write to the database returned them. */
+  counted(counters: CampaignCounters): void {
+    this.countersValue = counters;
   }
 
   /** What the database holds: settings carried over win; only an ended campaign overrides the state. */
   open(campaign: OpenedCampaign): void {
-    this.settingsValue ??= campaign.settings;
-    this.counters = campaign.counters;
+    this.carried.settings ??= campaign.settings;
+    this.countersValue = campaign.counters;
     this.outcomes = campaign.outcomes;
     this.failover = campaign.failover;
-    if (isTerminalCampaignState(campaign.state)) this.state = campaign.state;
+    if (isTerminalCampaignState(campaign.state)) this.carried.state = campaign.state;
   }
 
   /** A trip switches to the fallback configuration instead of pausing, once. */
@@ -166,8 +186,12 @@ export class CampaignTracker {
    */
   failedOver(): void {
     this.failover = { ...this.failover, active: true };
-    this.breakerWindow = [];
-    for (const key of this.inFlight.keys()) this.breakerSkips.add(key);
+    this.carried.breakerWindow = [];
+    const skips = this.carried.breakerSkips;
+    for (const entry of this.carried.inFlight) {
+      const key = campaignAttemptKey(entry.contactId, entry.attempt);
+      if (!skips.includes(key)) skips.push(key);
+    }
   }
 
   /**
@@ -180,30 +204,27 @@ export class CampaignTracker {
         change.fallback?.telephony_configuration_id === this.settings.fallback?.telephony_configuration_id;
       this.failover = { available: change.fallback !== null, active: sameRoute && this.failover.active };
     }
-    this.settingsValue = { ...this.settings, ...change };
+    this.carried.settings = { ...this.settings, ...change };
     this.changed = true;
   }
 
   /** Resume starts a new breaker window and a new wait for the schedule. */
   resume(): void {
-    this.breakerWindow = [];
+    this.carried.breakerWindow = [];
     this.nextOpenAt = null;
   }
 
   /** A call's report; only the dial in flight counts: a repeated or late report changes nothing. */
   receive(result: Reported): void {
-    const key = campaignAttemptKey(result.contactId, result.attempt);
-    const entry = this.inFlight.get(key);
-    if (!entry) return;
-    this.inFlight.delete(key);
-    this.reported.push({ ...result, timezone: entry.timezone });
+    const entry = this.takeInFlight(result.contactId, result.attempt);
+    if (entry) this.reported.push({ ...result, timezone: entry.timezone });
   }
 
   progress(): CampaignProgress {
-    const counters = this.counters;
+    const counters = this.countersValue;
     return {
       campaignId: this.campaignId,
-      state: this.state,
+      state: this.carried.state,
       total_rows: counters?.total_rows ?? 0,
       total_queued_count: counters?.total_queued_count ?? 0,
       executed_count: counters?.executed_count ?? 0,
@@ -211,8 +232,8 @@ export class CampaignTracker {
       failed_rows: counters?.failed_rows ?? 0,
       dnc_skipped: counters?.dnc_skipped ?? 0,
       frequency_capped: counters?.frequency_capped ?? 0,
-      in_flight: this.inFlight.size,
-      pending_retries: this.waiting.length,
+      in_flight: this.carried.inFlight.length,
+      pending_retries: this.carried.retries.length,
       outcomes: { ...this.outcomes },
       next_open_at: this.nextOpenAt === null ? null : new Date(this.nextOpenAt).toISOString(),
     };
@@ -254,12 +275,12 @@ export class CampaignTracker {
     counters: CampaignCounters,
     now: number,
   ): BreakerFigures | null {
-    this.counters = counters;
+    this.countersValue = counters;
     records.forEach((record, index) => {
       if (record.final) this.outcomes[record.outcome] = (this.outcomes[record.outcome] ?? 0) + 1;
       else if (record.retryAt !== undefined) {
         const timezone = batch[index]?.timezone;
-        this.waiting.push({
+        this.carried.retries.push({
           contactId: record.contactId,
           attempt: record.attempt + 1,
           dueAt: record.retryAt,
@@ -269,31 +290,33 @@ export class CampaignTracker {
       }
     });
     // The breaker sees outcomes while running only; resume starts a new window.
-    if (this.state !== 'running') return null;
+    if (this.carried.state !== 'running') return null;
     const breaker = this.settings.circuit_breaker;
-    const judged = records.filter(
-      (record) => !this.breakerSkips.delete(campaignAttemptKey(record.contactId, record.attempt)),
-    );
-    this.breakerWindow = withinWindow(
-      [...this.breakerWindow, ...judged.map((record) => ({ at: now, failed: isBreakerFailure(record.outcome) }))],
+    const judged = records.filter((record) => !this.skipsBreaker(campaignAttemptKey(record.contactId, record.attempt)));
+    this.carried.breakerWindow = withinWindow(
+      [
+        ...this.carried.breakerWindow,
+        ...judged.map((record) => ({ at: now, failed: isBreakerFailure(record.outcome) })),
+      ],
       breaker,
       now,
     );
-    return breakerTrip(this.breakerWindow, breaker, now);
+    return breakerTrip(this.carried.breakerWindow, breaker, now);
   }
 
   /** Starts a dispatch at `now`: the due retries that fit and may be dialed now. */
   beginDispatch(now: number): Dispatch {
     const dispatch: Dispatch = { now, batch: [], heldUntil: null };
     const { schedule_config: schedule } = this.settings;
-    const due = this.waiting.filter((item) => item.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
-    this.waiting = this.waiting.filter((item) => item.dueAt > now);
+    const { carried } = this;
+    const due = carried.retries.filter((item) => item.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
+    carried.retries = carried.retries.filter((item) => item.dueAt > now);
     for (const item of due) {
       const opens = nextOpening(schedule, item.timezone, now);
-      if (this.freeSlots(dispatch) <= 0) this.waiting.push(item);
+      if (this.freeSlots(dispatch) <= 0) carried.retries.push(item);
       else if (opens > now) {
         hold(dispatch, opens);
-        this.waiting.push({ ...item, dueAt: opens, cause: 'window' });
+        carried.retries.push({ ...item, dueAt: opens, cause: 'window' });
       } else dispatch.batch.push(item);
     }
     return dispatch;
@@ -307,20 +330,21 @@ export class CampaignTracker {
   takeContacts(dispatch: Dispatch): boolean {
     const { now } = dispatch;
     const { schedule_config: schedule } = this.settings;
+    const { carried } = this;
     while (this.freeSlots(dispatch) > 0) {
       const next = this.page[0];
-      if (!next) return !this.sourceExhausted && this.waiting.length < MAX_WAITING;
+      if (!next) return !carried.sourceExhausted && carried.retries.length < MAX_WAITING;
       const opens = nextOpening(schedule, next.timezone, now);
       if (opens > now && !next.timezone) {
         hold(dispatch, opens);
         return false;
       }
       this.page.shift();
-      this.cursor = next.contactId;
+      carried.contactCursor = next.contactId;
       const item = { contactId: next.contactId, attempt: 1, timezone: next.timezone };
       if (opens > now) {
         hold(dispatch, opens);
-        this.waiting.push({ ...item, dueAt: opens, cause: 'window' });
+        carried.retries.push({ ...item, dueAt: opens, cause: 'window' });
       } else dispatch.batch.push({ ...item, dueAt: now });
     }
     return false;
@@ -330,15 +354,18 @@ export class CampaignTracker {
   addPage(contacts: ContactRef[]): void {
     this.page.push(...contacts);
     const last = contacts.at(-1);
-    if (last) this.fetchedUpTo = last.contactId;
-    if (contacts.length < PAGE_SIZE) this.sourceExhausted = true;
+    if (last) this.fetchedUpToValue = last.contactId;
+    if (contacts.length < PAGE_SIZE) this.carried.sourceExhausted = true;
   }
 
   /** The dispatch's dials are in flight from now on. */
   launch(dispatch: Dispatch): void {
+    const { inFlight } = this.carried;
     for (const { contactId, attempt, timezone } of dispatch.batch) {
-      const link = { parentWorkflowId: this.parentWorkflowId, campaignId: this.campaignId, contactId, attempt };
-      this.inFlight.set(campaignAttemptKey(contactId, attempt), { link, timezone: timezone ?? null });
+      const entry = { ...this.linkOf(contactId, attempt), timezone: timezone ?? null };
+      const index = this.inFlightIndex(contactId, attempt);
+      if (index === -1) inFlight.push(entry);
+      else inFlight[index] = entry;
     }
   }
 
@@ -351,15 +378,13 @@ export class CampaignTracker {
     const held = new Set<string>();
     for (const dial of dials) {
       if (dial.verdict === 'dial') continue;
-      const key = campaignAttemptKey(dial.contactId, dial.attempt);
-      const entry = this.inFlight.get(key);
+      const entry = this.takeInFlight(dial.contactId, dial.attempt);
       if (!entry) continue;
-      held.add(key);
-      this.inFlight.delete(key);
+      held.add(campaignAttemptKey(dial.contactId, dial.attempt));
       if (dial.verdict === 'capped') {
         const { timezone } = entry;
         const dueAt = nextOpening(this.settings.schedule_config, timezone, dial.allowedAt);
-        this.waiting.push({
+        this.carried.retries.push({
           contactId: dial.contactId,
           attempt: dial.attempt,
           dueAt,
@@ -373,12 +398,12 @@ export class CampaignTracker {
 
   /** The link of a dial still in flight (a report may have arrived meanwhile). */
   inFlightLink(contactId: string, attempt: number): CampaignCallLink | undefined {
-    return this.inFlight.get(campaignAttemptKey(contactId, attempt))?.link;
+    return this.inFlightIndex(contactId, attempt) === -1 ? undefined : this.linkOf(contactId, attempt);
   }
 
   /** The batch was routed: a failing streak ends. */
   routed(): void {
-    this.routeFailures = 0;
+    this.carried.routeFailures = 0;
   }
 
   /**
@@ -386,12 +411,13 @@ export class CampaignTracker {
    * so no contact is spent on it, and is tried again after `ROUTE_RETRY_MS`.
    */
   holdUnroutable(dispatch: Dispatch, now: number): Unroutable {
-    this.routeFailures += 1;
+    const { carried } = this;
+    carried.routeFailures += 1;
     for (const item of dispatch.batch) {
-      this.inFlight.delete(campaignAttemptKey(item.contactId, item.attempt));
-      this.waiting.push({ ...item, dueAt: now + ROUTE_RETRY_MS, cause: 'unroutable' });
+      this.takeInFlight(item.contactId, item.attempt);
+      carried.retries.push({ ...item, dueAt: now + ROUTE_RETRY_MS, cause: 'unroutable' });
     }
-    return { consecutiveFailures: this.routeFailures, fails: this.routeFailures >= ROUTE_FAILURES_TO_FAIL };
+    return { consecutiveFailures: carried.routeFailures, fails: carried.routeFailures >= ROUTE_FAILURES_TO_FAIL };
   }
 
   /**
@@ -399,21 +425,23 @@ export class CampaignTracker {
    * waits for a new one; a wait ends once calls are in flight again.
    */
   windowToAnnounce(heldUntil: number | null): number | null {
-    if (heldUntil !== null && this.inFlight.size === 0 && heldUntil !== this.nextOpenAt) {
+    const inFlight = this.carried.inFlight.length;
+    if (heldUntil !== null && inFlight === 0 && heldUntil !== this.nextOpenAt) {
       this.nextOpenAt = heldUntil;
       return heldUntil;
     }
-    if (heldUntil === null && this.inFlight.size > 0) this.nextOpenAt = null;
+    if (heldUntil === null && inFlight > 0) this.nextOpenAt = null;
     return null;
   }
 
   /** Every contact has a final outcome, with nothing left to start. */
   allDone(childrenStarting: number): boolean {
+    const { carried } = this;
     return (
-      this.sourceExhausted &&
+      carried.sourceExhausted &&
       this.page.length === 0 &&
-      this.waiting.length === 0 &&
-      this.inFlight.size === 0 &&
+      carried.retries.length === 0 &&
+      carried.inFlight.length === 0 &&
       this.reported.length === 0 &&
       childrenStarting === 0
     );
@@ -424,9 +452,10 @@ export class CampaignTracker {
    * retries wake it only when a slot is free; otherwise a child's report does.
    */
   wakeAt(heldUntil: number | null): number {
-    const slotFree = this.inFlight.size < this.settings.max_concurrency;
-    if (this.state !== 'running' || !slotFree) return Infinity;
-    return Math.min(...this.waiting.map((item) => item.dueAt), heldUntil ?? Infinity);
+    const { carried } = this;
+    const slotFree = carried.inFlight.length < this.settings.max_concurrency;
+    if (carried.state !== 'running' || !slotFree) return Infinity;
+    return Math.min(...carried.retries.map((item) => item.dueAt), heldUntil ?? Infinity);
   }
 
   /**
@@ -434,7 +463,7 @@ export class CampaignTracker {
    * the calling window that holds the queue.
    */
   wakeSummary(wakeAt: number, now: number): string {
-    const due = this.waiting.filter((item) => item.dueAt === wakeAt);
+    const due = this.carried.retries.filter((item) => item.dueAt === wakeAt);
     const cause = due[0]?.cause ?? 'window';
     const zone = windowZone(this.settings.schedule_config, due[0]?.timezone);
     const count = Math.max(1, due.filter((item) => item.cause === cause).length);
@@ -446,32 +475,54 @@ export class CampaignTracker {
     return this.changed || this.reported.length > 0 || this.closed;
   }
 
-  /** What the next run needs: a cursor and what is in flight or waiting, never contact lists. */
+  /**
+   * What the next run needs: a cursor and what is in flight or waiting, never contact lists. A
+   * page fetched and not yet taken is fetched again after the cursor.
+   */
   carryOver(): CampaignCarryOver {
+    const { routeFailures, breakerSkips, ...carried } = this.carried;
     return {
-      contactCursor: this.cursor,
-      state: this.state,
+      ...carried,
       settings: this.settings,
-      inFlight: [...this.inFlight.values()].map(({ link, timezone }) => ({ ...link, timezone })),
-      retries: this.waiting,
-      breakerWindow: this.breakerWindow,
-      sourceExhausted: this.sourceExhausted && this.page.length === 0,
-      ...(this.routeFailures > 0 ? { routeFailures: this.routeFailures } : {}),
-      ...(this.breakerSkips.size > 0 ? { breakerSkips: [...this.breakerSkips] } : {}),
+      sourceExhausted: carried.sourceExhausted && this.page.length === 0,
+      ...(routeFailures > 0 ? { routeFailures } : {}),
+      ...(breakerSkips.length > 0 ? { breakerSkips } : {}),
     };
   }
 
   /** The retries still waiting were closed with their last outcome as final. */
   retriesClosed(counters: CampaignCounters, outcomes: Partial<Record<TerminalCallStatus, number>>): void {
-    this.counters = counters;
+    this.countersValue = counters;
     for (const [status, count] of Object.entries(outcomes) as [TerminalCallStatus, number][]) {
       this.outcomes[status] = (this.outcomes[status] ?? 0) + count;
     }
-    this.waiting = [];
+    this.carried.retries = [];
   }
 
   private freeSlots(dispatch: Dispatch): number {
-    return this.settings.max_concurrency - this.inFlight.size - dispatch.batch.length;
+    return this.settings.max_concurrency - this.carried.inFlight.length - dispatch.batch.length;
+  }
+
+  private linkOf(contactId: string, attempt: number): CampaignCallLink {
+    return { parentWorkflowId: this.parentWorkflowId, campaignId: this.campaignId, contactId, attempt };
+  }
+
+  private inFlightIndex(contactId: string, attempt: number): number {
+    return this.carried.inFlight.findIndex((entry) => entry.contactId === contactId && entry.attempt === attempt);
+  }
+
+  /** Removes a dial from those in flight; undefined when it is not (or no longer) in flight. */
+  private takeInFlight(contactId: string, attempt: number): InFlight | undefined {
+    const index = this.inFlightIndex(contactId, attempt);
+    return index === -1 ? undefined : this.carried.inFlight.splice(index, 1)[0];
+  }
+
+  /** Whether an attempt was dialed through the configuration the campaign left (asked once per attempt). */
+  private skipsBreaker(key: string): boolean {
+    const index = this.carried.breakerSkips.indexOf(key);
+    if (index === -1) return false;
+    this.carried.breakerSkips.splice(index, 1);
+    return true;
   }
 }
 

@@ -1,0 +1,96 @@
+import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
+import type { createCallActivities } from '../../activities/call.activities';
+import type { ConversationResult } from '../../agent-runtime/contract';
+import type { CallWorkflowInput } from '../definitions';
+import { endWith, type CallRun, type PhaseResult } from './call-run';
+import { NON_RETRYABLE } from './paced-dial';
+
+/**
+ * After a live call's final status, how long a conversation that started may take to be reported:
+ * the stream ends with the call, then extraction and the disposition may still ask the language model.
+ */
+const CONVERSATION_GRACE_MS = 30_000;
+
+/**
+ * A connected call's conversation, until the call ends or `max_call_duration` is reached (then the
+ * call is hung up): on the media stream of a live call, or the simulator's text-only callee.
+ */
+export function converse(call: CallRun): Promise<PhaseResult> {
+  return call.input.conversation === 'live' ? converseLive(call) : converseSimulated(call);
+}
+
+/** The conversation runs in the API process holding the media stream, which reports it by signal. */
+async function converseLive(call: CallRun): Promise<PhaseResult> {
+  const { input, state } = call;
+  const talkDeadline = (state.answeredAt ?? Date.now()) + input.maxDurationSeconds * 1000;
+  // A provider whose detection runs while the call talks (Twilio's asynchronous AMD) gives its
+  // verdict later: a machine then ends the conversation as one at the answer would.
+  await call.waitUntil(
+    () => state.ended || state.conversation !== undefined || state.machine,
+    talkDeadline,
+    'the conversation to end',
+    true,
+  );
+  if (state.machine && !state.ended && !state.conversation) return { next: 'voicemail' };
+  if (!state.ended) {
+    // The agent ended the call (end node, silent caller) or time ran out: hang up through the
+    // provider. A caller who hung up needs no hang-up; their call's final status is on its way.
+    if (state.conversation?.endedBy !== 'callee_hangup') await call.hangup();
+    await call.finalStatus();
+  }
+  // A conversation under way reports soon after the stream ends; with no stream, none will come.
+  if (state.conversationUnderWay) await condition(() => state.conversation !== undefined, CONVERSATION_GRACE_MS);
+  const spoken = state.conversation ?? null;
+  const final = state.final ?? { status: 'completed' as const, durationSeconds: spoken?.durationSeconds ?? 0 };
+  return endWith({
+    callStatus: final.status,
+    durationSeconds: final.durationSeconds ?? 0,
+    conversation: final.status === 'completed' ? spoken : null,
+  });
+}
+
+/** The simulated conversation runs in a local activity while the call lasts. */
+async function converseSimulated(call: CallRun): Promise<PhaseResult> {
+  const { input, state } = call;
+  const { maxDurationSeconds } = input;
+  const over = state.final;
+  if (over?.status === 'completed') {
+    // Over before its conversation began (a simulator that talks for 0 s): talk, write, report at once.
+    return endWith({
+      callStatus: 'completed',
+      durationSeconds: over.durationSeconds ?? 0,
+      simulate: { maxDurationSeconds },
+    });
+  }
+  const conversation = await simulatedConversation(input);
+  const talkDeadline = (state.answeredAt ?? Date.now()) + maxDurationSeconds * 1000;
+  await call.waitUntil(() => state.ended, talkDeadline, 'the call to end', true);
+  if (!state.ended) {
+    // max_call_duration reached: hang up, then take the provider's final word.
+    await call.hangup();
+    await call.finalStatus();
+  }
+  const final = state.final ?? { status: 'completed' as const, durationSeconds: maxDurationSeconds };
+  return endWith({
+    callStatus: final.status,
+    durationSeconds: final.durationSeconds ?? 0,
+    conversation: final.status === 'completed' ? conversation : null,
+  });
+}
+
+/**
+ * The simulated conversation of a connected call, in a local activity (the simulated callee answers
+ * at once); a failed engine leaves the call without one.
+ */
+async function simulatedConversation(input: CallWorkflowInput): Promise<ConversationResult | null> {
+  const { runConversation } = proxyLocalActivities<ReturnType<typeof createCallActivities>>({
+    startToCloseTimeout: `${input.maxDurationSeconds + 60} seconds`,
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+  try {
+    return await runConversation({ runId: input.runId, maxDurationSeconds: input.maxDurationSeconds });
+  } catch (error) {
+    log.error('conversation failed', { runId: input.runId, error: String(error) });
+    return null;
+  }
+}
