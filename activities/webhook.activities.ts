@@ -12,8 +12,9 @@ import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from 
 import { enabledWebhookNodes } from './webhook/nodes';
 import { renderPayload, type PayloadContext } from './webhook/payload';
 import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits } from './webhook/send';
-import { SIGNATURE_HEADER, signatureHeader } from './webhook/signature';
-import { WebhookSigningSecrets } from './webhook/signing-secrets';
+import { SIGNATURE_HEADER, signatureHeader } from '../domain/webhooks/signature';
+import { signedUrl, v2Headers } from '../domain/webhooks/signature-v2';
+import { WebhookSigningSecrets } from '../domain/webhooks/signing-secrets';
 
 export interface WebhookActivityDeps {
   dataSource: DataSource;
@@ -23,6 +24,8 @@ export interface WebhookActivityDeps {
   secrets: Secrets;
   /** `ALLOW_PRIVATE_WEBHOOKS`. */
   allowPrivate: boolean;
+  /** `WEBHOOK_SIGNATURE_V1`: the legacy body-only `X-Switchboard-Signature` is sent beside `v2`. True by default. */
+  signV1?: boolean;
   /** Socket silence, whole-delivery deadline and answer size; DEFAULT_SEND_LIMITS by default. */
   limits?: Omit<SendLimits, 'signal'>;
   /** DNS, replaceable in tests; the system resolver by default. */
@@ -70,6 +73,7 @@ export function createWebhookActivities({
   versions,
   secrets,
   allowPrivate,
+  signV1 = true,
   limits = DEFAULT_SEND_LIMITS,
   resolve,
 }: WebhookActivityDeps) {
@@ -137,6 +141,14 @@ export function createWebhookActivities({
       const signingKeys = await signingSecrets.signingKeys(run.organizationId);
       // A credential deleted since the call refuses the delivery (the workflow records it on the run).
       const authentication = await credentialHeadersOf(run.organizationId, node.data.credential_uuid);
+      const deliveryId = `run-${run.id}/${node.id}`;
+      const timestamp = Math.floor(Date.now() / 1000);
+      let url: string;
+      try {
+        url = signedUrl(node.data.endpoint_url);
+      } catch {
+        url = node.data.endpoint_url;
+      }
       const headers: Record<string, string> = {
         'user-agent': 'Switchboard-Webhooks/1',
         ...Object.fromEntries(
@@ -152,12 +164,13 @@ export function createWebhookActivities({
         ...authentication,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         // Stable across retries: receivers can drop a delivery they already processed.
-        'x-switchboard-delivery': `run-${run.id}/${node.id}`,
-        [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(signingKeys, body ?? '', Math.floor(Date.now() / 1000)),
+        'x-switchboard-delivery': deliveryId,
+        ...v2Headers(signingKeys, { method: node.data.http_method, url, id: deliveryId, timestamp, body: body ?? '' }),
+        ...(signV1 ? { [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(signingKeys, body ?? '', timestamp) } : {}),
       };
       try {
         const httpStatus = await sendWebhook(
-          { method: node.data.http_method, url: node.data.endpoint_url, headers, body },
+          { method: node.data.http_method, url, headers, body },
           { allowPrivate, resolve },
           // The activity's cancellation (or its worker's shutdown) aborts the request in flight.
           { ...limits, signal: Context.current().cancellationSignal },

@@ -5,6 +5,7 @@ import Koa from 'koa';
 import { createAuthServices, type AuthServices } from './auth/auth-services';
 import { requireOperator } from './auth/operator-access';
 import { requiredScope } from './auth/scopes';
+import { codecCors, createCodecRouter } from './codec/codec-server';
 import type { ApiDeps, AppState } from './context';
 import { createDocsRouter, docsAssets } from './docs';
 import { ValidationError } from '../domain/errors';
@@ -99,10 +100,12 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     deps.logger.error({ err: error }, 'koa error');
   });
 
-  const routers = [api, root, createDocsRouter()];
-  app.use(traceRequest());
+  const routers = [api, root, createCodecRouter(deps.config), createDocsRouter()];
+  app.use(traceRequest(auth.credentials));
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler());
+  // Before the methods check: a browser's CORS preflight to the codec server is not a plain OPTIONS.
+  app.use(codecCors(deps.config));
   // Before the body is read: a method the path does not take is 405 whatever the body holds.
   app.use(allowedMethods(routers));
   // Routes that stream their own body (CSV uploads) reach their handler with the request unread.

@@ -1,3 +1,4 @@
+import type { Context as OtelContext } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../platform/config';
@@ -27,4 +28,9 @@ export interface AppState {
   requestId: string;
   log: Logger;
   auth?: AuthContext;
+  /**
+   * The trace context a caller without credentials sent: not continued by the request's span, only
+   * by work a route does after authenticating the caller another way (a provider's signature).
+   */
+  claimedTraceContext?: OtelContext;
 }

@@ -5,6 +5,7 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { createLogger } from '../platform/logger';
+import { temporalDataConverter } from '../platform/payload-codec';
 import { startTracing } from '../platform/tracing/tracing';
 import { loadSecrets, secretsKeySource } from '../telephony/secrets';
 import { verifySecretsKey } from '../telephony/secrets-canary';
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   const temporal = new Client({
     connection,
     namespace: cfg.TEMPORAL_NAMESPACE,
+    dataConverter: temporalDataConverter(cfg),
     interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
   });
   const metrics = createMetrics();

@@ -7,6 +7,7 @@ import { Client as PgClient } from 'pg';
 import { TERMINAL_STATUS_LIST } from '../telephony/provider';
 import { noopWorkflow } from '../workflows/noop.workflow';
 import {
+  benchDataConverter,
   migrate,
   mib,
   say,
@@ -172,7 +173,7 @@ async function main(): Promise<void> {
     });
     const org = await setUpOrganization(api.base);
     connection = await Connection.connect({ address: temporal.address });
-    const client = new Client({ connection });
+    const client = new Client({ connection, dataConverter: benchDataConverter });
     pg = new PgClient({ connectionString: database.url });
     await pg.connect();
     say(`Temporal: ${temporal.mode}`);

@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { noopParentWorkflow } from '../workflows/noop.workflow';
 import {
+  benchDataConverter,
   migrate,
   mib,
   postJson,
@@ -203,7 +204,7 @@ async function main(): Promise<void> {
     worker = await startWorker(workerEnv);
     const org = await setUpOrganization(api.base);
     connection = await Connection.connect({ address: temporal.address });
-    const client = new Client({ connection });
+    const client = new Client({ connection, dataConverter: benchDataConverter });
     pg = new PgClient({ connectionString: database.url });
     await pg.connect();
     say(`Temporal: ${temporal.mode}`);

@@ -6,6 +6,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDataSource } from '../entities/data-source';
+import { temporalDataConverter } from '../platform/payload-codec';
 import { startEmbeddedPostgres, type RunningPostgres } from '../scripts/embedded-postgres';
 import { runMigrations } from '../scripts/migrate';
 import { freePort } from '../scripts/free-port';
@@ -16,6 +17,14 @@ export const HOST = '127.0.0.1';
 export const ADMIN = { email: 'bench@example.com', password: 'bench password' };
 
 export const say = (line: string) => console.log(`[bench] ${line}`);
+
+/** The payload codec's key of every process a bench starts, as production requires one. */
+export const BENCH_PAYLOAD_ENCRYPTION_KEYS = `bench:${randomBytes(32).toString('base64')}`;
+/** The bench's own Temporal clients encrypt and decrypt with the processes' key. */
+export const benchDataConverter = temporalDataConverter({
+  NODE_ENV: 'production',
+  PAYLOAD_ENCRYPTION_KEYS: BENCH_PAYLOAD_ENCRYPTION_KEYS,
+});
 
 export interface Database {
   url: string;
@@ -86,6 +95,7 @@ export async function startApi(
       PUBLIC_BASE_URL: base,
       SESSION_SECRET: randomBytes(32).toString('base64url'),
       SECRETS_KEY: randomBytes(32).toString('hex'),
+      PAYLOAD_ENCRYPTION_KEYS: BENCH_PAYLOAD_ENCRYPTION_KEYS,
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       // Production turns the simulator off; the benchmarks call through it.

@@ -11,6 +11,7 @@ import { noopParentWorkflow } from '../workflows/noop.workflow';
 import { contactsCsv } from './contacts';
 import { chainHistory } from './histories';
 import {
+  benchDataConverter,
   migrate,
   mib,
   postJson,
@@ -260,7 +261,7 @@ async function main(): Promise<void> {
       WORKER_METRICS_PORT: String(metricsPort),
     };
     connection = await Connection.connect({ address: temporal.address });
-    const client = new Client({ connection });
+    const client = new Client({ connection, dataConverter: benchDataConverter });
     pg = new PgClient({ connectionString: database.url });
     await pg.connect();
     const db = pg;

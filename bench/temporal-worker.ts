@@ -8,12 +8,13 @@ import { Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client as PgClient } from 'pg';
+import { FAILURE_CONVERTER_PATH } from '../platform/payload-codec';
 import { ensureSearchAttributes } from '../platform/temporal';
 import { freePort } from '../scripts/free-port';
 import { provisionTemporalCli } from '../scripts/temporal-cli';
 import { DEFAULT_TEMPORAL_DATABASES, freeTemporalPorts, startTemporalServer } from '../scripts/temporal-cluster';
 import { startTemporalDevServer } from '../scripts/temporal-dev-server';
-import { HOST, say } from './helpers';
+import { BENCH_PAYLOAD_ENCRYPTION_KEYS, HOST, say } from './helpers';
 import { findProcess } from './process-cpu';
 
 /** Temporal and a worker process for the benchmarks that run workflows (see bench/calls.ts). */
@@ -138,6 +139,7 @@ let bundle: Promise<string> | undefined;
 function prebuiltBundle(): Promise<string> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: require.resolve(join(__dirname, '..', 'workflows')),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   }).then(({ code }) => {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-bundle-'));
@@ -171,6 +173,7 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
         LOG_LEVEL: 'info',
         WORKER_METRICS_PORT: String(await freePort()),
         TELEPHONY_SIMULATOR: 'true',
+        PAYLOAD_ENCRYPTION_KEYS: BENCH_PAYLOAD_ENCRYPTION_KEYS,
         DIAL_CAP_PER_DAY: '0',
         DIAL_CAP_PER_WEEK: '0',
         ...(bundlePath ? { WORKFLOW_BUNDLE_PATH: bundlePath } : {}),

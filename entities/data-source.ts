@@ -23,6 +23,7 @@ import { CanonicalPhoneNumbers1795000004600 } from './migrations/1795000004600-C
 import { SecretsCanary1795000004700 } from './migrations/1795000004700-SecretsCanary';
 import { DoNotCallListIndexes1795000004800 } from './migrations/1795000004800-DoNotCallListIndexes';
 import { Tools1795000005500 } from './migrations/1795000005500-Tools';
+import { MediaStreamClaimsAndVerifiedOptOuts1795000005700 } from './migrations/1795000005700-MediaStreamClaimsAndVerifiedOptOuts';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -47,6 +48,7 @@ export const migrations = [
   SecretsCanary1795000004700,
   DoNotCallListIndexes1795000004800,
   Tools1795000005500,
+  MediaStreamClaimsAndVerifiedOptOuts1795000005700,
 ];
 
 export interface DataSourceOptions {

@@ -23,4 +23,12 @@ export class DoNotCallNumber extends CreatedEntity {
   /** The run whose callee opted out (`source` `opt_out`). */
   @Column({ type: 'integer', nullable: true })
   runId: number | null;
+
+  /**
+   * Opt-outs: whether the number is surely the person who asked. True for a callee we dialed and an
+   * inbound caller whose number the provider verified; false for an inbound caller it did not (the
+   * number may be spoofed, listing someone else's). Null for entries added by the API or an import.
+   */
+  @Column({ type: 'boolean', nullable: true })
+  callerIdVerified: boolean | null;
 }

@@ -49,6 +49,10 @@ export class Run extends TimestampedEntity {
   @Column({ type: 'text', nullable: true })
   calledNumber: string | null;
 
+  /** Inbound calls: whether the provider vouched for `callerNumber` (STIR/SHAKEN A, validated); null outbound. */
+  @Column({ type: 'boolean', nullable: true })
+  callerIdVerified: boolean | null;
+
   /** The Temporal workflow id of the call (`call-<runId>` or a campaign child id). */
   @Column({ type: 'text', nullable: true })
   temporalWorkflowId: string | null;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { parsePayloadKeys } from './payload-keys';
 import { decodeSecretsKey } from './secrets-key';
 
 /** `Boolean('false') === true`, so booleans are read from an explicit word list. */
@@ -14,7 +15,7 @@ const envBoolean = (fallback: boolean) =>
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
 export const configSchema = z.object({
-  /** `production` requires DATABASE_URL, TEMPORAL_ADDRESS, SESSION_SECRET and SECRETS_KEY, and makes the worker load the prebuilt workflow bundle. */
+  /** `production` requires DATABASE_URL, TEMPORAL_ADDRESS, SESSION_SECRET, SECRETS_KEY and PAYLOAD_ENCRYPTION_KEYS, and makes the worker load the prebuilt workflow bundle. */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   /** Level of the JSON log lines (pino); `silent` writes none. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -92,6 +93,15 @@ export const configSchema = z.object({
     .string()
     .refine((value) => !value.startsWith('/'), { error: 'must not start with /' })
     .default('recordings/'),
+  /**
+   * Server-side encryption asked for each recording uploaded to S3: `AES256` (S3-managed keys),
+   * `aws:kms` (a KMS key: RECORDINGS_S3_KMS_KEY_ID, or the account's `aws/s3` key when unset), or
+   * `none` for an S3-compatible server that takes no encryption headers. An upload the server does
+   * not confirm as encrypted so is kept on local disk instead.
+   */
+  RECORDINGS_S3_SSE: z.enum(['AES256', 'aws:kms', 'none']).default('AES256'),
+  /** The KMS key (id, ARN or alias) of RECORDINGS_S3_SSE=aws:kms. */
+  RECORDINGS_S3_KMS_KEY_ID: z.string().min(1).optional(),
   /** An S3-compatible server (MinIO, Ceph, R2…); unset: AWS S3 of S3_REGION. */
   S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   /** The region S3 requests are signed for. */
@@ -118,6 +128,17 @@ export const configSchema = z.object({
   NUM_HISTORY_SHARDS: z.coerce.number().int().min(1).max(16_384).default(4),
   /** Port of the dev server's Web UI. */
   TEMPORAL_UI_PORT: port(8233),
+  /**
+   * Browser origins allowed to call the codec server (`/codec/encode`, `/codec/decode`): the Temporal
+   * UIs operators use, comma-separated. Unset: the local dev server's UI, `http://localhost:<TEMPORAL_UI_PORT>`
+   * and `http://127.0.0.1:<TEMPORAL_UI_PORT>`.
+   */
+  TEMPORAL_UI_ORIGINS: z
+    .string()
+    .refine((value) => value.split(',').every((origin) => /^https?:\/\/[^/\s]+$/.test(origin.trim())), {
+      error: 'must be origins (scheme://host[:port]) separated by commas',
+    })
+    .optional(),
   /** Namespace of every workflow. */
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /** The worker's task queue. */
@@ -166,6 +187,19 @@ export const configSchema = z.object({
     .string()
     .refine((value) => decodeSecretsKey(value) !== null, { error: 'must be 32 bytes written as hex or base64' })
     .optional(),
+  /**
+   * Keys of the Temporal payload codec (docs/SECURITY.md): `id:key` entries separated by commas, each
+   * key 32 bytes as hex or base64. The first encrypts every payload Temporal stores; all of them
+   * decrypt, so an old key stays listed after the new one until no history needs it. Required in
+   * production; elsewhere a public development key (id `development`) is used.
+   */
+  PAYLOAD_ENCRYPTION_KEYS: z
+    .string()
+    .refine((value) => parsePayloadKeys(value) !== null, {
+      error:
+        'must be id:key entries separated by commas (ids of letters, digits, . _ -, unique; keys of 32 bytes as hex or base64)',
+    })
+    .optional(),
   /** Sends every provider API request to this origin instead of the provider's (a mock provider server). */
   TELEPHONY_API_BASE_URL: z.url().optional(),
 
@@ -179,6 +213,11 @@ export const configSchema = z.object({
     .min(0)
     .max(30 * 86400)
     .default(86400),
+  /**
+   * `true`: post-call webhooks also carry the deprecated `X-Switchboard-Signature` (`v1`, which signs
+   * the body and timestamp only) beside the `v2` headers; `false` once every receiver checks `v2`.
+   */
+  WEBHOOK_SIGNATURE_V1: envBoolean(true),
   /** `true`: post-call webhooks may reach private, loopback and link-local addresses (tests, trusted networks). */
   ALLOW_PRIVATE_WEBHOOKS: envBoolean(false),
   /** `true`: ARI endpoints (`ari_endpoint`) may be private, loopback or link-local addresses (a PBX on the LAN). */
@@ -307,8 +346,9 @@ export const EMBEDDED_DATABASE = { user: 'switchboard', password: 'switchboard',
 
 export type Config = Omit<
   ParsedConfig,
-  'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'RECORDINGS_DIR' | 'TELEPHONY_SIMULATOR'
+  'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'RECORDINGS_DIR' | 'TELEPHONY_SIMULATOR' | 'TEMPORAL_UI_ORIGINS'
 > & {
+  TEMPORAL_UI_ORIGINS: string[];
   DATABASE_URL: string;
   TEMPORAL_ADDRESS: string;
   RECORDINGS_DIR: string;
@@ -338,13 +378,16 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const parsed = result.data;
   if (parsed.NODE_ENV === 'production') {
-    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SESSION_SECRET', 'SECRETS_KEY'] as const).filter(
-      (name) => !parsed[name],
-    );
+    const missing = (
+      ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SESSION_SECRET', 'SECRETS_KEY', 'PAYLOAD_ENCRYPTION_KEYS'] as const
+    ).filter((name) => !parsed[name]);
     if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name}: required in production`));
   }
   if (Boolean(parsed.ADMIN_EMAIL) !== Boolean(parsed.ADMIN_PASSWORD)) {
     throw new ConfigError(['ADMIN_EMAIL, ADMIN_PASSWORD: set both or neither']);
+  }
+  if (parsed.RECORDINGS_S3_KMS_KEY_ID && parsed.RECORDINGS_S3_SSE !== 'aws:kms') {
+    throw new ConfigError(['RECORDINGS_S3_KMS_KEY_ID: only with RECORDINGS_S3_SSE=aws:kms']);
   }
   if (Boolean(parsed.S3_ACCESS_KEY_ID) !== Boolean(parsed.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError(['S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither']);
@@ -357,6 +400,10 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     TEMPORAL_ADDRESS: parsed.TEMPORAL_ADDRESS ?? `127.0.0.1:${parsed.TEMPORAL_PORT}`,
     RECORDINGS_DIR: parsed.RECORDINGS_DIR ?? join(parsed.DATA_DIR, 'recordings'),
     TELEPHONY_SIMULATOR: parsed.TELEPHONY_SIMULATOR ?? parsed.NODE_ENV !== 'production',
+    TEMPORAL_UI_ORIGINS: parsed.TEMPORAL_UI_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [
+      `http://localhost:${parsed.TEMPORAL_UI_PORT}`,
+      `http://127.0.0.1:${parsed.TEMPORAL_UI_PORT}`,
+    ],
     EMBEDDED_POSTGRES: !parsed.DATABASE_URL,
     EMBEDDED_TEMPORAL: !parsed.TEMPORAL_ADDRESS,
     DATA_DIR_CHOSEN: cleaned.DATA_DIR !== undefined,

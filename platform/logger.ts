@@ -1,5 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
+import { serializeError } from './log-redaction';
 
 /** The trace and span a log line was written in, when one is being recorded. */
 function traceFields(): { trace_id?: string; span_id?: string } {
@@ -8,14 +9,16 @@ function traceFields(): { trace_id?: string; span_id?: string } {
 }
 
 /**
- * Structured JSON logs. Anything that looks like a credential is redacted. A line written inside a
- * traced request or call carries its `trace_id`.
+ * Structured JSON logs. Anything that looks like a credential is redacted, and a database error's
+ * `err` loses the values it quotes (platform/log-redaction.ts). A line written inside a traced
+ * request or call carries its `trace_id`.
  */
 export function createLogger(level: string, name: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     name,
     level,
     mixin: traceFields,
+    serializers: { err: serializeError },
     redact: {
       paths: [
         'password',

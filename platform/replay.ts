@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 
@@ -23,18 +24,20 @@ export interface ReplayVerdict {
 /**
  * Replays recorded runs against the workflow code of this checkout, with one bundle for all of
  * them. A run whose verdict has an `error` would break if it were running now: the change needs
- * `patched()`.
+ * `patched()`. `dataConverter` decrypts the histories' payloads (unencrypted ones pass through).
  */
 export async function replayRuns(
   runs: RecordedRun[],
-  options: { replayName?: string; workflowBundle?: { codePath: string } } = {},
+  options: { dataConverter: DataConverter; replayName?: string; workflowBundle?: { codePath: string } },
 ): Promise<ReplayVerdict[]> {
-  const { replayName = 'replay', workflowBundle } = options;
+  const { replayName = 'replay', workflowBundle, dataConverter } = options;
   const verdicts: ReplayVerdict[] = [];
   const byId = new Map(runs.map((run, index) => [`${run.workflowId}#${index}`, run]));
   const histories = [...byId].map(([key, run]) => ({ workflowId: key, history: run.history }));
   for await (const result of Worker.runReplayHistories(
-    workflowBundle ? { workflowBundle, replayName } : { workflowsPath: require.resolve('../workflows'), replayName },
+    workflowBundle
+      ? { workflowBundle, replayName, dataConverter }
+      : { workflowsPath: require.resolve('../workflows'), replayName, dataConverter },
     histories,
   )) {
     const run = byId.get(result.workflowId);
@@ -50,9 +53,9 @@ export async function replayRuns(
 }
 
 /** Replays one history; throws `DeterminismViolationError` when the current code would not reproduce it. */
-export async function replayHistory(history: unknown, workflowId: string): Promise<void> {
+export async function replayHistory(history: unknown, workflowId: string, dataConverter: DataConverter): Promise<void> {
   await Worker.runReplayHistory(
-    { workflowsPath: require.resolve('../workflows'), replayName: `replay-${workflowId}` },
+    { workflowsPath: require.resolve('../workflows'), replayName: `replay-${workflowId}`, dataConverter },
     history,
     workflowId,
   );

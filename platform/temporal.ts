@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { SearchAttributeType } from '@temporalio/common';
+import type { DataConverter, SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
 import { customSearchAttributes } from '../workflows/search-attributes';
 
@@ -14,9 +14,14 @@ const indexedValueType: Record<SearchAttributeType, temporal.api.enums.v1.Indexe
   KEYWORD_LIST: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 };
 
-export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
+/** A client whose payloads go through `dataConverter` (the service's is `temporalDataConverter`). */
+export async function connectTemporalClient(
+  address: string,
+  namespace: string,
+  dataConverter: DataConverter,
+): Promise<Client> {
   const connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, dataConverter });
 }
 
 /**

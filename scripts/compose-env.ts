@@ -21,6 +21,9 @@ export const COMPOSE_OWNED_SETTINGS: Record<string, string> = {
   TRUST_PROXY: '${TRUST_PROXY:-1}',
   SESSION_SECRET: '${SESSION_SECRET:?set SESSION_SECRET (npm run secrets:init)}',
   SECRETS_KEY: '${SECRETS_KEY:?set SECRETS_KEY (npm run secrets:init)}',
+  PAYLOAD_ENCRYPTION_KEYS: '${PAYLOAD_ENCRYPTION_KEYS:?set PAYLOAD_ENCRYPTION_KEYS (npm run secrets:init)}',
+  // The Temporal UI below, as the operator's browser reaches it: the codec server answers its requests.
+  TEMPORAL_UI_ORIGINS: '${TEMPORAL_UI_ORIGINS:-http://localhost:8233,http://127.0.0.1:8233}',
 };
 
 export const BEGIN_MARKER = '# >>> every setting of platform/config.ts, written by `npm run compose:env`';

@@ -15,7 +15,11 @@ export const COMPOSE_FILE = join(__dirname, '..', 'docker-compose.yml');
  * The variables docker-compose.yml requires (`${VAR:?message}`), with stand-in values: they are
  * checked for presence only.
  */
-export const REQUIRED_COMPOSE_VARIABLES = { SESSION_SECRET: 'compose-check', SECRETS_KEY: 'compose-check' };
+export const REQUIRED_COMPOSE_VARIABLES = {
+  SESSION_SECRET: 'compose-check',
+  SECRETS_KEY: 'compose-check',
+  PAYLOAD_ENCRYPTION_KEYS: 'compose-check',
+};
 
 /** Finds `docker-compose`; installs the Debian package when missing (not root: `sudo -n`, never a prompt). */
 export async function ensureDockerCompose(log: (line: string) => void = console.log): Promise<string> {

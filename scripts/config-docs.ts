@@ -107,8 +107,8 @@ schema in [\`platform/config.ts\`](../../platform/config.ts). A bad value stops 
 message that names every bad variable (never its value). Empty values count as unset. Booleans
 accept \`true\`, \`false\`, \`1\`, \`0\`, \`yes\` and \`no\` only.
 
-With \`NODE_ENV=production\`, \`DATABASE_URL\`, \`TEMPORAL_ADDRESS\`, \`SESSION_SECRET\` and
-\`SECRETS_KEY\` are required. \`ADMIN_EMAIL\` and \`ADMIN_PASSWORD\` are set both or neither, and so
+With \`NODE_ENV=production\`, \`DATABASE_URL\`, \`TEMPORAL_ADDRESS\`, \`SESSION_SECRET\`,
+\`SECRETS_KEY\` and \`PAYLOAD_ENCRYPTION_KEYS\` are required. \`ADMIN_EMAIL\` and \`ADMIN_PASSWORD\` are set both or neither, and so
 are \`S3_ACCESS_KEY_ID\` and \`S3_SECRET_ACCESS_KEY\`.
 `;
 

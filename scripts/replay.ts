@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { config } from '../platform/config';
+import { temporalDataConverter } from '../platform/payload-codec';
 import { downloadRuns, historyJson, replayRuns, type RecordedRun, type ReplayVerdict } from '../platform/replay';
 import { connectTemporalClient } from '../platform/temporal';
 
@@ -47,7 +48,11 @@ async function recordedRuns(args: Args): Promise<RecordedRun[]> {
   }
   if (!args.workflowId) throw new Error(USAGE);
   const settings = config();
-  const client = await connectTemporalClient(settings.TEMPORAL_ADDRESS, settings.TEMPORAL_NAMESPACE);
+  const client = await connectTemporalClient(
+    settings.TEMPORAL_ADDRESS,
+    settings.TEMPORAL_NAMESPACE,
+    temporalDataConverter(settings),
+  );
   try {
     const runs = await downloadRuns(client, args.workflowId, args.runId);
     const latest = runs.at(-1);
@@ -69,7 +74,7 @@ async function main(): Promise<void> {
   if (!args.verbose) Runtime.install({ logger: new DefaultLogger('WARN') });
   const runs = await recordedRuns(args);
   const name = args.workflowId ?? args.file ?? 'replay';
-  const verdicts = await replayRuns(runs, { replayName: 'replay-cli' });
+  const verdicts = await replayRuns(runs, { replayName: 'replay-cli', dataConverter: temporalDataConverter(config()) });
   const failed = verdicts.filter((verdict) => verdict.error);
   const events = verdicts.reduce((sum, verdict) => sum + verdict.events, 0);
   const runsText = `${verdicts.length} run${verdicts.length === 1 ? '' : 's'}, ${events} events`;

@@ -240,6 +240,7 @@ async function main(): Promise<void> {
   say(`Ready in ${since(started)}: ${workers} workers, ${apis} API processes, Temporal at ${temporalAddress}.`);
   apiPorts.forEach((port, i) => say(`  API ${i + 1}: http://localhost:${port}/api/v1`));
   say(`  Public address (webhooks, media streams): ${env.PUBLIC_BASE_URL}`);
+  say(`  Codec server (temporal CLI --codec-endpoint): http://localhost:${apiPorts[0]}/codec`);
   say('Press Ctrl-C to stop.');
 }
 

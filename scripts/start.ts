@@ -160,6 +160,8 @@ async function main(): Promise<void> {
       port: cfg.TEMPORAL_PORT,
       uiPort: cfg.TEMPORAL_UI_PORT,
       namespace: cfg.TEMPORAL_NAMESPACE,
+      // The UI runs in the operator's browser on this machine: it reaches the API's codec server on localhost.
+      uiCodecEndpoint: `http://localhost:${cfg.PORT}/codec`,
       log: (line) => say(`temporal: ${line}`),
     });
     temporalAddress = running.temporal.address;
@@ -188,7 +190,9 @@ async function main(): Promise<void> {
   say(`  API:         ${apiUrl}/api/v1  (health: ${apiUrl}/api/v1/health)`);
   say(`  Docs:        ${apiUrl}/docs`);
   say(`  Metrics:     ${apiUrl}/metrics, worker ${`http://localhost:${cfg.WORKER_METRICS_PORT}/metrics`}`);
-  if (cfg.EMBEDDED_TEMPORAL) say(`  Temporal UI: http://localhost:${cfg.TEMPORAL_UI_PORT}`);
+  if (cfg.EMBEDDED_TEMPORAL) {
+    say(`  Temporal UI: http://localhost:${cfg.TEMPORAL_UI_PORT}  (payloads decrypted by ${apiUrl}/codec)`);
+  }
   say('Press Ctrl-C to stop.');
 }
 

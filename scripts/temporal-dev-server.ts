@@ -11,6 +11,8 @@ export interface DevServerOptions {
   port: number;
   uiPort: number;
   namespace: string;
+  /** The codec server the Web UI decodes payloads with (the API's `/codec`). */
+  uiCodecEndpoint?: string;
   log?: (line: string) => void;
 }
 
@@ -51,10 +53,17 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   mkdirSync(dirname(dbFile), { recursive: true });
   const address = `127.0.0.1:${options.port}`;
   const log = options.log ?? (() => undefined);
+  const codecArgs = options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : [];
 
   if (options.executable.type === 'cached-download') {
     const env = await TestWorkflowEnvironment.createLocal({
-      server: { dbFilename: dbFile, port: options.port, uiPort: options.uiPort, namespace: options.namespace },
+      server: {
+        dbFilename: dbFile,
+        port: options.port,
+        uiPort: options.uiPort,
+        namespace: options.namespace,
+        extraArgs: codecArgs,
+      },
     });
     return { address, stop: () => env.teardown() };
   }
@@ -76,6 +85,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
       options.namespace,
       '--log-level',
       'warn',
+      ...codecArgs,
     ],
     // Its own process group, so a terminal's Ctrl-C does not stop it before the worker has drained.
     { stdio: ['ignore', 'pipe', 'pipe'], deathSignal: 'SIGTERM' },

@@ -98,6 +98,11 @@ export interface InboundCall {
    * `connection_id`): routing tries the configurations of that account first.
    */
   accountId?: string;
+  /**
+   * The provider vouches for the caller's number: STIR/SHAKEN full attestation (`A`) that it
+   * validated. False when it says otherwise or says nothing (most providers, most countries).
+   */
+  callerIdVerified: boolean;
   /** The provider's own payload, kept in the run's logs. */
   raw: Record<string, unknown>;
 }
@@ -143,6 +148,13 @@ export interface TelephonyProvider {
   parseStatusWebhook(request: WebhookRequest): StatusEvent;
   /** True only when the webhook carries a valid signature (or key) of this configuration. */
   verifyWebhook(request: WebhookRequest): boolean | Promise<boolean>;
+  /**
+   * Checks a run's answer-URL request where the provider's signature does not cover the URL
+   * (Vonage's token signs a body, and a GET answer has none): the request must name the run's call
+   * (`providerCallId`; null: not placed yet, refused) and its token be used only once. Providers
+   * without it are checked with `verifyWebhook`, whose signature covers the URL and so the run.
+   */
+  verifyAnswerWebhook?(request: WebhookRequest, providerCallId: string | null): Promise<boolean>;
   /** Points the number's inbound calls at `url`, or detaches it (null). Never throws. */
   configureInbound(address: string, url: string | null): Promise<ProviderSync>;
   readiness(numbers: NumberForReadiness[]): Readiness;

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { DiskRecordingStore } from './disk-recording-store';
-import { S3RecordingStore, s3ClientFor } from './s3-recording-store';
+import { recordingEncryptionOf, S3RecordingStore, s3ClientFor } from './s3-recording-store';
 
 /** Bytes `start` to `end` of a file, both included (as an HTTP `Range` names them). */
 export interface ByteRange {
@@ -42,6 +42,7 @@ export function createRecordingStore(config: Config, logger: Logger): RecordingS
     client: s3ClientFor(config, logger),
     bucket: config.RECORDINGS_S3_BUCKET,
     prefix: config.RECORDINGS_S3_PREFIX,
+    encryption: recordingEncryptionOf(config),
     logger,
   });
 }

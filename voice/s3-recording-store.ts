@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
@@ -43,6 +44,19 @@ export function s3ClientFor(config: Config, logger: Logger): S3Client {
   });
 }
 
+/** Server-side encryption of uploaded recordings (`RECORDINGS_S3_SSE`, `RECORDINGS_S3_KMS_KEY_ID`). */
+export type RecordingEncryption = { mode: 'none' } | { mode: 'AES256' } | { mode: 'aws:kms'; kmsKeyId?: string };
+
+export function recordingEncryptionOf(config: Config): RecordingEncryption {
+  if (config.RECORDINGS_S3_SSE === 'aws:kms') {
+    return {
+      mode: 'aws:kms',
+      ...(config.RECORDINGS_S3_KMS_KEY_ID ? { kmsKeyId: config.RECORDINGS_S3_KMS_KEY_ID } : {}),
+    };
+  }
+  return { mode: config.RECORDINGS_S3_SSE };
+}
+
 async function fileMd5(path: string): Promise<string> {
   const hash = createHash('md5');
   await pipeline(createReadStream(path), hash);
@@ -61,6 +75,7 @@ export class S3RecordingStore implements RecordingStore {
   private readonly prefix: string;
   private readonly log: Logger;
   private readonly retryDelaysMs: readonly number[];
+  private readonly encryption: RecordingEncryption;
 
   constructor(options: {
     disk: DiskRecordingStore;
@@ -68,6 +83,8 @@ export class S3RecordingStore implements RecordingStore {
     bucket: string;
     prefix: string;
     logger: Logger;
+    /** AES256 (S3-managed keys) by default. */
+    encryption?: RecordingEncryption;
     retryDelaysMs?: readonly number[];
   }) {
     this.disk = options.disk;
@@ -76,6 +93,7 @@ export class S3RecordingStore implements RecordingStore {
     this.prefix = options.prefix;
     this.log = options.logger.child({ component: 'recordings', bucket: options.bucket });
     this.retryDelaysMs = options.retryDelaysMs ?? UPLOAD_RETRY_DELAYS_MS;
+    this.encryption = options.encryption ?? { mode: 'AES256' };
   }
 
   private key(runId: number): string {
@@ -112,13 +130,18 @@ export class S3RecordingStore implements RecordingStore {
     );
   }
 
-  /** One PutObject of the whole file: a fresh stream each attempt (the SDK cannot retry a stream). */
+  /**
+   * One PutObject of the whole file: a fresh stream each attempt (the SDK cannot retry a stream).
+   * With encryption asked for, an answer that does not confirm it (a server that ignored the header)
+   * fails the attempt and the object is deleted again: no recording stays in the bucket unencrypted.
+   */
   private async upload(path: string, key: string): Promise<void> {
     const { size } = await stat(path);
     const contentMd5 = await fileMd5(path);
     const body = createReadStream(path);
+    const { encryption } = this;
     try {
-      await this.client.send(
+      const answer = await this.client.send(
         new PutObjectCommand({
           Bucket: this.bucket,
           Key: key,
@@ -126,8 +149,16 @@ export class S3RecordingStore implements RecordingStore {
           ContentLength: size,
           ContentMD5: contentMd5,
           ContentType: 'audio/wav',
+          ...(encryption.mode === 'none' ? {} : { ServerSideEncryption: encryption.mode }),
+          ...(encryption.mode === 'aws:kms' && encryption.kmsKeyId ? { SSEKMSKeyId: encryption.kmsKeyId } : {}),
         }),
       );
+      if (encryption.mode !== 'none' && answer.ServerSideEncryption !== encryption.mode) {
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+        throw new Error(
+          `S3 stored ${key} with server-side encryption ${answer.ServerSideEncryption ?? 'none'}, not ${encryption.mode}`,
+        );
+      }
     } finally {
       // A request that failed before reading the whole file leaves it open.
       body.destroy();

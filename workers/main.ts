@@ -9,6 +9,7 @@ import { acceptAriStasisStart } from '../domain/calls/inbound';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { lowerCpuPriority } from '../platform/cpu-priority';
+import { temporalDataConverter } from '../platform/payload-codec';
 import { createLogger } from '../platform/logger';
 import { startTracing } from '../platform/tracing/tracing';
 import { workerTracing } from '../platform/tracing/worker-tracing';
@@ -62,7 +63,8 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const identity = `${process.pid}@${hostname()}`;
   // Campaign calls report to their campaign through it; the ARI listener signals calls with it.
-  const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+  const dataConverter = temporalDataConverter(cfg);
+  const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, dataConverter);
   const deployment = cfg.TEMPORAL_WORKER_VERSIONING
     ? workerDeploymentOptions(cfg.TEMPORAL_DEPLOYMENT_NAME, buildId())
     : undefined;
@@ -73,13 +75,14 @@ async function main(): Promise<void> {
       namespace: cfg.TEMPORAL_NAMESPACE,
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       identity,
+      dataConverter,
       ...source,
       ...workerTracing(tracing, 'workflowsPath' in source),
       activities: createActivities({
         dataSource,
         workerIdentity: identity,
         calls: { secrets, settings: callSettingsFrom(cfg), converse, temporal },
-        webhooks: { allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS },
+        webhooks: { allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS, signV1: cfg.WEBHOOK_SIGNATURE_V1 },
       }),
       shutdownGraceTime: `${cfg.WORKER_SHUTDOWN_GRACE_SECONDS} seconds`,
       // No eager activities: under load an eagerly dispatched task whose workflow-task completion

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Run } from '../../entities';
 import type { Logger } from '../../platform/logger';
+import { redactMediaToken } from '../../platform/log-redaction';
 import type { Secrets } from '../../telephony/secrets';
 import { MediaSession } from '../../voice/media-session';
 import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';
@@ -12,6 +13,7 @@ import { recordingUrl } from '../../voice/recordings';
 import { TwoTrackRecorder } from '../../voice/two-track-recorder';
 import { API_PREFIX } from '../openapi';
 import { ariStream } from './ari-stream';
+import { postgresStreamClaims } from './stream-claims';
 import { cloudonixStream } from './cloudonix-stream';
 import { plivoStream } from './plivo-stream';
 import type { ProviderStreamFactory } from './stream-support';
@@ -89,15 +91,20 @@ export const MAX_FRAME_BYTES = 256 * 1024;
  * The media WebSocket endpoint, `${API_PREFIX}/telephony/{provider}/media/{run_id}?token=…` (or the
  * token as a last path segment, or the run id in the query: see MEDIA_PATH), on the API's HTTP
  * server, speaking the provider's protocol (SERVED_PROVIDERS). The token is checked before the
- * upgrade completes; one stream per run.
+ * upgrade completes; one stream per run across every API process (`media_stream_claims`).
  */
 export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaServer {
   // A media frame is 20–100 ms of audio (a few kB); anything far larger is not a provider talking.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const key = mediaTokenKey(deps.secrets);
   const sessions = new Map<number, MediaSession>();
-  /** Runs with a stream open or being opened: claimed without an await between check and claim. */
-  const claimed = new Set<number>();
+  // In PostgreSQL, not in this process: another API process may be asked for the same run's stream.
+  const claims = postgresStreamClaims(deps.dataSource);
+  const release = (runId: number): void => {
+    claims
+      .release(runId)
+      .catch((error: unknown) => log.error({ err: error, runId }, 'media stream claim not released'));
+  };
   const sockets = new Set<WebSocket>();
   const log = deps.logger.child({ component: 'media' });
 
@@ -113,14 +120,10 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     const token = match[3] ?? url.searchParams.get('token') ?? '';
     const check = verifyMediaToken(key, token, { provider, runId });
     if (check !== 'valid') throw new Refusal(401, check === 'expired' ? 'Media token expired' : 'Invalid media token');
-    const run = await deps.dataSource.getRepository(Run).findOne({
-      where: { id: runId, provider },
-      select: { id: true, agentId: true, recordingUrl: true },
-    });
-    if (!run) throw new Refusal(404, 'Run not found');
+    const run = await claims.claim(runId, provider);
+    if (run === 'missing') throw new Refusal(404, 'Run not found');
     // A second stream would overwrite the first one's recording.
-    if (claimed.has(runId) || run.recordingUrl) throw new Refusal(409, 'This run already has a media stream');
-    claimed.add(runId);
+    if (run === 'taken') throw new Refusal(409, 'This run already has a media stream');
     return { run, stream };
   };
 
@@ -130,7 +133,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     try {
       recorder = await TwoTrackRecorder.create(deps.recordings.localPath(run.id));
     } catch (error) {
-      claimed.delete(run.id);
+      release(run.id);
       throw error;
     }
     // From here on `ws` handles the socket's errors.
@@ -139,7 +142,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     socket.once('close', () => {
       // `ws` refused the handshake itself (a malformed upgrade request): nothing will be recorded.
       if (upgraded) return;
-      claimed.delete(run.id);
+      release(run.id);
       recorder.close().catch(() => undefined);
     });
     wss.handleUpgrade(request, socket, head, (ws) => {
@@ -154,7 +157,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
           .getRepository(Run)
           .update({ id: run.id }, { recordingUrl: recordingUrl(run.agentId, run.id) });
         // Released only now: until recording_url is set, a new stream would pass the check above.
-        claimed.delete(run.id);
+        await claims.release(run.id);
         log.info({ runId: run.id, seconds: closed.durationSeconds }, 'media stream recorded');
       });
       sessions.set(run.id, session);
@@ -174,7 +177,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
         refuse(socket, error);
         return;
       }
-      log.error({ err: error, url: request.url?.split('?')[0] }, 'media upgrade failed');
+      log.error({ err: error, url: redactMediaToken(request.url ?? '') }, 'media upgrade failed');
       socket.destroy();
     });
   });

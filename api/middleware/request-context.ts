@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { redactMediaToken } from '../../platform/log-redaction';
 import type { Logger } from '../../platform/logger';
 import type { AppState } from '../context';
 import type { Metrics } from '../metrics';
@@ -28,7 +29,12 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware<App
         seconds,
       );
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(seconds * 1e4) / 10 },
+        {
+          method: ctx.method,
+          path: redactMediaToken(ctx.path),
+          status: ctx.status,
+          duration_ms: Math.round(seconds * 1e4) / 10,
+        },
         'request',
       );
     }

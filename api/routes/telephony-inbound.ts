@@ -1,4 +1,5 @@
 import { PhoneNumber, Run, TelephonyConfiguration } from '../../entities';
+import { maskPhoneNumber } from '../../platform/log-redaction';
 import { openCredentials } from '../../telephony/credentials';
 import { ACKNOWLEDGED, answerUrls } from '../../telephony/inbound';
 import { ProviderError, type ProviderReply } from '../../telephony/provider';
@@ -99,9 +100,11 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
   const answer = async (ctx: RouteContext, { params }: { params: { provider: string; run_id: number } }) => {
     offered(params.provider);
     const { run, adapter } = await runOf(params.provider, params.run_id);
-    if (!(await adapter.verifyWebhook(webhookRequest(ctx, config.PUBLIC_BASE_URL)))) {
-      throw new ForbiddenError('Invalid signature');
-    }
+    const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
+    const verified = adapter.verifyAnswerWebhook
+      ? await adapter.verifyAnswerWebhook(request, run.providerCallId)
+      : await adapter.verifyWebhook(request);
+    if (!verified) throw new ForbiddenError('Invalid signature');
     const providerCallId = run.providerCallId ?? '';
     if (run.isCompleted) {
       send(ctx, await adapter.rejectCall(providerCallId));
@@ -125,7 +128,8 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         description:
           'Where Twilio, Plivo, Vobiz and Vonage (`answer_url`) fetch instructions when the callee answers: the ' +
           "stream markup pointing the call's media at `/telephony/{provider}/media/{run_id}`. No credentials: the " +
-          "provider's signature, checked with the run's configuration, is the authentication (403 otherwise). A " +
+          "provider's signature, checked with the run's configuration, is the authentication (403 otherwise); " +
+          "Vonage's must also name the run's call (`uuid`) and a token not used before. A " +
           'finished run gets the polite reject.',
         tags: ['telephony'],
         security: [],
@@ -191,7 +195,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         const called = await findCalledNumber(inboundDeps, definition.name, call, request);
         if (called === 'forbidden') throw new ForbiddenError('Invalid signature');
         if (called === 'unknown') {
-          log.info({ calledNumber: call.calledNumber }, 'inbound call to an unknown number: refused');
+          log.info({ calledNumber: maskPhoneNumber(call.calledNumber) }, 'inbound call to an unknown number: refused');
           send(ctx, definition.inbound.refuseUnknown());
           return;
         }

@@ -4,6 +4,7 @@ import type { ConfigurationRow } from '../../telephony/registry';
 import { signalCallStatus } from '../../domain/calls/call-status-signal';
 import type { ApiDeps } from '../context';
 import { ForbiddenError } from '../errors';
+import { withSignedCallerTrace } from '../middleware/trace-request';
 import { InvalidError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { webhookRequest } from '../webhook-request';
@@ -59,15 +60,17 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           if (error instanceof ProviderError) throw new InvalidError(error.message);
           throw error;
         }
-        const signalled = await signalCallStatus(
-          temporal,
-          { id: run.id, temporalWorkflowId: run.temporal_workflow_id },
-          {
-            status: event.status,
-            providerCallId: event.providerCallId,
-            durationSeconds: event.durationSeconds,
-            ...(event.answeredBy ? { answeredBy: event.answeredBy } : {}),
-          },
+        const signalled = await withSignedCallerTrace(ctx, 'ProviderWebhook:callStatus', () =>
+          signalCallStatus(
+            temporal,
+            { id: run.id, temporalWorkflowId: run.temporal_workflow_id },
+            {
+              status: event.status,
+              providerCallId: event.providerCallId,
+              durationSeconds: event.durationSeconds,
+              ...(event.answeredBy ? { answeredBy: event.answeredBy } : {}),
+            },
+          ),
         );
         if (!signalled) log.info('status webhook for a closed call workflow: ignored');
       },

@@ -1,9 +1,9 @@
-import { WebhookSigningSecrets } from '../../activities/webhook/signing-secrets';
-import { SIGNATURE_HEADER, signatureHeader } from '../../activities/webhook/signature';
 import { ValidationError } from '../../domain/errors';
 import { quotaBreach } from '../../domain/quotas';
 import { ToolRunner, type ToolRunnerDeps } from '../../domain/tools/tool-runner';
 import { ToolsService } from '../../domain/tools/tools';
+import { createToolRunnerDeps } from '../../domain/tools/tool-runner-deps';
+import { findCredential } from '../../entities/repositories/credential.repository';
 import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
@@ -24,25 +24,16 @@ const NOT_FOUND = 'Tool not found in this organization';
 
 /** The organization's tools: what agent nodes offer the language model by `tool_uuids`. */
 export function createToolRoutes({ config, dataSource }: ApiDeps, runnerDeps?: Partial<ToolRunnerDeps>): Route[] {
-  const secrets = loadSecrets(config);
-  const signingSecrets = new WebhookSigningSecrets(dataSource, secrets);
   const deps: ToolRunnerDeps = {
-    policy: { allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS, allowSetting: 'ALLOW_PRIVATE_WEBHOOKS' },
-    credentialHeaders: () => Promise.reject(new Error('credentials are not available')),
-    signatureHeaders: async (organizationId, body) => ({
-      [SIGNATURE_HEADER]: signatureHeader(
-        await signingSecrets.signingKeys(organizationId),
-        body,
-        Math.floor(Date.now() / 1000),
-      ),
-    }),
+    ...createToolRunnerDeps({ dataSource, secrets: loadSecrets(config), config }),
     ...runnerDeps,
   };
   const tools = new ToolsService({
     dataSource,
     config,
     resolve: deps.policy.resolve,
-    credentialExists: () => Promise.resolve(false),
+    credentialExists: async (organizationId, uuid) =>
+      (await findCredential(dataSource.manager, organizationId, uuid)) !== null,
   });
 
   return [

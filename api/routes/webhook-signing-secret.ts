@@ -1,4 +1,4 @@
-import { WebhookSigningSecrets, type SigningSecretView } from '../../activities/webhook/signing-secrets';
+import { WebhookSigningSecrets, type SigningSecretView } from '../../domain/webhooks/signing-secrets';
 import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
 import { NotFoundError } from '../../domain/errors';
@@ -11,10 +11,13 @@ const security = ['ApiKey', 'SessionToken'] as const;
 const tags = ['webhooks'];
 
 const VERIFYING =
-  'Each post-call webhook carries `X-Switchboard-Signature: t=<unix seconds>,v1=<hex>`, `v1` being ' +
-  'HMAC-SHA256 of `<t>.<raw body>` (empty for GET) keyed with the UTF-8 bytes of the secret. A receiver ' +
-  'accepts the request when any `v1` entry matches and `t` is within 5 minutes of its clock. During a ' +
-  "rotation's overlap there are two `v1` entries, the new secret's first. Steps and code: docs/guides/post-call-webhooks.md.";
+  'Each post-call webhook carries `webhook-id` (the delivery id), `webhook-timestamp` (unix seconds) and ' +
+  '`webhook-signature: v2,<base64>`, HMAC-SHA256 keyed with the UTF-8 bytes of the secret over the lines ' +
+  '`v2`, the method, the URL, the id, the timestamp and the raw body (empty for GET), joined by `\\n`. A receiver ' +
+  'accepts the request when any `v2` entry matches and the timestamp is within 5 minutes of its clock. During ' +
+  "a rotation's overlap there are two entries, the new secret's first. The deprecated `X-Switchboard-Signature` " +
+  '(`t=<t>,v1=<hex>` over `<t>.<raw body>`) is sent beside it while `WEBHOOK_SIGNATURE_V1` is on. Steps and ' +
+  'code: docs/guides/post-call-webhooks.md.';
 
 const answer = (view: SigningSecretView) => ({
   secret: view.secret,

@@ -28,6 +28,15 @@ export const DoNotCallEntry = z
         '`api`: added with POST; `import`: from a CSV import; `opt_out`: the callee asked during a call (see `run_id`).',
     }),
     run_id: z.number().int().nullable().openapi({ description: 'The run whose callee opted out (`opt_out` only).' }),
+    caller_id_verified: z
+      .boolean()
+      .nullable()
+      .openapi({
+        description:
+          '`opt_out` only: `true` when the number is surely the person who asked (a callee we dialed, or an inbound ' +
+          "caller whose number the provider verified: STIR/SHAKEN full attestation); `false` for an inbound caller's " +
+          'number the provider did not verify, which may be spoofed. `null` for `api` and `import` entries.',
+      }),
     created_at: DateTimeString,
   })
   .openapi('DoNotCallEntry', {
@@ -37,6 +46,7 @@ export const DoNotCallEntry = z
       reason: 'Asked by email on 2 March',
       source: 'api',
       run_id: null,
+      caller_id_verified: null,
       created_at: EXAMPLE_TIME,
     },
   });
@@ -73,6 +83,7 @@ export const DoNotCallList = z
           reason: 'Asked not to be called during the conversation',
           source: 'opt_out',
           run_id: 501,
+          caller_id_verified: false,
           created_at: EXAMPLE_TIME,
         },
       ],

@@ -196,6 +196,7 @@ async function inboundRun(
         telephonyConfigurationId: configuration.id,
         calledNumber: number.addressNormalized,
         callerNumber,
+        callerIdVerified: call.callerIdVerified,
         providerCallId: call.providerCallId,
         initialContext: {
           called_number: number.addressNormalized,

@@ -24,6 +24,7 @@ export const doNotCallView = (row: DoNotCallNumber): DoNotCallEntry => ({
   reason: row.reason,
   source: row.source,
   run_id: row.runId,
+  caller_id_verified: row.callerIdVerified,
   created_at: row.createdAt.toISOString(),
 });
 
@@ -100,14 +101,16 @@ export async function removeDoNotCall(dataSource: DataSource, organizationId: nu
 
 /**
  * Lists the number the callee of a run called from (or was called at) after they asked not to be
- * called again, with the run as its source: an entry already there stays as it is.
+ * called again, with the run as its source: an entry already there stays as it is. An inbound
+ * caller's number the provider did not verify is listed as such (it may be someone else's).
  */
 export async function listOptOut(manager: EntityManager, runId: number): Promise<void> {
   await manager.query(
-    `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source, run_id)
-     SELECT organization_id, number, 'Asked not to be called during the conversation', 'opt_out', id
+    `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source, run_id, caller_id_verified)
+     SELECT organization_id, number, 'Asked not to be called during the conversation', 'opt_out', id, verified
        FROM (SELECT organization_id, id,
-                    CASE WHEN call_type = 'inbound' THEN caller_number ELSE called_number END AS number
+                    CASE WHEN call_type = 'inbound' THEN caller_number ELSE called_number END AS number,
+                    call_type <> 'inbound' OR COALESCE(caller_id_verified, false) AS verified
                FROM runs WHERE id = $1) run
       WHERE number ~ '^\\+[1-9][0-9]{1,14}$'
      ON CONFLICT (organization_id, phone_number) DO NOTHING`,

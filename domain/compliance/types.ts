@@ -15,6 +15,8 @@ export interface DoNotCallEntry {
   reason: string | null;
   source: 'api' | 'import' | 'opt_out';
   run_id: number | null;
+  /** Opt-outs: whether the provider vouched for the number (always, for a callee we dialed); null otherwise. */
+  caller_id_verified: boolean | null;
   created_at: string;
 }
 

@@ -30,8 +30,11 @@ export interface ToolRunnerDeps {
   policy: AddressPolicy;
   /** The headers a credential of the organization adds to a request; throws when it is missing. */
   credentialHeaders(organizationId: number, credentialUuid: string): Promise<Record<string, string>>;
-  /** The signature headers of a request body, under the organization's webhook signing secret. */
-  signatureHeaders(organizationId: number, body: string): Promise<Record<string, string>>;
+  /** The signature headers of a request (method, URL, id, body), under the organization's webhook signing secret. */
+  signatureHeaders(
+    organizationId: number,
+    request: { method: string; url: string; id: string; body: string },
+  ): Promise<Record<string, string>>;
   /** Replaceable in tests. */
   send?: typeof guardedRequest;
 }
@@ -90,10 +93,31 @@ export class ToolRunner {
         duration_ms: Date.now() - started,
       };
     }
-    const credential = config.credential_uuid
-      ? await this.deps.credentialHeaders(this.organizationId, config.credential_uuid)
-      : {};
-    const signature = await this.deps.signatureHeaders(this.organizationId, built.body ?? '');
+    let credential: Record<string, string> = {};
+    if (config.credential_uuid) {
+      try {
+        credential = await this.deps.credentialHeaders(this.organizationId, config.credential_uuid);
+      } catch (error) {
+        return {
+          request: { ...built, headers: built.headers },
+          result: { ok: false, error: (error as Error).message },
+          duration_ms: Date.now() - started,
+        };
+      }
+    }
+    let signature: Record<string, string>;
+    try {
+      signature = await this.deps.signatureHeaders(this.organizationId, {
+        method: built.method,
+        url: built.url,
+        id: idempotencyKey,
+        body: built.body ?? '',
+      });
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      // The rendered URL does not parse: the guard below refuses it with the reason.
+      signature = {};
+    }
     const request: OutboundRequest = {
       ...built,
       headers: { ...built.headers, ...credential, 'Idempotency-Key': idempotencyKey, ...signature },

@@ -1,5 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, defaultTextMapSetter, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /** The parts of undici's diagnostics-channel request that are used here. */
 interface UndiciRequest {
@@ -12,9 +13,15 @@ interface UndiciRequest {
 const tracer = trace.getTracer('switchboard.fetch');
 
 /**
+ * `traceparent` and `tracestate` only, never the global propagator's `baggage`: what callers put in
+ * baggage (user ids, tenant names) is not for telephony providers, model APIs or webhook receivers.
+ */
+const traceContextOnly = new W3CTraceContextPropagator();
+
+/**
  * Makes every `fetch` (Node's undici) a client span, child of the span active where it was called,
- * with the `traceparent` header sent along so the provider's side can join the trace. Returns the
- * function that stops it.
+ * with the `traceparent` header sent along so the provider's side can join the trace (baggage is
+ * not sent). Returns the function that stops it.
  */
 export function traceOutgoingFetch(): () => void {
   const spans = new WeakMap<object, Span>();
@@ -27,7 +34,7 @@ export function traceOutgoingFetch(): () => void {
     });
     spans.set(request, span);
     const carrier: Record<string, string> = {};
-    propagation.inject(trace.setSpan(context.active(), span), carrier);
+    traceContextOnly.inject(trace.setSpan(context.active(), span), carrier, defaultTextMapSetter);
     for (const [name, value] of Object.entries(carrier)) request.addHeader(name, value);
   };
   const onHeaders = (message: unknown): void => {

@@ -5,7 +5,7 @@ import type { TestServer } from '../helpers/accounts';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 
 const services = useTestServices();
 // No worker polls it: the workflows started here only need to exist.
@@ -44,6 +44,7 @@ it('keeps the key when the workflow start may have happened, so a retry cannot d
   const lossy = new Client({
     connection: services.temporal.client.connection,
     namespace: 'default',
+    dataConverter: testDataConverter,
     interceptors: {
       workflow: [
         {

@@ -15,6 +15,7 @@ const productionServer = () =>
     DATABASE_URL: services.db.url,
     TEMPORAL_ADDRESS: 'temporal.invalid:7233',
     SECRETS_KEY: TEST_SECRETS_KEY,
+    PAYLOAD_ENCRYPTION_KEYS: `production:${TEST_SECRETS_KEY}`,
   });
 
 describe('production defaults', () => {

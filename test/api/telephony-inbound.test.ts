@@ -3,6 +3,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { SignJWT } from 'jose';
 import request from 'supertest';
 import { acceptAriStasisStart } from '../../domain/calls/inbound';
+import { listOptOut } from '../../domain/compliance/do-not-call';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { Run, TelephonyConfiguration } from '../../entities';
 import { plivoV3Signature } from '../../telephony/providers/plivo-compatible/signature-v3';
@@ -16,7 +17,7 @@ import type { TestServer } from '../helpers/accounts';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
 import { createPhoneNumber, createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
-import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
+import { decryptedPayload, terminateAll, uniqueTaskQueue } from '../helpers/temporal';
 import { FakeProviderServer } from '../telephony/helpers/fake-provider-server';
 
 const services = useTestServices();
@@ -259,7 +260,7 @@ const runsOfCall = (provider: string, callId: string) =>
 const workflowInput = async (workflowId: string) => {
   const history = await services.temporal.client.workflow.getHandle(workflowId).fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  return payload ? defaultPayloadConverter.fromPayload<Record<string, unknown>>(payload) : null;
+  return payload ? defaultPayloadConverter.fromPayload<Record<string, unknown>>(decryptedPayload(payload)) : null;
 };
 
 describe.each(cases)('POST /telephony/$provider/inbound', (item) => {
@@ -490,8 +491,15 @@ describe('the outbound answer URL', () => {
     expect(forged.status).toBe(403);
   });
 
-  it('gives Vonage (GET answer_url) the NCCO of the run, and 404 for unknown runs', async () => {
+  /** An outbound Vonage run whose call Vonage knows as `uuid` (as placeCall records it). */
+  const placedVonageRun = async (uuid: string) => {
     const runId = await outboundRun('vonage');
+    await services.db.dataSource.query('UPDATE runs SET provider_call_id = $2 WHERE id = $1', [runId, uuid]);
+    return runId;
+  };
+
+  it('gives Vonage (GET answer_url) the NCCO of the run, and 404 for unknown runs', async () => {
+    const runId = await placedVonageRun('u-out');
     const jwt = await vonageJwt('');
     const res = await request(app)
       .get(`/api/v1/telephony/vonage/answer/${runId}?to=14155550123&from=14155551004&uuid=u-out`)
@@ -510,10 +518,38 @@ describe('the outbound answer URL', () => {
     expectMediaUrl(res.text, 'vonage', runId);
     const unknown = await request(app)
       .get('/api/v1/telephony/vonage/answer/999999999')
-      .set('authorization', `Bearer ${jwt}`);
+      .set('authorization', `Bearer ${await vonageJwt('')}`);
     expect(unknown.status).toBe(404);
     const wrongProvider = await request(app).get(`/api/v1/telephony/twilio/answer/${runId}`);
     expect(wrongProvider.status).toBe(404);
+  });
+
+  it("refuses a Vonage answer token replayed, lifted onto another run, or naming another call: no run's media token leaks", async () => {
+    const victim = await placedVonageRun(`u-${randomUUID()}`);
+    const attacker = await placedVonageRun(`u-${randomUUID()}`);
+    const uuidOf = async (runId: number) =>
+      (await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId })).providerCallId ?? '';
+    const answer = (runId: number, uuid: string, jwt: string) =>
+      request(app)
+        .get(`/api/v1/telephony/vonage/answer/${runId}?to=14155550123&from=14155551004&uuid=${uuid}`)
+        .set('authorization', `Bearer ${jwt}`);
+
+    // A token seen on the attacker's own answer request, replayed to the victim's run, with the victim's uuid.
+    const seen = await vonageJwt('');
+    expect((await answer(attacker, await uuidOf(attacker), seen)).status).toBe(200);
+    const lifted = await answer(victim, await uuidOf(victim), seen);
+    expect(lifted.status).toBe(403);
+    expect(lifted.text).not.toContain('token=');
+    // A fresh token naming another call than the run's.
+    expect((await answer(victim, await uuidOf(attacker), await vonageJwt(''))).status).toBe(403);
+    expect((await answer(victim, '', await vonageJwt(''))).status).toBe(403);
+    // A run whose call is not placed yet (no uuid recorded) answers nothing.
+    const unplaced = await outboundRun('vonage');
+    expect((await answer(unplaced, 'u-anything', await vonageJwt(''))).status).toBe(403);
+    // The genuine request: the run's call, a token used once.
+    const genuine = await vonageJwt('');
+    expect((await answer(victim, await uuidOf(victim), genuine)).status).toBe(200);
+    expect((await answer(victim, await uuidOf(victim), genuine)).status).toBe(403);
   });
 });
 
@@ -552,7 +588,7 @@ describe('POST /telephony/vonage/events', () => {
     )?.workflowExecutionSignaledEventAttributes;
     expect(signal?.signalName).toBe('callStatus');
     const payload = signal?.input?.payloads?.[0];
-    expect(payload && defaultPayloadConverter.fromPayload(payload)).toEqual({
+    expect(payload && defaultPayloadConverter.fromPayload(decryptedPayload(payload))).toEqual({
       status: 'completed',
       providerCallId: uuid,
       durationSeconds: 5,
@@ -614,5 +650,97 @@ describe('ARI StasisStart (for the worker listener)', () => {
     expect(unknown).toMatchObject({ answered: false });
     expect(fake.onlyRequest()).toMatchObject({ method: 'DELETE', path: `/ari/channels/${channelId}` });
     expect(await acceptAriStasisStart(deps, stored, event('+14155551008', ['run_id=5']))).toBeNull();
+  });
+});
+
+describe("opt-outs of inbound callers, by whether the provider verified the caller's number", () => {
+  /** An answered Twilio inbound call from `from`, with `StirVerstat` when given; answers its run. */
+  async function twilioCallFrom(from: string, stirVerstat?: string): Promise<Run> {
+    const callId = `CA${randomUUID().replace(/-/g, '')}`;
+    const fields = {
+      CallSid: callId,
+      To: '+14155551001',
+      From: from,
+      Direction: 'inbound',
+      CallStatus: 'ringing',
+      ...(stirVerstat ? { StirVerstat: stirVerstat } : {}),
+    };
+    const res = await post('/api/v1/telephony/twilio/inbound', {
+      contentType: 'application/x-www-form-urlencoded',
+      body: form(fields),
+      headers: { 'x-twilio-signature': twilioSignature('twilio-token', inboundUrl('twilio'), Object.entries(fields)) },
+    });
+    expect(res.status).toBe(200);
+    const [run] = await runsOfCall('twilio', callId);
+    if (!run) throw new Error('no inbound run');
+    startedWorkflows.push(`call-${run.id}`);
+    return run;
+  }
+
+  const listed = async (number: string) => {
+    const res = await request(app).get('/api/v1/organizations/do-not-call?limit=100').set('X-API-Key', org.apiKey);
+    expect(res.status).toBe(200);
+    return (
+      res.body as { numbers: { phone_number: string; source: string; caller_id_verified: boolean | null }[] }
+    ).numbers.filter((entry) => entry.phone_number === number);
+  };
+
+  it('lists a spoofable caller as unverified, a verified one (STIR/SHAKEN A) as verified', async () => {
+    const cases = [
+      { from: '+14155550301', stirVerstat: 'TN-Validation-Passed-A', verified: true },
+      // B: the carrier signed, but does not vouch that the caller owns the number.
+      { from: '+14155550302', stirVerstat: 'TN-Validation-Passed-B', verified: false },
+      { from: '+14155550303', stirVerstat: 'TN-Validation-Failed-A', verified: false },
+      { from: '+14155550304', stirVerstat: undefined, verified: false },
+    ];
+    for (const { from, stirVerstat, verified } of cases) {
+      const run = await twilioCallFrom(from, stirVerstat);
+      expect(run.callerIdVerified).toBe(verified);
+      await listOptOut(services.db.dataSource.manager, run.id);
+      expect(await listed(from)).toEqual([
+        expect.objectContaining({ phone_number: from, source: 'opt_out', caller_id_verified: verified }),
+      ]);
+    }
+  });
+
+  it('reads the verification of Plivo (STIRVerification) and Telnyx (shaken_stir_*) inbound webhooks', () => {
+    const { providers } = createTelephonyServices(built.deps);
+    const parse = (name: string, request: { contentType: string; body: string }) =>
+      providers
+        .find((provider) => provider.name === name)
+        ?.inbound.parse({
+          method: 'POST',
+          url: inboundUrl(name),
+          headers: { 'content-type': request.contentType },
+          rawBody: request.body,
+        });
+    const plivo = (verification: string) =>
+      parse('plivo', {
+        contentType: 'application/x-www-form-urlencoded',
+        body: form({ CallUUID: 'c', To: '14155551002', From: '14155550199', STIRVerification: verification }),
+      })?.callerIdVerified;
+    expect(plivo('Verified')).toBe(true);
+    expect(plivo('Not Verified')).toBe(false);
+    expect(plivo('Not Applicable')).toBe(false);
+    const telnyx = (payload: Record<string, unknown>) =>
+      parse('telnyx', {
+        contentType: 'application/json',
+        body: JSON.stringify({
+          data: {
+            event_type: 'call.initiated',
+            payload: {
+              call_control_id: 'v3:x',
+              direction: 'incoming',
+              from: '+14155550199',
+              to: '+14155551005',
+              ...payload,
+            },
+          },
+        }),
+      })?.callerIdVerified;
+    expect(telnyx({ shaken_stir_attestation: 'A', shaken_stir_validated: true })).toBe(true);
+    expect(telnyx({ shaken_stir_attestation: 'A', shaken_stir_validated: false })).toBe(false);
+    expect(telnyx({ shaken_stir_attestation: 'B', shaken_stir_validated: true })).toBe(false);
+    expect(telnyx({})).toBe(false);
   });
 });

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import request from 'supertest';
 import { createWebhookActivities } from '../../activities/webhook.activities';
-import { verifySignatureHeader } from '../../activities/webhook/signature';
+import { verifySignatureHeader } from '../../domain/webhooks/signature';
+import { verifyV2 } from '../../domain/webhooks/signature-v2';
 import { AgentVersionCache } from '../../domain/agents/version-cache';
 import { Secrets } from '../../telephony/secrets';
 import { signUp, type SignedUp } from '../helpers/accounts';
@@ -81,8 +82,27 @@ async function deliver({ runId, path }: Tenant): Promise<Delivery> {
   return delivery;
 }
 
-const verifies = (secret: string, { headers, body }: Delivery): boolean =>
-  verifySignatureHeader(Buffer.from(secret, 'utf8'), body, String(headers['x-switchboard-signature']));
+const receiverUrl = (path: string): string => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}${path}`;
+
+/** The `v2` check of a receiver at `path` (its own URL by default). */
+const verifiesV2 = (secret: string, { headers, body, path }: Delivery, at = path): boolean =>
+  verifyV2(Buffer.from(secret, 'utf8'), {
+    method: 'POST',
+    url: receiverUrl(at),
+    body,
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])),
+  });
+
+/** Both schemes give the same verdict on every delivery. */
+const verifies = (secret: string, delivery: Delivery): boolean => {
+  const v1 = verifySignatureHeader(
+    Buffer.from(secret, 'utf8'),
+    delivery.body,
+    String(delivery.headers['x-switchboard-signature']),
+  );
+  expect(verifiesV2(secret, delivery)).toBe(v1);
+  return v1;
+};
 
 const rotate = async (owner: SignedUp): Promise<{ secret: string; previous_secret_expires_at: string | null }> => {
   const res = await request(server()).post(`${PATH}/rotate`).auth(owner.token, { type: 'bearer' });
@@ -139,6 +159,23 @@ describe("each organization's own post-call webhook signing secret", () => {
     expect(verifies(secretB, toA)).toBe(false);
     expect(verifies(secretA, toB)).toBe(false);
     expect(String(toA.headers['x-switchboard-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(toA.headers['webhook-id']).toBe(`run-${a.runId}/hook`);
+    expect(toA.headers['webhook-timestamp']).toBe(String(toA.headers['x-switchboard-signature']).slice(2, 12));
+    expect(String(toA.headers['webhook-signature'])).toMatch(/^v2,[A-Za-z0-9+/]{43}=$/);
+  });
+
+  it('signs the method, URL and delivery id in v2: a delivery replayed elsewhere passes v1 only', async () => {
+    const toA = await deliver(a);
+    // The same bytes posted to another endpoint of A's receiver: the body-only v1 cannot tell.
+    expect(
+      verifySignatureHeader(Buffer.from(secretA, 'utf8'), toA.body, String(toA.headers['x-switchboard-signature'])),
+    ).toBe(true);
+    expect(verifiesV2(secretA, toA, '/tenant-a/admin')).toBe(false);
+    expect(verifiesV2(secretA, toA, `${a.path}?replayed=1`)).toBe(false);
+    expect(verifiesV2(secretA, { ...toA, headers: { ...toA.headers, 'webhook-id': `run-${a.runId + 1}/hook` } })).toBe(
+      false,
+    );
+    expect(verifiesV2(secretA, toA)).toBe(true);
   });
 
   it('cannot be read or rotated by another tenant: its calls only ever reach its own secret', async () => {
@@ -180,6 +217,7 @@ describe("each organization's own post-call webhook signing secret", () => {
 
     const during = await deliver(a);
     expect(String(during.headers['x-switchboard-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(String(during.headers['webhook-signature'])).toMatch(/^v2,\S{44} v2,\S{44}$/);
     expect(verifies(rotated.secret, during)).toBe(true);
     expect(verifies(secretA, during)).toBe(true);
     expect(verifies(secretB, during)).toBe(false);
@@ -204,5 +242,23 @@ describe("each organization's own post-call webhook signing secret", () => {
     expect(verifies(secretA, first)).toBe(false);
     expect(verifies(secretB, second)).toBe(false);
     expect((await read(c.owner)).status).toBe(200);
+  });
+
+  it('stops sending the deprecated v1 header when WEBHOOK_SIGNATURE_V1 is off', async () => {
+    const v2Only = createWebhookActivities({
+      dataSource: services.db.dataSource,
+      versions: new AgentVersionCache(services.db.dataSource),
+      secrets: new Secrets(Buffer.from(TEST_SECRETS_KEY, 'hex')),
+      allowPrivate: true,
+      signV1: false,
+    });
+    const before = received.length;
+    await new MockActivityEnvironment().run(
+      (input: { runId: number; nodeId: string }) => v2Only.deliverPostCallWebhook(input),
+      { runId: a.runId, nodeId: 'hook' },
+    );
+    const delivery = received.slice(before).find((candidate) => candidate.path === a.path);
+    expect(delivery?.headers['x-switchboard-signature']).toBeUndefined();
+    expect(delivery?.headers['webhook-signature']).toMatch(/^v2,/);
   });
 });

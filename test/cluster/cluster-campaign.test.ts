@@ -178,7 +178,7 @@ it('completes 400 contacts exactly once across a killed worker, a restarted Temp
   expect(pulled.length).toBeGreaterThan(25);
   const failures: string[] = [];
   for await (const result of Worker.runReplayHistories(
-    { workflowBundle: testWorkflowBundle(), replayName: 'replay-cluster' },
+    { workflowBundle: testWorkflowBundle(), replayName: 'replay-cluster', dataConverter: cluster.dataConverter },
     pulled,
   )) {
     if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);

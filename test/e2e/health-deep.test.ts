@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { createActivities } from '../../activities';
 import { buildTestApp } from '../helpers/app';
-import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { useTestServices } from '../helpers/services';
 
 const services = useTestServices();
@@ -16,6 +16,7 @@ it('goes HTTP → API → Temporal → worker → activity → PostgreSQL and ba
     taskQueue,
     identity,
     workflowBundle: testWorkflowBundle(),
+    dataConverter: testDataConverter,
     activities: createActivities({ dataSource: services.db.dataSource, workerIdentity: identity }),
   });
   const { app } = buildTestApp(

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
+import { testDataConverter } from '../helpers/temporal';
 import { testEnv } from '../helpers/test-env';
 import { callingOrganization } from '../helpers/calls';
 import { freePort } from '../../scripts/free-port';
@@ -168,6 +169,7 @@ it('keeps its data across a restart, and leaves nothing running when its group i
     expect(started.output()).not.toContain('Registered search attributes');
     const client = new Client({
       connection: await Connection.connect({ address: `127.0.0.1:${ports.TEMPORAL_PORT}` }),
+      dataConverter: testDataConverter,
     });
     expect((await client.workflow.getHandle(callWorkflowId).describe()).status.name).toBe('COMPLETED');
     await client.connection.close();

@@ -28,9 +28,12 @@ it('lists, describes, queries, pauses, configures, resumes, awaits and replays a
     campaignSettings({ max_concurrency: 1 }),
   );
   await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
+  // The CLI decrypts payloads through the test's API, as it would through npm start's.
   const script = (block ?? '')
     .replaceAll('campaign-42', `campaign-${campaignId}`)
-    .replaceAll('= 42', `= ${campaignId}`);
+    .replaceAll('= 42', `= ${campaignId}`)
+    .replaceAll('http://localhost:8000', bed().baseUrl);
+  expect(script).toContain(`TEMPORAL_CODEC_ENDPOINT=${bed().baseUrl}/codec`);
 
   const worker = await createWorker();
   const run = await worker.runUntil(

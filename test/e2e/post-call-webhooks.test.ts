@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { createActivities } from '../../activities';
 import type { WebhookLogEntry } from '../../activities/webhook.activities';
-import { verifySignatureHeader } from '../../activities/webhook/signature';
+import { verifySignatureHeader } from '../../domain/webhooks/signature';
 import { converse } from '../../agent-runtime';
 import { Run } from '../../entities';
 import { parseConfig } from '../../platform/config';
@@ -16,7 +16,7 @@ import { createAgent } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, definitionWithTrigger, triggerPathOf, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
-import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 
 const services = useTestServices();
@@ -136,6 +136,7 @@ const createWorker = (env: Record<string, string>) => {
     connection: services.temporal.nativeConnection,
     taskQueue,
     workflowBundle: testWorkflowBundle(),
+    dataConverter: testDataConverter,
     activities: createActivities({
       dataSource: services.db.dataSource,
       workerIdentity: 'e2e-post-call-webhooks',

@@ -9,6 +9,7 @@ import { createApp } from '../../api/app';
 import { createMetrics } from '../../api/metrics';
 import { parseConfig } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
+import { FAILURE_CONVERTER_PATH } from '../../platform/payload-codec';
 import { startTracing, type Tracing } from '../../platform/tracing/tracing';
 import { WORKFLOW_TRACING_MODULE, workerTracing } from '../../platform/tracing/worker-tracing';
 import { callWorkflowId } from '../../workflows/definitions';
@@ -16,7 +17,7 @@ import { TEST_SESSION_SECRET } from '../helpers/app';
 import { callingOrganization } from '../helpers/calls';
 import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 import { waitFor } from '../helpers/wait-for';
 
@@ -92,6 +93,7 @@ it('follows a call from the API request through the workflow to the provider in 
   const temporal = new Client({
     connection: services.temporal.client.connection,
     namespace: services.temporal.client.options.namespace,
+    dataConverter: testDataConverter,
     interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
   });
   const app = createApp({
@@ -109,6 +111,7 @@ it('follows a call from the API request through the workflow to the provider in 
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     workflowInterceptorModules: [WORKFLOW_TRACING_MODULE],
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
   });
   const worker = await callWorker(services, {
@@ -148,10 +151,8 @@ it('follows a call from the API request through the workflow to the provider in 
     },
     { timeoutMs: 30_000, intervalMs: 500 },
   );
-  // The simulator's status webhooks carried the trace back into the API.
-  expect(traced).toEqual(
-    expect.arrayContaining(['RunActivity:concludeCall', 'POST /api/v1/telephony/:provider/status/:run_id']),
-  );
+  // The simulator's signed status webhooks carried the trace back into the API (past the signature check).
+  expect(traced).toEqual(expect.arrayContaining(['RunActivity:concludeCall', 'ProviderWebhook:callStatus']));
 
   // Every log line the request wrote carries its trace id.
   const requestLines = logLines.filter((line) => line.path === `/api/v1/public/agent/${org.triggerPath}`);

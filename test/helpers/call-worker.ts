@@ -4,7 +4,7 @@ import { converse } from '../../agent-runtime';
 import type { DialRules } from '../../domain/compliance/dial-rules';
 import { Secrets } from '../../telephony/secrets';
 import type { TestServices } from './services';
-import { testWorkflowBundle } from './temporal';
+import { testDataConverter, testWorkflowBundle } from './temporal';
 import { TEST_SECRETS_KEY } from './telephony';
 
 export interface CallWorkerOptions {
@@ -26,6 +26,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
     connection: services.temporal.nativeConnection,
     taskQueue: options.taskQueue,
     workflowBundle: testWorkflowBundle(),
+    dataConverter: testDataConverter,
     activities: createActivities({
       dataSource: services.db.dataSource,
       workerIdentity: options.identity,

@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { provisionTemporalCli } from '../../scripts/temporal-cli';
 import {
   freeLowPort,
@@ -15,6 +16,7 @@ import {
 } from '../../scripts/temporal-cluster';
 import { waitForTemporal } from '../../scripts/temporal-dev-server';
 import { provisionTemporalServer } from '../../scripts/temporal-server';
+import { temporalDataConverter } from '../../platform/payload-codec';
 import { ManagedProcess } from './managed-process';
 import { testEnv } from './test-env';
 
@@ -35,6 +37,8 @@ export interface ClusterStack {
   temporalAddress: string;
   /** A client of the cluster's Temporal; it reconnects after a restart. */
   client: Client;
+  /** The processes' data converter (their production key): replaying their histories needs it. */
+  dataConverter: DataConverter;
   assertAlive(): void;
   close(): Promise<void>;
 }
@@ -101,9 +105,13 @@ export async function startClusterStack(
   const apiPorts: number[] = [];
   for (let i = 0; i < counts.apis; i += 1) apiPorts.push(await lowPort());
   const apiBaseUrls = apiPorts.map((port) => `http://${HOST}:${port}`);
+  // Production refuses the development key: the cluster runs with a key of its own.
+  const payloadKeys = `cluster-test:${randomBytes(32).toString('base64')}`;
+  const dataConverter = temporalDataConverter({ NODE_ENV: 'production', PAYLOAD_ENCRYPTION_KEYS: payloadKeys });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
+    PAYLOAD_ENCRYPTION_KEYS: payloadKeys,
     LOG_LEVEL: 'warn',
     HOST,
     DATABASE_URL: databaseUrl,
@@ -152,7 +160,8 @@ export async function startClusterStack(
     apis,
     apiBaseUrls,
     temporalAddress,
-    client: new Client({ connection, namespace: 'default' }),
+    client: new Client({ connection, namespace: 'default', dataConverter }),
+    dataConverter,
     assertAlive: () => processes.forEach((process) => process.assertAlive()),
     async close() {
       for (const process of [...apis, ...workers, temporal]) await process.kill();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { createDataSource } from '../../entities/data-source';
+import { FAILURE_CONVERTER_PATH } from '../../platform/payload-codec';
 import { runMigrations } from '../../scripts/migrate';
 import { startEmbeddedPostgres } from '../../scripts/embedded-postgres';
 import { copyNotice, reachableBinaries } from '../../scripts/postgres-binaries';
@@ -34,6 +35,7 @@ export default async function globalSetup(): Promise<void> {
   const bundlePath = join(runDir, 'workflow-bundle.js');
   const bundled = bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   }).then(({ code }) => writeFileSync(bundlePath, code));
   // Webpack runs while the servers start; its failure is thrown at the `await` below.

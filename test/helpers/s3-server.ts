@@ -9,6 +9,10 @@ import parseRange from 'range-parser';
 export interface StoredObject {
   body: Buffer;
   contentType: string;
+  /** `x-amz-server-side-encryption` of the PutObject (`AES256`, `aws:kms`), if any. */
+  serverSideEncryption?: string;
+  /** `x-amz-server-side-encryption-aws-kms-key-id` of an `aws:kms` PutObject. */
+  kmsKeyId?: string;
   etag: string;
   lastModified: Date;
 }
@@ -66,6 +70,34 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/**
+ * The encryption a PutObject asks for, refused as S3 refuses it: an unknown algorithm, or a KMS key
+ * without `aws:kms` (400 InvalidArgument).
+ */
+function serverSideEncryption(request: IncomingMessage): Pick<StoredObject, 'serverSideEncryption' | 'kmsKeyId'> {
+  const algorithm = request.headers['x-amz-server-side-encryption'];
+  const kmsKeyId = request.headers['x-amz-server-side-encryption-aws-kms-key-id'];
+  if (algorithm !== undefined && algorithm !== 'AES256' && algorithm !== 'aws:kms')
+    throw new S3Failure(400, 'InvalidArgument', 'The encryption method specified is not supported');
+  if (kmsKeyId !== undefined && algorithm !== 'aws:kms')
+    throw new S3Failure(400, 'InvalidArgument', 'A KMS key id is only allowed with aws:kms');
+  return {
+    ...(algorithm ? { serverSideEncryption: algorithm } : {}),
+    ...(typeof kmsKeyId === 'string' ? { kmsKeyId } : {}),
+  };
+}
+
+/** How S3 confirms an object's encryption in PutObject, HeadObject and GetObject answers. */
+function encryptionHeaders({
+  serverSideEncryption: algorithm,
+  kmsKeyId,
+}: Partial<StoredObject>): Record<string, string> {
+  return {
+    ...(algorithm ? { 'x-amz-server-side-encryption': algorithm } : {}),
+    ...(kmsKeyId ? { 'x-amz-server-side-encryption-aws-kms-key-id': kmsKeyId } : {}),
+  };
+}
+
 /** `20240102T030405Z` → Date. */
 function amzDate(text: string): Date | null {
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(text);
@@ -75,8 +107,8 @@ function amzDate(text: string): Date | null {
 }
 
 /**
- * A local S3 over HTTP, speaking the REST API the recording store uses: PutObject, HeadObject and
- * GetObject (with `Range`) on path-style or virtual-hosted URLs, errors as S3's XML bodies
+ * A local S3 over HTTP, speaking the REST API the recording store uses: PutObject (with its
+ * server-side encryption headers, echoed back as S3 does), DeleteObject, HeadObject and GetObject (with `Range`) on path-style or virtual-hosted URLs, errors as S3's XML bodies
  * (`NoSuchKey`, `NoSuchBucket`, `InvalidRange`, `BadDigest`, `SignatureDoesNotMatch`…). Every request
  * must carry a SigV4 `Authorization` header: the server signs the same canonical request with its own
  * secret (@smithy/signature-v4, the signer the SDK uses) and compares, checks the credential scope and
@@ -84,7 +116,12 @@ function amzDate(text: string): Date | null {
  * `aws-chunked` bodies (the SDK's default trailing checksums) are refused with 501, as S3-compatible
  * servers that lack them do.
  */
-export async function startLocalS3(options: { buckets: string[]; region?: string }): Promise<LocalS3> {
+export async function startLocalS3(options: {
+  buckets: string[];
+  region?: string;
+  /** A server that takes the encryption headers without encrypting (and so without confirming it). */
+  ignoresEncryption?: boolean;
+}): Promise<LocalS3> {
   const region = options.region ?? 'us-east-1';
   const accessKeyId = `AKIA${randomBytes(8).toString('hex').toUpperCase()}`;
   const secretAccessKey = randomBytes(20).toString('base64');
@@ -201,14 +238,21 @@ export async function startLocalS3(options: { buckets: string[]; region?: string
       if (contentMd5 !== undefined && contentMd5 !== md5.toString('base64'))
         throw new S3Failure(400, 'BadDigest', 'The Content-MD5 you specified did not match what we received');
       const etag = `"${md5.toString('hex')}"`;
+      const encryption = options.ignoresEncryption ? {} : serverSideEncryption(request);
       objects.set(key, {
         body,
         contentType: request.headers['content-type'] ?? 'binary/octet-stream',
         etag,
         lastModified: new Date(),
+        ...encryption,
       });
-      response.writeHead(200, { ETag: etag }).end();
+      response.writeHead(200, { ETag: etag, ...encryptionHeaders(encryption) }).end();
       return 200;
+    }
+    if (method === 'DELETE') {
+      objects.delete(key);
+      response.writeHead(204).end();
+      return 204;
     }
     if (method !== 'GET' && method !== 'HEAD') throw new S3Failure(405, 'MethodNotAllowed', `${method} is not served`);
     const object = objects.get(key);
@@ -219,6 +263,7 @@ export async function startLocalS3(options: { buckets: string[]; region?: string
       ETag: object.etag,
       'Last-Modified': object.lastModified.toUTCString(),
       'Accept-Ranges': 'bytes',
+      ...encryptionHeaders(object),
     };
     const rangeHeader = method === 'GET' ? request.headers.range : undefined;
     const ranges = rangeHeader ? parseRange(size, rangeHeader) : -2;

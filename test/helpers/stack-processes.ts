@@ -9,6 +9,7 @@ import { ensureSearchAttributes } from '../../platform/temporal';
 import { TEST_SESSION_SECRET } from './app';
 import { ManagedProcess } from './managed-process';
 import { TEST_SECRETS_KEY } from './telephony';
+import { testDataConverter } from './temporal';
 import { TEST_ENV, testEnv } from './test-env';
 
 const root = join(__dirname, '..', '..');
@@ -118,7 +119,7 @@ export async function startCampaignStack(
     worker,
     temporalAddress,
     apiBaseUrl,
-    client: new Client({ connection, namespace: 'default' }),
+    client: new Client({ connection, namespace: 'default', dataConverter: testDataConverter }),
     assertAlive: () => processes.forEach((process) => process.assertAlive()),
     async close() {
       for (const process of [worker, api, temporal]) await process.kill();

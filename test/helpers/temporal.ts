@@ -1,7 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import type { Payload } from '@temporalio/common';
+import { PayloadEncryptionCodec, temporalDataConverter } from '../../platform/payload-codec';
+import { payloadKeys } from '../../platform/payload-keys';
 import { testEnv } from './test-env';
+
+/**
+ * The data converter of every test client, worker and replayer: the service's encrypting codec with
+ * the development key, which the API and worker processes the tests start use too.
+ */
+export const testDataConverter = temporalDataConverter({ NODE_ENV: 'test' });
+
+const testCodec = new PayloadEncryptionCodec(payloadKeys({ NODE_ENV: 'test' }));
+/** A payload of a history fetched from the server, decrypted as the SDK would (plain ones pass through). */
+export const decryptedPayload = (payload: Payload): Payload => testCodec.decrypt(payload);
 
 export interface TestTemporal {
   client: Client;
@@ -15,7 +28,7 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   return {
-    client: new Client({ connection, namespace: 'default' }),
+    client: new Client({ connection, namespace: 'default', dataConverter: testDataConverter }),
     nativeConnection,
     async close() {
       await nativeConnection.close();

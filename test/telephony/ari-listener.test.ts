@@ -12,7 +12,7 @@ import { createAgent } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
 import { definitionWithTrigger, triggerPathOf } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
-import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
 import { waitFor } from '../helpers/wait-for';
 import { ARI_PASSWORD, ARI_USER, FakeAsterisk, type ScriptStep } from './helpers/fake-asterisk';
@@ -85,6 +85,7 @@ describe('the worker ARI listener', () => {
       connection: services.temporal.nativeConnection,
       taskQueue,
       workflowBundle: testWorkflowBundle(),
+      dataConverter: testDataConverter,
       activities: createActivities({
         dataSource: services.db.dataSource,
         workerIdentity: 'ari-listener-test',

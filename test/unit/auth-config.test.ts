@@ -5,6 +5,7 @@ const production = {
   DATABASE_URL: 'postgres://db/x',
   TEMPORAL_ADDRESS: 'temporal:7233',
   SECRETS_KEY: 'ab'.repeat(32),
+  PAYLOAD_ENCRYPTION_KEYS: `k1:${'cd'.repeat(32)}`,
 };
 
 describe('auth configuration', () => {

@@ -59,6 +59,7 @@ describe('loadSecrets', () => {
       DATABASE_URL: 'postgres://db/x',
       TEMPORAL_ADDRESS: 'temporal:7233',
       SESSION_SECRET: 's'.repeat(40),
+      PAYLOAD_ENCRYPTION_KEYS: `k1:${'cd'.repeat(32)}`,
     };
     expect(() => parseConfig(production)).toThrow(/SECRETS_KEY: required in production/);
     expect(() => parseConfig({ ...production, SECRETS_KEY: 'short-secret-value' })).toThrow(

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { renderPayload, type PayloadContext } from '../../activities/webhook/payload';
-import { signatureHeader, verifySignatureHeader } from '../../activities/webhook/signature';
+import { signatureHeader, verifySignatureHeader } from '../../domain/webhooks/signature';
 
 const context: PayloadContext = {
   initialContext: { first_name: 'Ada', customer: { id: 'c-9' } },

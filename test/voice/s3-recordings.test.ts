@@ -1,4 +1,4 @@
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,9 +11,10 @@ import { Secrets } from '../../telephony/secrets';
 import { pcm16ToMulaw } from '../../voice/codecs';
 import { DiskRecordingStore } from '../../voice/disk-recording-store';
 import { mediaStreamUrl, mediaTokenKey } from '../../voice/media-token';
-import { createRecordingStore } from '../../voice/recording-store';
+import { createRecordingStore, type RecordingStore } from '../../voice/recording-store';
 import { S3RecordingStore, s3ClientFor } from '../../voice/s3-recording-store';
 import { parseWavHeader } from '../../voice/wav';
+import { parseConfig } from '../../platform/config';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { startLocalS3, type LocalS3 } from '../helpers/s3-server';
@@ -146,6 +147,10 @@ describe('recordings in S3', () => {
     expect(object?.contentType).toBe('audio/wav');
     const [put] = s3Requests('PUT', run.id);
     expect(put?.headers).toMatchObject({ 'content-length': String(stored.length), 'content-md5': expect.any(String) });
+    // Encrypted at rest with S3-managed keys by default, and signed so the header cannot be stripped.
+    expect(put?.headers['x-amz-server-side-encryption']).toBe('AES256');
+    expect(put?.headers.authorization).toContain('x-amz-server-side-encryption');
+    expect(object?.serverSideEncryption).toBe('AES256');
     expect(put?.headers.authorization).toMatch(
       /^AWS4-HMAC-SHA256 Credential=\w+\/\d{8}\/eu-central-1\/s3\/aws4_request/,
     );
@@ -237,5 +242,88 @@ describe('recordings in S3', () => {
     expect(failing.status).toBe(503);
     expect(JSON.parse((failing.body as Buffer).toString())).toEqual({ detail: 'Recording storage is unavailable' });
     expect(s3Requests('HEAD', run.id).map((r) => r.status)).toEqual([404, 500, 500, 500]);
+  });
+});
+
+describe('server-side encryption of recordings in S3', () => {
+  const s3Config = (env: Record<string, string>) =>
+    parseConfig({
+      NODE_ENV: 'test',
+      RECORDINGS_DIR: recordingsDir,
+      RECORDINGS_S3_BUCKET: BUCKET,
+      RECORDINGS_S3_PREFIX: PREFIX,
+      S3_ENDPOINT: s3.endpoint,
+      S3_REGION: s3.region,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+      ...env,
+    });
+  const logger = createLogger('silent', 's3-encryption-test');
+  let runIds = 9_000_000;
+
+  /** A finished recording on local disk, kept through `store`; answers its run id. */
+  const keepOne = async (store: RecordingStore): Promise<number> => {
+    runIds += 1;
+    await writeFile(store.localPath(runIds), Buffer.alloc(4044, 1));
+    await store.keep(runIds);
+    return runIds;
+  };
+
+  it('asks for a KMS key when configured so, and S3 keeps the object under it', async () => {
+    const keyId = 'arn:aws:kms:eu-central-1:111122223333:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
+    const store = createRecordingStore(
+      s3Config({ RECORDINGS_S3_SSE: 'aws:kms', RECORDINGS_S3_KMS_KEY_ID: keyId }),
+      logger,
+    );
+    const runId = await keepOne(store);
+    const [put] = s3Requests('PUT', runId);
+    expect(put?.headers).toMatchObject({
+      'x-amz-server-side-encryption': 'aws:kms',
+      'x-amz-server-side-encryption-aws-kms-key-id': keyId,
+    });
+    expect(s3.buckets.get(BUCKET)?.get(`${PREFIX}${runId}.wav`)).toMatchObject({
+      serverSideEncryption: 'aws:kms',
+      kmsKeyId: keyId,
+    });
+    expect(await exists(store.localPath(runId))).toBe(false);
+  });
+
+  it('sends no encryption header with RECORDINGS_S3_SSE=none, and refuses a KMS key without aws:kms', async () => {
+    const runId = await keepOne(createRecordingStore(s3Config({ RECORDINGS_S3_SSE: 'none' }), logger));
+    expect(s3Requests('PUT', runId)[0]?.headers['x-amz-server-side-encryption']).toBeUndefined();
+    expect(() => s3Config({ RECORDINGS_S3_KMS_KEY_ID: 'alias/recordings' })).toThrow(/RECORDINGS_S3_KMS_KEY_ID/);
+  });
+
+  it('keeps a recording on disk, and none in the bucket, when the server does not confirm the encryption', async () => {
+    const careless = await startLocalS3({ buckets: [BUCKET], region: s3.region, ignoresEncryption: true });
+    try {
+      const config = parseConfig({
+        NODE_ENV: 'test',
+        S3_ENDPOINT: careless.endpoint,
+        S3_REGION: careless.region,
+        S3_ACCESS_KEY_ID: careless.accessKeyId,
+        S3_SECRET_ACCESS_KEY: careless.secretAccessKey,
+        S3_FORCE_PATH_STYLE: 'true',
+      });
+      const store = new S3RecordingStore({
+        disk: new DiskRecordingStore(recordingsDir),
+        client: s3ClientFor(config, logger),
+        bucket: BUCKET,
+        prefix: PREFIX,
+        logger,
+        retryDelaysMs: [],
+      });
+      const runId = await keepOne(store);
+      const key = `${PREFIX}${runId}.wav`;
+      expect(careless.requests.filter((r) => r.key === key).map((r) => `${r.method} ${r.status}`)).toEqual([
+        'PUT 200',
+        'DELETE 204',
+      ]);
+      expect(careless.buckets.get(BUCKET)?.has(key)).toBe(false);
+      expect(await exists(store.localPath(runId))).toBe(true);
+    } finally {
+      await careless.close();
+    }
   });
 });

@@ -219,3 +219,71 @@ describe('Twilio media stream endpoint', () => {
     await client.closed;
   });
 });
+
+describe('one media stream per run across API processes', () => {
+  /** A second API process: its own HTTP server and media server, the same database. */
+  let otherHttp: Server;
+  let otherMedia: MediaServer;
+  let otherBaseUrl: string;
+
+  beforeAll(async () => {
+    otherHttp = createServer();
+    await new Promise<void>((resolve) => otherHttp.listen(0, '127.0.0.1', resolve));
+    otherBaseUrl = `http://127.0.0.1:${(otherHttp.address() as AddressInfo).port}`;
+    otherMedia = attachMediaServer(otherHttp, {
+      dataSource: services.db.dataSource,
+      secrets,
+      recordings: new DiskRecordingStore(recordingsDir),
+      logger: createLogger('silent', 'media-test-other'),
+    });
+  });
+
+  afterAll(async () => {
+    await otherMedia.close();
+    await new Promise<void>((resolve) => otherHttp.close(() => resolve()));
+  });
+
+  const otherUrlOf = (runId: number) =>
+    mediaStreamUrl(otherBaseUrl, mediaTokenKey(secrets), { provider: 'twilio', runId });
+  const claimsOf = async (runId: number) =>
+    Number(
+      (
+        await services.db.dataSource.query<{ count: string }[]>(
+          'SELECT count(*) FROM media_stream_claims WHERE run_id = $1',
+          [runId],
+        )
+      )[0]?.count,
+    );
+
+  it('refuses a second stream for a run on another process while the first is open, and after it ended', async () => {
+    const run = await twilioRun();
+    const client = await open(run.id);
+    client.begin();
+    expect(await claimsOf(run.id)).toBe(1);
+    expect(await connect(otherUrlOf(run.id))).toEqual({ refused: 409 });
+    client.media(pcm16ToMulaw(tone(440, 8000, 0.2)));
+    client.stop();
+    await client.closed;
+    await recordingUrlOf(run.id);
+    await waitFor('the claim to be released', async () => (await claimsOf(run.id)) === 0);
+    // The recording is kept: no process takes another stream for the run.
+    expect(await connect(otherUrlOf(run.id))).toEqual({ refused: 409 });
+    expect(await connect(urlOf(run.id))).toEqual({ refused: 409 });
+  });
+
+  it('admits exactly one of two streams opened at once on two processes', async () => {
+    const run = await twilioRun();
+    const outcomes = await Promise.all([connect(urlOf(run.id)), connect(otherUrlOf(run.id))]);
+    const admitted = outcomes.filter((outcome) => 'socket' in outcome);
+    expect(admitted).toHaveLength(1);
+    expect(outcomes.filter((outcome) => !('socket' in outcome))).toEqual([{ refused: 409 }]);
+    const [first] = admitted;
+    if (first && 'socket' in first) {
+      const client = new TwilioStreamClient(first.socket, run.id);
+      client.begin();
+      client.stop();
+      await client.closed;
+    }
+    await recordingUrlOf(run.id);
+  });
+});

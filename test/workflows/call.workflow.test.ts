@@ -19,7 +19,13 @@ import {
 } from '../../workflows/definitions';
 import { localActivityTypes, userMetadataSummaries } from '../helpers/histories';
 import { waitFor } from '../helpers/wait-for';
-import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import {
+  connectTestTemporal,
+  testDataConverter,
+  testWorkflowBundle,
+  uniqueTaskQueue,
+  type TestTemporal,
+} from '../helpers/temporal';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 const { EventType } = proto.api.enums.v1;
@@ -125,6 +131,7 @@ async function runCallWithHistory(
     connection: temporal.nativeConnection,
     taskQueue,
     workflowBundle: testWorkflowBundle(),
+    dataConverter: testDataConverter,
     // The dial rules allow every dial here; test/workflows/dial-rules.test.ts refuses some.
     activities: { checkDialRules: () => Promise.resolve({ dial: true }), ...activities },
   });
@@ -303,6 +310,7 @@ describe('callWorkflow', () => {
       connection: temporal.nativeConnection,
       taskQueue,
       workflowBundle: testWorkflowBundle(),
+      dataConverter: testDataConverter,
       activities: { checkDialRules: () => Promise.resolve({ dial: true }), ...activities },
     });
     const finished = { completed: '', busy: '' };

@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createCampaignReportActivities } from '../../activities/campaign-report.activities';
 import type { CampaignCallResult } from '../../workflows/definitions';
-import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import { connectTestTemporal, decryptedPayload, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
 
 // No worker polls this queue: the "campaigns" here only need to exist, run or have ended.
 const taskQueue = uniqueTaskQueue('campaign-report');
@@ -33,7 +33,9 @@ async function signalsOf(workflowId: string): Promise<{ name: string; input: unk
     const signaled = event.workflowExecutionSignaledEventAttributes;
     if (!signaled) return [];
     const [payload] = signaled.input?.payloads ?? [];
-    const input: unknown = payload ? JSON.parse(Buffer.from(payload.data ?? []).toString('utf8')) : undefined;
+    const input: unknown = payload
+      ? JSON.parse(Buffer.from(decryptedPayload(payload).data ?? []).toString('utf8'))
+      : undefined;
     return [{ name: signaled.signalName ?? '', input }];
   });
 }

@@ -18,7 +18,7 @@ import {
 import type { CallingOrganization } from '../helpers/calls';
 import type { TestServices } from '../helpers/services';
 import { createTimeSkippingEnvironment } from '../helpers/time-skipping';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
 const { services, taskQueue, bed, withWorker } = useCampaignTestFile('campaign-schedule');
@@ -117,7 +117,7 @@ describe('campaign schedule windows, on a time-skipping server', () => {
     env = await createTimeSkippingEnvironment();
     // A plain client never unlocks time skipping: the clock jumps only when the test skips it, and
     // runs at the wall clock's pace otherwise (the simulator's calls take real time).
-    const client = new Client({ connection: env.connection });
+    const client = new Client({ connection: env.connection, dataConverter: testDataConverter });
     const temporal = { client, nativeConnection: env.nativeConnection, close: () => Promise.resolve() };
     skipping = { db: services.db, temporal, server: services.server.bind(services) };
     skippingBed = await campaignTestBed(skipping, skippingQueue);

@@ -1,6 +1,12 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import {
+  connectTestTemporal,
+  testDataConverter,
+  testWorkflowBundle,
+  uniqueTaskQueue,
+  type TestTemporal,
+} from '../helpers/temporal';
 import { noopParentWorkflow, noopWorkflow } from '../../workflows';
 
 let temporal: TestTemporal;
@@ -19,6 +25,7 @@ const createWorker = () =>
     connection: temporal.nativeConnection,
     taskQueue,
     workflowBundle: testWorkflowBundle(),
+    dataConverter: testDataConverter,
   });
 
 describe('no-op workflows (benchmark baselines)', () => {

@@ -33,7 +33,13 @@ import {
 } from '../helpers/campaigns';
 import { useTestServices, type TestServices } from '../helpers/services';
 import { testEnv } from '../helpers/test-env';
-import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import {
+  connectTestTemporal,
+  testDataConverter,
+  testWorkflowBundle,
+  uniqueTaskQueue,
+  type TestTemporal,
+} from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
 /**
@@ -108,7 +114,11 @@ describe('recording replay fixtures', () => {
       },
     });
     const temporal: TestTemporal = {
-      client: new TemporalClient({ connection: temporalEnv.connection, namespace: 'default' }),
+      client: new TemporalClient({
+        connection: temporalEnv.connection,
+        namespace: 'default',
+        dataConverter: testDataConverter,
+      }),
       nativeConnection: temporalEnv.nativeConnection,
       close: () => temporalEnv.teardown(),
     };
@@ -153,6 +163,7 @@ describe('recording replay fixtures', () => {
         connection: temporal.nativeConnection,
         taskQueue,
         workflowBundle: testWorkflowBundle(),
+        dataConverter: testDataConverter,
         activities: fakeCallActivities(),
       });
       await worker.runUntil(async () => {

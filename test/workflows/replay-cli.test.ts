@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { downloadRuns, replayRuns } from '../../platform/replay';
 import { noopWorkflow } from '../../workflows';
-import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import {
+  connectTestTemporal,
+  testDataConverter,
+  testWorkflowBundle,
+  uniqueTaskQueue,
+  type TestTemporal,
+} from '../helpers/temporal';
 
 /** `npm run replay`: the verdict first, without the bundler's and the worker's logs. */
 
@@ -49,12 +55,13 @@ it('downloads every run of a workflow id and replays them with one bundle', asyn
     connection: temporal.nativeConnection,
     taskQueue,
     workflowBundle: testWorkflowBundle(),
+    dataConverter: testDataConverter,
   });
   const workflowId = `${taskQueue}-noop`;
   await worker.runUntil(temporal.client.workflow.execute(noopWorkflow, { taskQueue, workflowId }));
   const runs = await downloadRuns(temporal.client, workflowId);
   expect(runs).toHaveLength(1);
   expect(runs[0]?.runId).toEqual(expect.any(String));
-  const verdicts = await replayRuns(runs, { workflowBundle: testWorkflowBundle() });
+  const verdicts = await replayRuns(runs, { workflowBundle: testWorkflowBundle(), dataConverter: testDataConverter });
   expect(verdicts).toEqual([{ workflowId, runId: runs[0]?.runId, events: expect.any(Number) }]);
 }, 120_000);

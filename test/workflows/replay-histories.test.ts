@@ -2,12 +2,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { replayHistory } from '../../platform/replay';
-import { testWorkflowBundle } from '../helpers/temporal';
+import { testDataConverter, testWorkflowBundle } from '../helpers/temporal';
 
 /**
  * Histories recorded from the workflow code (`npm run record-histories`, see
  * docs/workflow-versioning.md) replayed against the current workflow code: a change that would
- * break running campaigns or calls fails here, before it ships. No server is needed.
+ * break running campaigns or calls fails here, before it ships. No server is needed. They are
+ * replayed through the service's payload codec, as `npm run replay` does: payloads recorded before
+ * encryption pass through it unchanged.
  */
 const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');
 
@@ -33,7 +35,7 @@ describe('recorded workflow histories', () => {
     // One replay worker over the run's bundle for every fixture.
     const verdicts: { workflowId: string; error?: string }[] = [];
     for await (const result of Worker.runReplayHistories(
-      { workflowBundle: testWorkflowBundle(), replayName: 'replay-fixtures' },
+      { workflowBundle: testWorkflowBundle(), replayName: 'replay-fixtures', dataConverter: testDataConverter },
       histories,
     )) {
       verdicts.push({ workflowId: result.workflowId, ...(result.error ? { error: String(result.error) } : {}) });
@@ -44,7 +46,7 @@ describe('recorded workflow histories', () => {
 
   it('replay through `npm run replay` (which bundles the workflow code itself)', async () => {
     await expect(
-      replayHistory(await readFixture('campaign-workflow.json'), 'campaign-workflow'),
+      replayHistory(await readFixture('campaign-workflow.json'), 'campaign-workflow', testDataConverter),
     ).resolves.toBeUndefined();
   }, 120_000);
 });

@@ -7,7 +7,13 @@ import { buildId, setCurrentVersion, workerDeploymentOptions } from '../../worke
 import { callWorkflow } from '../../workflows/call.workflow';
 import { campaignWorkflow } from '../../workflows/campaign.workflow';
 import { noopWorkflow } from '../../workflows/noop.workflow';
-import { connectTestTemporal, testWorkflowBundle, uniqueTaskQueue, type TestTemporal } from '../helpers/temporal';
+import {
+  connectTestTemporal,
+  testDataConverter,
+  testWorkflowBundle,
+  uniqueTaskQueue,
+  type TestTemporal,
+} from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
 /** The worker as `workers/main.ts` runs it with TEMPORAL_WORKER_VERSIONING, on the tests' dev server. */
@@ -38,6 +44,7 @@ describe('worker versioning', () => {
       connection: temporal.nativeConnection,
       taskQueue,
       workflowBundle: testWorkflowBundle(),
+      dataConverter: testDataConverter,
       workerDeploymentOptions: deployment,
       // A call refused at once ends in its first workflow task; a campaign gets no further than its first.
       activities: {

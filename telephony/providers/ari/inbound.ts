@@ -38,6 +38,8 @@ export const ariInbound: InboundWebhooks = {
     return {
       calledNumber: exten,
       callerNumber: channel.caller?.number || null,
+      // What the PBX's trunk did with STIR/SHAKEN does not reach ARI.
+      callerIdVerified: false,
       providerCallId: channel.id,
       raw: raw as Record<string, unknown>,
     };

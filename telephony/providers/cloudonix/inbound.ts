@@ -11,6 +11,8 @@ export const cloudonixInbound: InboundWebhooks = {
       calledNumber: requiredField(fields, 'To', 'Cloudonix'),
       callerNumber: optionalField(fields, 'From'),
       providerCallId: requiredField(fields, 'CallSid', 'Cloudonix'),
+      // Cloudonix's voice-application request carries no caller ID verification.
+      callerIdVerified: false,
       raw: fields,
     };
   },

@@ -12,6 +12,8 @@ export function plivoCompatibleInbound(label: string): InboundWebhooks {
         calledNumber: requiredField(fields, 'To', label),
         callerNumber: optionalField(fields, 'From'),
         providerCallId: requiredField(fields, 'CallUUID', label),
+        // `Verified` only with A attestation; `Not Verified` and `Not Applicable` (not a US call) are not.
+        callerIdVerified: optionalField(fields, 'STIRVerification') === 'Verified',
         raw: fields,
       };
     },

@@ -34,7 +34,13 @@ export const simulatorInbound: InboundWebhooks = {
     const raw = jsonObjectBody(request.rawBody, 'The simulator');
     const parsed = SimulatorInboundBody.safeParse(raw);
     if (!parsed.success) throw new ProviderError('The simulator inbound webhook is not an inbound call');
-    return { calledNumber: parsed.data.to, callerNumber: parsed.data.from, providerCallId: parsed.data.call_id, raw };
+    return {
+      calledNumber: parsed.data.to,
+      callerNumber: parsed.data.from,
+      providerCallId: parsed.data.call_id,
+      callerIdVerified: false,
+      raw,
+    };
   },
   refuseUnknown: () => REJECT,
 };

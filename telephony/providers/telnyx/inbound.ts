@@ -17,6 +17,8 @@ const initiatedSchema = z.object({
         from: z.string().optional(),
         to: z.string().optional(),
         connection_id: z.string().optional(),
+        shaken_stir_attestation: z.string().optional(),
+        shaken_stir_validated: z.boolean().optional(),
       })
       .default({}),
   }),
@@ -40,6 +42,7 @@ export const telnyxInbound: InboundWebhooks = {
       callerNumber: payload.from ?? null,
       providerCallId: payload.call_control_id,
       accountId: payload.connection_id,
+      callerIdVerified: payload.shaken_stir_attestation === 'A' && payload.shaken_stir_validated === true,
       raw,
     };
   },

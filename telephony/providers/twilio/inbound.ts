@@ -3,7 +3,7 @@ import { connectStreamDocument, optionalField, requiredField, webhookFields, xml
 
 const REJECT = xmlReply('<Response><Reject reason="rejected"/></Response>');
 
-/** The Voice URL request: `CallSid`, `To` (our number), `From` (the caller), form-encoded. */
+/** The Voice URL request: `CallSid`, `To` (our number), `From` (the caller), `StirVerstat`, form-encoded. */
 export const twilioInbound: InboundWebhooks = {
   parse(request) {
     const fields = webhookFields(request, 'Twilio');
@@ -12,6 +12,8 @@ export const twilioInbound: InboundWebhooks = {
       callerNumber: optionalField(fields, 'From'),
       providerCallId: requiredField(fields, 'CallSid', 'Twilio'),
       accountId: optionalField(fields, 'AccountSid') ?? undefined,
+      // `TN-Validation-Passed-B`/`-C`: the carrier signed, but does not vouch the caller owns the number.
+      callerIdVerified: optionalField(fields, 'StirVerstat') === 'TN-Validation-Passed-A',
       raw: fields,
     };
   },

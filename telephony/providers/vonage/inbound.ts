@@ -12,6 +12,8 @@ export const vonageInbound: InboundWebhooks = {
       calledNumber: requiredField(fields, 'to', 'Vonage'),
       callerNumber: optionalField(fields, 'from'),
       providerCallId: requiredField(fields, 'uuid', 'Vonage'),
+      // Vonage's answer webhook says nothing of caller ID verification.
+      callerIdVerified: false,
       raw: fields,
     };
   },

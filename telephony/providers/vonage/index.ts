@@ -3,6 +3,8 @@ import { requireActiveNumber } from '../../readiness';
 import { VonageClient } from './client';
 import { vonageConfigSchema, vonageFields, type VonageConfig } from './config';
 import { vonageAnswering, vonageInbound } from './inbound';
+import { nonceStoreOf } from '../../nonce-store';
+import { bindsAnswerToCall } from './answer-binding';
 import { verifyVonageSignature } from './signature';
 import { parseVonageStatusWebhook } from './status';
 
@@ -24,12 +26,15 @@ export const vonageProvider: ProviderDefinition<VonageConfig> = {
 function createVonageAdapter(config: VonageConfig, context: ProviderContext = {}): TelephonyProvider {
   const client = new VonageClient(config, context);
   const now = context.now ?? (() => new Date());
+  const nonces = nonceStoreOf(context.dataSource);
   return {
     originate: async (call) => ({ providerCallId: await client.createCall(call) }),
     getCallStatus: (uuid) => client.callStatus(uuid),
     hangup: (uuid) => client.hangup(uuid),
     parseStatusWebhook: parseVonageStatusWebhook,
     verifyWebhook: (request) => verifyVonageSignature(request, config.signature_secret, now()),
+    verifyAnswerWebhook: (request, providerCallId) =>
+      bindsAnswerToCall(request, providerCallId, { signatureSecret: config.signature_secret, now: now(), nonces }),
     async configureInbound(_address, url) {
       // The answer URL belongs to the application that all the account's numbers share.
       if (url === null) return { ok: true, message: 'Nothing to detach: the application answer URL is shared' };

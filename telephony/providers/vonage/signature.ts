@@ -17,8 +17,17 @@ export async function verifyVonageSignature(
   signatureSecret: string | undefined,
   now: Date,
 ): Promise<boolean> {
+  return (await vonageSignedClaims(request, signatureSecret, now)) !== null;
+}
+
+/** The claims of a request's valid Vonage token (see verifyVonageSignature), or null. */
+export async function vonageSignedClaims(
+  request: WebhookRequest,
+  signatureSecret: string | undefined,
+  now: Date,
+): Promise<Record<string, unknown> | null> {
   const token = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (!signatureSecret || !token) return false;
+  if (!signatureSecret || !token) return null;
   let claims: Record<string, unknown>;
   try {
     ({ payload: claims } = await jwtVerify(token, new TextEncoder().encode(signatureSecret), {
@@ -26,15 +35,15 @@ export async function verifyVonageSignature(
       currentDate: now,
     }));
   } catch {
-    return false;
+    return null;
   }
-  if (typeof claims.iat !== 'number') return false;
-  if (Math.abs(now.getTime() / 1000 - claims.iat) > VONAGE_IAT_TOLERANCE_SECONDS) return false;
-  if (claims.payload_hash === undefined) return request.rawBody === '';
-  return (
-    typeof claims.payload_hash === 'string' &&
+  if (typeof claims.iat !== 'number') return null;
+  if (Math.abs(now.getTime() / 1000 - claims.iat) > VONAGE_IAT_TOLERANCE_SECONDS) return null;
+  if (claims.payload_hash === undefined) return request.rawBody === '' ? claims : null;
+  return typeof claims.payload_hash === 'string' &&
     signaturesMatch(sha256Hex(request.rawBody), claims.payload_hash.toLowerCase())
-  );
+    ? claims
+    : null;
 }
 
 function sha256Hex(text: string): string {
