@@ -4,6 +4,7 @@
 #   API (default):  node dist/api/main.js
 #   Worker:         node dist/workers/main.js
 #   Migrations:     node dist/scripts/migrate.js
+#   Promotion:      node dist/scripts/promote-version.js   (makes this image's build the current worker version)
 #
 # Build:  docker build -t switchboard .
 
@@ -11,7 +12,8 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Build stage: install all dependencies, compile TypeScript to dist/ (including the prebuilt Temporal workflow bundle
-# dist/workflow-bundle.js), then drop dev dependencies so node_modules can be copied as-is into the runtime stage.
+# dist/workflow-bundle.js and its build id dist/build-id, a hash of the bundle: the image needs no .git to tell two
+# builds apart), then drop dev dependencies so node_modules can be copied as-is into the runtime stage.
 # ---------------------------------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS build
 
@@ -32,7 +34,8 @@ RUN npm run build \
  && test -f dist/api/main.js \
  && test -f dist/workers/main.js \
  && test -f dist/scripts/migrate.js \
- && test -f dist/workflow-bundle.js
+ && test -f dist/workflow-bundle.js \
+ && test -f dist/build-id
 
 # tsx is a production dependency, so it survives the prune.
 RUN --mount=type=cache,target=/root/.npm \

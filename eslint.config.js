@@ -7,6 +7,26 @@ const globals = require('globals');
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
+/** Only api/ (and its tests) imports api/: the HTTP layer calls the domain, never the reverse. */
+const apiLayer = {
+  // A relative path into api/ (not a package such as @opentelemetry/api).
+  regex: '^(\\.\\.?/)+(.*/)?api(/.*)?$',
+  message: 'Only api/ imports api/: move what is shared into domain/.',
+};
+
+/**
+ * Outside workflow code nothing loads workflow code: the API process starts workflows by their type
+ * name, and the worker loads its bundle. Types are fine, and so is the workflows' contract with
+ * the rest (ids, signals, queries and updates in definitions.ts, search attributes) and the
+ * campaign settings vocabulary (zod and luxon only) that the API and the workflow's Update validator share.
+ */
+const workflowCode = {
+  regex: '(^|/)workflows(/(?!(definitions|search-attributes)$).*)?$',
+  allowTypeImports: true,
+  message:
+    'Only workflow code imports workflow code: import types, or definitions.ts and search-attributes.ts, and start workflows by type name.',
+};
+
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**'] },
   js.configs.recommended,
@@ -24,15 +44,16 @@ module.exports = tseslint.config(
     },
   },
   {
-    // The HTTP layer calls the domain, never the reverse: only api/ (and its tests) may import api/.
+    // Everything else of the service (entities, activities, workers, platform, telephony, voice,
+    // scripts): neither the HTTP layer nor workflow code.
     files: ['**/*.ts'],
-    ignores: ['api/**', 'test/**', 'domain/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/api/**'], message: 'Only api/ imports api/: move what is shared into domain/.' }] },
-      ],
-    },
+    ignores: ['api/**', 'test/**', 'domain/**', 'workflows/**', 'bench/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [apiLayer, workflowCode] }] },
+  },
+  {
+    // The API process starts workflows by their type name.
+    files: ['api/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [workflowCode] }] },
   },
   {
     // The domain knows no HTTP: no Koa, no api/, not even its types. The domain owns the shapes it
@@ -45,18 +66,20 @@ module.exports = tseslint.config(
           paths: [{ name: 'koa', message: 'The domain knows no HTTP framework.' }],
           patterns: [
             { group: ['@koa/*', 'koa-*'], message: 'The domain knows no HTTP framework.' },
-            {
-              group: ['**/api', '**/api/**'],
-              message: 'The domain does not import the HTTP layer; the API imports the domain.',
-            },
+            { ...apiLayer, message: 'The domain does not import the HTTP layer; the API imports the domain.' },
+            workflowCode,
           ],
         },
       ],
     },
   },
   {
+    files: ['workflows/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [apiLayer] }] },
+  },
+  {
     // Workflow code is replayed: it must be deterministic and must not reach the outside world.
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'bench/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -64,7 +87,8 @@ module.exports = tseslint.config(
           paths: nodeBuiltins.map((name) => ({ name, message: 'Node builtins are not allowed in workflow code.' })),
           patterns: [
             {
-              group: ['../activities', '../activities/*'],
+              // activities/ from any depth (../activities, ../../activities/x); not a workflow's own ./activities.
+              regex: '^(\\.\\./)+activities(/.*)?$',
               allowTypeImports: true,
               message: 'Workflows import activities as types only (proxyActivities).',
             },

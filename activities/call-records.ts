@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { ConfigurationRow } from '../telephony/registry';
 import { CallSetupError } from './call-errors';
 import { TRANSCRIPT_URL_FORMAT } from './call-settings';
-import type { VoicemailAction } from '../workflows/campaign/settings-change';
+import type { VoicemailAction } from '../domain/campaigns/settings';
 
 /** A run as its call activities need it, with its telephony configuration, read in one statement. */
 export interface CallRecord {

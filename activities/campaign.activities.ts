@@ -1,30 +1,31 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import type { VoicemailAction } from '../workflows/campaign/settings-change';
+import { isTerminalCampaignState } from '../domain/campaigns/settings';
 import { settingsColumns, settingsOf } from '../domain/campaigns/campaign-settings';
 import {
+  keyedAttempt,
+  prepareCampaignAttempts as prepareAttempts,
+  type AttemptBatch,
+  type AttemptRef,
+  type PreparedAttempt,
+  type PreparedAttempts,
+} from '../domain/campaigns/prepare-attempts';
+import {
   createCampaignRepository,
-  type AttemptKey,
   type CampaignCounters,
   type CampaignLogEntry,
 } from '../entities/repositories/campaign.repository';
-import { conversationModeOf } from '../telephony/conversation-mode';
-import { maskSecret } from '../telephony/credentials';
 import type { Secrets } from '../telephony/secrets';
 import {
   campaignAttemptKey,
-  campaignCallWorkflowId,
-  DEFAULT_MAX_CALL_DURATION_SECONDS,
-  isTerminalCampaignState,
   type CampaignSettings,
   type CampaignState,
   type TerminalCallStatus,
 } from '../workflows/definitions';
 import { countCampaignDials } from './call-metrics';
 import type { CallSettings } from './call-settings';
-import { campaignRoute, CampaignRouteError, type CampaignRoute } from './campaign/campaign-route';
 
-export type { CampaignCounters, CampaignLogEntry };
+export type { AttemptRef, CampaignCounters, CampaignLogEntry, PreparedAttempt };
 
 export interface CampaignActivityDeps {
   dataSource: DataSource;
@@ -54,28 +55,6 @@ export interface ContactRef {
   timezone: string | null;
 }
 
-export interface AttemptRef {
-  contactId: string;
-  attempt: number;
-}
-
-export type PreparedAttempt = AttemptRef &
-  (
-    | {
-        ok: true;
-        runId: number;
-        maxDurationSeconds: number;
-        conversation: 'live' | 'simulated';
-        provider: string;
-        voicemailAction: VoicemailAction;
-        /** The number dialed, masked as responses mask secrets: the campaign's history never holds it whole. */
-        maskedNumber: string;
-        /** The contact's data row in its uploaded file. */
-        contactRow: number;
-      }
-    | { ok: false; error: string }
-  );
-
 export interface AttemptOutcome extends AttemptRef {
   outcome: TerminalCallStatus;
   runId: number | null;
@@ -93,17 +72,6 @@ export interface CampaignTransition {
   log: CampaignLogEntry;
 }
 
-/** An attempt with the id of the call workflow that dials it. */
-const keyed = (campaignId: number, { contactId, attempt }: AttemptRef): AttemptKey => ({
-  contactId,
-  attempt,
-  workflowId: campaignCallWorkflowId(campaignId, contactId, attempt),
-});
-
-/** A run's `max_call_duration` when its agent version sets a usable one, else the default. */
-const maxDurationOf = (value: unknown): number =>
-  typeof value === 'number' && value > 0 ? value : DEFAULT_MAX_CALL_DURATION_SECONDS;
-
 /**
  * The campaign workflow's only way to the campaign row: state, counters, attempts and logs, through
  * the campaign repository. Every write is idempotent (guarded by the attempt rows' and the state's
@@ -111,6 +79,7 @@ const maxDurationOf = (value: unknown): number =>
  */
 export function createCampaignActivities({ dataSource, secrets, settings }: CampaignActivityDeps) {
   const campaigns = createCampaignRepository({ dataSource });
+  const preparation = { campaigns, secrets, telephonyApiBaseUrl: settings.telephonyApiBaseUrl };
 
   return {
     /**
@@ -124,6 +93,9 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
         if (!campaign)
           throw ApplicationFailure.nonRetryable(`Campaign ${campaignId} does not exist`, 'CampaignNotFound');
         if (campaign.state !== 'draft') return campaign;
+        // A list in use by a draft cannot be deleted; this guards a row changed outside the API.
+        if (campaign.sourceId === null)
+          throw ApplicationFailure.nonRetryable(`Campaign ${campaignId} has no contact list`, 'CampaignSourceDeleted');
         const totalRows = await tx.countContacts(campaign.sourceId);
         await tx.markStarted(campaignId, totalRows);
         await tx.appendLog(campaignId, {
@@ -191,106 +163,13 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
     },
 
     /**
-     * Creates (once) the attempt rows and their runs for a batch of dials and returns each run.
-     * An attempt that already has a run gets the same run back. When the campaign cannot dial
-     * (no usable configuration or agent version) the attempts come back failed with the reason,
-     * also given as `routeError` so the workflow can hold them and try again later.
+     * Creates (once) the attempt rows and their runs for a batch of dials and returns each run
+     * (`prepareCampaignAttempts` in domain/campaigns/prepare-attempts.ts).
      */
-    async prepareCampaignAttempts({
-      campaignId,
-      attempts,
-    }: {
-      campaignId: number;
-      attempts: AttemptRef[];
-    }): Promise<{ prepared: PreparedAttempt[]; counters: CampaignCounters; routeError: string | null }> {
-      return campaigns.transaction(async (tx, manager) => {
-        const campaign = await tx.getCampaign(campaignId);
-        const keys = attempts.map((item) => keyed(campaignId, item));
-        const inserted = await tx.insertAttempts(campaignId, keys);
-        const rows = await tx.lockAttempts(campaignId, keys);
-
-        let route: CampaignRoute | null = null;
-        let routeError: string | null = null;
-        if (rows.some((row) => row.runId === null)) {
-          try {
-            route = await campaignRoute(manager, secrets, campaign, { apiBaseUrl: settings.telephonyApiBaseUrl });
-          } catch (error) {
-            if (!(error instanceof CampaignRouteError)) throw error;
-            routeError = error.message;
-          }
-        }
-
-        const lockedRows = new Map(rows.map((row) => [campaignAttemptKey(row.contactId, row.attempt), row]));
-        const runIds = new Map<string, number>();
-        for (const row of rows) {
-          if (row.runId !== null) runIds.set(campaignAttemptKey(row.contactId, row.attempt), row.runId);
-        }
-        const fresh = route ? rows.filter((row) => row.runId === null) : [];
-        if (route && fresh.length > 0) {
-          const { version, configuration, callerNumber } = route;
-          const ids = await tx.insertRuns(
-            fresh.map((row) => {
-              const workflowId = campaignCallWorkflowId(campaignId, row.contactId, row.attempt);
-              return {
-                organizationId: campaign.organizationId,
-                agentId: campaign.agentId,
-                agentVersionId: version.id,
-                name: workflowId,
-                provider: configuration.provider,
-                callType: 'outbound' as const,
-                campaignId,
-                campaignAttemptId: row.id,
-                telephonyConfigurationId: configuration.id,
-                calledNumber: row.phoneNumber,
-                callerNumber,
-                temporalWorkflowId: workflowId,
-                initialContext: {
-                  ...row.initialContext,
-                  called_number: row.phoneNumber,
-                  caller_number: callerNumber,
-                  direction: 'outbound',
-                  provider: configuration.provider,
-                },
-              };
-            }),
-          );
-          await tx.startDialing(fresh.map((row, index) => ({ attemptId: row.id, runId: ids[index] ?? 0 })));
-          fresh.forEach((row, index) => {
-            runIds.set(campaignAttemptKey(row.contactId, row.attempt), ids[index] ?? 0);
-          });
-        }
-        const counters = await tx.addCounters(campaignId, { queued: inserted, executed: fresh.length });
-        countCampaignDials(fresh.length);
-
-        // Each run's limit comes from its own agent version (a resumed attempt keeps the version it was created with).
-        // So does its conversation mode, from the configuration it dials through.
-        const perRun = await tx.dialSettingsOfRuns([...runIds.values()]);
-        const maxDuration = new Map(perRun.map((row) => [row.runId, maxDurationOf(row.maxCallDuration)]));
-        const modes = new Map(perRun.map((row) => [row.runId, conversationModeOf(row, secrets)]));
-        const providers = new Map(perRun.map((row) => [row.runId, row.provider]));
-        const prepared = attempts.map(({ contactId, attempt }): PreparedAttempt => {
-          const key = campaignAttemptKey(contactId, attempt);
-          const runId = runIds.get(key);
-          const conversation = runId === undefined ? undefined : modes.get(runId);
-          const contact = lockedRows.get(key);
-          if (runId === undefined || conversation === undefined || contact === undefined) {
-            return { contactId, attempt, ok: false, error: routeError ?? 'The attempt could not be prepared' };
-          }
-          return {
-            contactId,
-            attempt,
-            ok: true,
-            runId,
-            maxDurationSeconds: maxDuration.get(runId) ?? DEFAULT_MAX_CALL_DURATION_SECONDS,
-            conversation,
-            provider: providers.get(runId) ?? 'unknown',
-            voicemailAction: campaign.voicemailAction,
-            maskedNumber: maskSecret(contact.phoneNumber),
-            contactRow: contact.rowNumber,
-          };
-        });
-        return { prepared, counters, routeError };
-      });
+    async prepareCampaignAttempts(batch: AttemptBatch): Promise<PreparedAttempts> {
+      const { dialed, ...prepared } = await prepareAttempts(preparation, batch);
+      countCampaignDials(dialed);
+      return prepared;
     },
 
     /**
@@ -308,7 +187,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       return campaigns.transaction(async (tx) => {
         const finished = await tx.finishAttempts(
           campaignId,
-          outcomes.map((item) => ({ ...keyed(campaignId, item), outcome: item.outcome, runId: item.runId })),
+          outcomes.map((item) => ({ ...keyedAttempt(campaignId, item), outcome: item.outcome, runId: item.runId })),
         );
         const done = new Set(finished.map((row) => campaignAttemptKey(row.contactId, row.attempt)));
         const applied = outcomes.filter((item) => done.has(campaignAttemptKey(item.contactId, item.attempt)));
@@ -319,7 +198,7 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
             !item.final && item.retryAt !== undefined
               ? [
                   {
-                    ...keyed(campaignId, { contactId: item.contactId, attempt: item.attempt + 1 }),
+                    ...keyedAttempt(campaignId, { contactId: item.contactId, attempt: item.attempt + 1 }),
                     dueMs: item.retryAt,
                   },
                 ]

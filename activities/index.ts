@@ -2,6 +2,7 @@ import { AgentVersionCache } from '../domain/agents/version-cache';
 import { createCallConclusionActivities } from './call-conclusion.activities';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';
+import { createDataRetentionActivities, type DataRetentionActivityDeps } from './data-retention.activities';
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
 import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
@@ -12,12 +13,20 @@ export type ActivityDeps = HealthActivityDeps & {
   calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'> & CampaignReportDeps;
   /** Post-call webhooks, registered with the call activities; default: no private addresses. */
   webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions' | 'secrets'>;
+  /** Where recordings live; with it the retention sweep's activity is registered. */
+  recordings?: DataRetentionActivityDeps['recordings'];
 };
 
 /** Every activity the worker registers, built over explicit dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const versions = new AgentVersionCache(deps.dataSource);
-  return { ...createHealthActivities(deps), ...(deps.calls ? callActivities(deps, deps.calls, versions) : {}) };
+  return {
+    ...createHealthActivities(deps),
+    ...(deps.calls ? callActivities(deps, deps.calls, versions) : {}),
+    ...(deps.recordings
+      ? createDataRetentionActivities({ dataSource: deps.dataSource, recordings: deps.recordings })
+      : {}),
+  };
 }
 
 /** The activities of calls and campaigns. */

@@ -24,6 +24,7 @@ import { createCallRoutes } from './routes/calls';
 import { createCampaignSourceRoutes } from './routes/campaign-sources';
 import { createCampaignRoutes } from './routes/campaigns';
 import { createCredentialRoutes } from './routes/credentials';
+import { createDataLifecycleRoutes } from './routes/data-lifecycle';
 import { createDoNotCallRoutes } from './routes/do-not-call';
 import { createHealthRoutes } from './routes/health';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
@@ -58,6 +59,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createTelephonyInboundRoutes(deps),
     ...createCampaignRoutes(deps),
     ...createCampaignSourceRoutes(deps, importSlots),
+    ...createDataLifecycleRoutes(deps),
     ...createToolRoutes(deps),
   ];
 }

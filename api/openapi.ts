@@ -79,6 +79,7 @@ const TAGS = [
     description: "The organization's do-not-call list: numbers no campaign or call dials.",
   },
   { name: 'campaigns', description: 'Campaigns: contact lists called with an agent, with retries and schedules.' },
+  { name: 'privacy', description: "Erasing a person's data, and how long runs keep recordings and transcripts." },
 ];
 
 /** Query parameters sent as JSON text, each with the schema of what it holds. */

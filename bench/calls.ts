@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { TERMINAL_STATUS_LIST } from '../telephony/provider';
-import { noopWorkflow } from '../workflows/noop.workflow';
+import { noopWorkflow } from './workflows/noop.workflow';
 import {
   benchDataConverter,
   migrate,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
-import { noopParentWorkflow } from '../workflows/noop.workflow';
+import { noopParentWorkflow } from './workflows/noop.workflow';
 import {
   benchDataConverter,
   migrate,

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { freePort } from '../scripts/free-port';
-import { noopParentWorkflow } from '../workflows/noop.workflow';
+import { noopParentWorkflow } from './workflows/noop.workflow';
 import { contactsCsv } from './contacts';
 import { chainHistory } from './histories';
 import {

@@ -8,13 +8,16 @@ import { Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client as PgClient } from 'pg';
+import { parseConfig } from '../platform/config';
 import { FAILURE_CONVERTER_PATH } from '../platform/payload-codec';
-import { ensureSearchAttributes } from '../platform/temporal';
+import { connectTemporalClient, ensureSearchAttributes } from '../platform/temporal';
 import { freePort } from '../scripts/free-port';
 import { provisionTemporalCli } from '../scripts/temporal-cli';
 import { DEFAULT_TEMPORAL_DATABASES, freeTemporalPorts, startTemporalServer } from '../scripts/temporal-cluster';
 import { startTemporalDevServer } from '../scripts/temporal-dev-server';
-import { BENCH_PAYLOAD_ENCRYPTION_KEYS, HOST, say } from './helpers';
+import { promoteVersion } from '../workers/versioning';
+import { readWorkflowBundle } from '../workers/workflow-code';
+import { BENCH_PAYLOAD_ENCRYPTION_KEYS, benchDataConverter, HOST, say } from './helpers';
 import { findProcess } from './process-cpu';
 
 /** Temporal and a worker process for the benchmarks that run workflows (see bench/calls.ts). */
@@ -135,10 +138,13 @@ const profileArgs = (): string[] => {
 
 let bundle: Promise<string> | undefined;
 
-/** The workflow bundle, built once per bench run into a temporary file removed at exit. */
+/**
+ * The benchmarks' workflow bundle (the production workflows and the no-op baselines), built once
+ * per bench run into a temporary file removed at exit.
+ */
 function prebuiltBundle(): Promise<string> {
   bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve(join(__dirname, '..', 'workflows')),
+    workflowsPath: require.resolve(join(__dirname, 'workflows')),
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   }).then(({ code }) => {
@@ -153,16 +159,13 @@ function prebuiltBundle(): Promise<string> {
 
 /**
  * The worker from its real entry point (workers/main.ts) as its own process, so its memory can be
- * measured alone. Resolves once it polls its task queue; its logs are discarded after that (or written
- * to the file BENCH_WORKER_LOG names). It loads a prebuilt workflow bundle, as production workers
- * do: bundling at start leaves about 115 MiB of webpack's memory resident for the life of the
- * process (BENCH_WORKER_BUNDLE_AT_START=true measures that way).
+ * measured alone. Resolves once it polls its task queue and its build is the deployment's current
+ * version (promoted as an operator does); its logs are discarded after that (or written to the file
+ * BENCH_WORKER_LOG names). It loads a prebuilt workflow bundle, as production workers do: bundling
+ * at start leaves about 115 MiB of webpack's memory resident for the life of the process.
  */
 export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker> {
-  const bundlePath =
-    process.env.BENCH_WORKER_BUNDLE_AT_START === 'true'
-      ? undefined
-      : (env.WORKFLOW_BUNDLE_PATH ?? (await prebuiltBundle()));
+  const bundlePath = env.WORKFLOW_BUNDLE_PATH ?? (await prebuiltBundle());
   const worker: ChildProcess = spawn(
     process.execPath,
     [...profileArgs(), '--import', 'tsx', join(__dirname, '..', 'workers', 'main.ts')],
@@ -176,7 +179,7 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
         PAYLOAD_ENCRYPTION_KEYS: BENCH_PAYLOAD_ENCRYPTION_KEYS,
         DIAL_CAP_PER_DAY: '0',
         DIAL_CAP_PER_WEEK: '0',
-        ...(bundlePath ? { WORKFLOW_BUNDLE_PATH: bundlePath } : {}),
+        WORKFLOW_BUNDLE_PATH: bundlePath,
         // Node options of the worker alone (a heap limit), not of the API or the bench.
         ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
         ...env,
@@ -208,11 +211,26 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker
       resolve();
     };
     stdout.on('data', onData);
-  }).catch(async (error: unknown) => {
-    await stop();
-    throw error;
-  });
+  })
+    .then(() => promoteWorkerBuild({ ...process.env, ...env }, bundlePath))
+    .catch(async (error: unknown) => {
+      await stop();
+      throw error;
+    });
   return { pid, stop };
+}
+
+/** Makes the worker's build current, unless it runs unversioned (TEMPORAL_WORKER_VERSIONING=false). */
+async function promoteWorkerBuild(env: NodeJS.ProcessEnv, bundlePath: string): Promise<void> {
+  const cfg = parseConfig(env);
+  if (!cfg.TEMPORAL_WORKER_VERSIONING) return;
+  const client = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, benchDataConverter);
+  try {
+    const { buildId } = readWorkflowBundle(bundlePath);
+    await promoteVersion(client, { deploymentName: cfg.TEMPORAL_DEPLOYMENT_NAME, buildId });
+  } finally {
+    await client.connection.close();
+  }
 }
 
 /** Resident set size of a process, in bytes (Linux `/proc`); null once it is gone. */

@@ -1,8 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import type { VoicemailAction } from '../workflows/campaign/settings-change';
+import type { CampaignState, VoicemailAction } from '../domain/campaigns/settings';
 import { CreatedEntity } from './base';
-
-export type CampaignState = 'draft' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
 
 @Entity('campaigns')
 export class Campaign extends CreatedEntity {
@@ -19,8 +17,9 @@ export class Campaign extends CreatedEntity {
   @Column({ type: 'text', default: 'csv' })
   sourceType: string;
 
-  @Column({ type: 'text' })
-  sourceId: string;
+  /** The contact list; null once the list was deleted (the campaign had finished). */
+  @Column({ type: 'text', nullable: true })
+  sourceId: string | null;
 
   @Column({ type: 'integer', nullable: true })
   telephonyConfigurationId: number | null;

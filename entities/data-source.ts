@@ -24,6 +24,7 @@ import { SecretsCanary1795000004700 } from './migrations/1795000004700-SecretsCa
 import { DoNotCallListIndexes1795000004800 } from './migrations/1795000004800-DoNotCallListIndexes';
 import { Tools1795000005500 } from './migrations/1795000005500-Tools';
 import { MediaStreamClaimsAndVerifiedOptOuts1795000005700 } from './migrations/1795000005700-MediaStreamClaimsAndVerifiedOptOuts';
+import { DataLifecycle1795000006200 } from './migrations/1795000006200-DataLifecycle';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -49,6 +50,7 @@ export const migrations = [
   DoNotCallListIndexes1795000004800,
   Tools1795000005500,
   MediaStreamClaimsAndVerifiedOptOuts1795000005700,
+  DataLifecycle1795000006200,
 ];
 
 export interface DataSourceOptions {

@@ -6,4 +6,8 @@ import { TimestampedEntity } from './base';
 export class Organization extends TimestampedEntity {
   @Column({ type: 'text' })
   name: string;
+
+  /** Recordings and transcripts of runs older than this many days are erased; null: kept. */
+  @Column({ type: 'integer', nullable: true })
+  retentionDays: number | null;
 }

@@ -95,4 +95,8 @@ export class Run extends TimestampedEntity {
 
   @Column({ type: 'jsonb', default: {} })
   annotations: Record<string, unknown>;
+
+  /** When the run's personal data was erased (its usage totals remain); null: it is whole. */
+  @Column({ type: 'timestamptz', nullable: true })
+  erasedAt: Date | null;
 }

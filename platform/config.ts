@@ -145,8 +145,8 @@ export const configSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('switchboard'),
   /**
    * Temporal Worker Versioning (docs/workflow-versioning.md): the worker runs as version
-   * `<TEMPORAL_DEPLOYMENT_NAME>:<package version>+<commit>` and makes it the deployment's current
-   * version once it polls; calls stay on the version they started on, campaigns move to the current one.
+   * `<TEMPORAL_DEPLOYMENT_NAME>:<package version>+<bundle hash>`, taking new work once promoted
+   * (`npm run versioning:promote`); calls stay on the version they started on, campaigns move to the current one.
    */
   TEMPORAL_WORKER_VERSIONING: envBoolean(true),
   /** The worker deployment every worker of this service belongs to (with TEMPORAL_WORKER_VERSIONING). */

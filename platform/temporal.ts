@@ -14,6 +14,12 @@ const indexedValueType: Record<SearchAttributeType, temporal.api.enums.v1.Indexe
   KEYWORD_LIST: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 };
 
+/**
+ * The converter of a client that sends and reads no payloads: operator calls such as promoting a
+ * worker build. Every client that starts, signals or reads workflows uses `temporalDataConverter`.
+ */
+export const NO_PAYLOADS: DataConverter = {};
+
 /** A client whose payloads go through `dataConverter` (the service's is `temporalDataConverter`). */
 export async function connectTemporalClient(
   address: string,

@@ -1,20 +1,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { FAILURE_CONVERTER_PATH } from '../platform/payload-codec';
-import { WORKFLOW_TRACING_MODULE } from '../platform/tracing/worker-tracing';
-import { DEFAULT_BUNDLE_PATH } from '../workers/workflow-source';
+import { parseArgs } from 'node:util';
+import { bundleWorkflows, DEFAULT_BUNDLE_PATH } from '../workers/workflow-code';
 
-/** Writes the workflow bundle production workers load (same @temporalio/worker version as theirs). */
+/**
+ * Writes the workflow bundle workers load (same @temporalio/worker version as theirs) and, beside
+ * it, `build-id`: the id its workers run as, fixed here by the bundle's content
+ * (docs/workflow-versioning.md). `--out <file>` writes elsewhere than dist/workflow-bundle.js.
+ */
 async function main(): Promise<void> {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve(join(__dirname, '..', 'workflows')),
-    workflowInterceptorModules: [WORKFLOW_TRACING_MODULE],
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-  });
-  mkdirSync(dirname(DEFAULT_BUNDLE_PATH), { recursive: true });
-  writeFileSync(DEFAULT_BUNDLE_PATH, code);
-  console.log(`Wrote ${DEFAULT_BUNDLE_PATH} (${Math.round(code.length / 1024)} KiB)`);
+  const { values } = parseArgs({ options: { out: { type: 'string', default: DEFAULT_BUNDLE_PATH } } });
+  const { code, buildId } = await bundleWorkflows();
+  mkdirSync(dirname(values.out), { recursive: true });
+  writeFileSync(values.out, code);
+  writeFileSync(join(dirname(values.out), 'build-id'), `${buildId}\n`);
+  console.log(`Wrote ${values.out} (${Math.round(code.length / 1024)} KiB), build id ${buildId}`);
 }
 
 main().catch((error: unknown) => {

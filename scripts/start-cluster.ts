@@ -1,8 +1,11 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { config, ConfigError, EMBEDDED_DATABASE, type Config } from '../platform/config';
+import { connectTemporalClient, NO_PAYLOADS } from '../platform/temporal';
+import { promoteVersion } from '../workers/versioning';
+import { DEFAULT_BUNDLE_PATH, readWorkflowBundle } from '../workers/workflow-code';
 import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 import { copyNotice, reachableBinaries } from './postgres-binaries';
 import { assertPortsFree } from './port-holder';
@@ -14,7 +17,8 @@ import { exitWithin, spawnTethered } from './tethered-spawn';
  * `npm run start:cluster`: the production topology on one machine. PostgreSQL (embedded, or
  * DATABASE_URL), the official Temporal server on it from deploy/temporal/config.yaml, the namespace
  * and search attributes by compose's own script, then `npm run build` and N workers and M API
- * processes in NODE_ENV=production from dist/ (built while the servers start). Each API process has a port of its own
+ * processes in NODE_ENV=production from dist/ (built while the servers start), and the build made the worker
+ * deployment's current version as an operator does after a deploy. Each API process has a port of its own
  * (PORT, PORT+1, …) as each replica has behind a load balancer; see docs/operations/scaling.md.
  * Ctrl-C or SIGTERM stops everything in reverse order; every child also dies with this process.
  */
@@ -234,6 +238,17 @@ async function main(): Promise<void> {
   apiPorts.forEach((port, i) =>
     spawnService(`API ${i + 1}`, 'dist/api/main.js', { ...env, PORT: String(port) }, 15_000),
   );
+  if (cfg.TEMPORAL_WORKER_VERSIONING) {
+    const { buildId } = readWorkflowBundle(resolve(root, cfg.WORKFLOW_BUNDLE_PATH ?? DEFAULT_BUNDLE_PATH));
+    const client = await connectTemporalClient(temporalAddress, cfg.TEMPORAL_NAMESPACE, NO_PAYLOADS);
+    try {
+      const deploymentName = cfg.TEMPORAL_DEPLOYMENT_NAME;
+      const { previousBuildId } = await promoteVersion(client, { deploymentName, buildId }, { timeoutMs: 120_000 });
+      if (previousBuildId !== buildId) say(`Worker build ${buildId} is current (was ${previousBuildId ?? 'none'}).`);
+    } finally {
+      await client.connection.close();
+    }
+  }
 
   // The deep check passes once an API, Temporal, a worker and PostgreSQL all work together.
   await Promise.all(apiPorts.map((port) => waitForHealth(`http://localhost:${port}/api/v1/health/deep`, 120_000)));

@@ -1,10 +1,13 @@
 import 'reflect-metadata';
-import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { createDataSource } from '../entities/data-source';
-import { config, ConfigError, EMBEDDED_DATABASE } from '../platform/config';
-import { ensureSearchAttributes } from '../platform/temporal';
+import { config, ConfigError, EMBEDDED_DATABASE, type Config } from '../platform/config';
+import { connectTemporalClient, ensureSearchAttributes, NO_PAYLOADS } from '../platform/temporal';
+import { promoteVersion } from '../workers/versioning';
+import { DEFAULT_BUNDLE_PATH, readWorkflowBundle } from '../workers/workflow-code';
 import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 import { copyNotice, reachableBinaries } from './postgres-binaries';
 import { runMigrations } from './migrate';
@@ -18,7 +21,8 @@ import { exitWithin, spawnTethered } from './tethered-spawn';
 /**
  * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL), the
  * Temporal dev server with its UI (unless TEMPORAL_ADDRESS), search attributes, migrations, then
- * the worker and the API as child processes. Ctrl-C or SIGTERM stops everything in reverse order;
+ * the worker and the API as child processes; the worker's build is made the deployment's current
+ * version, as an operator does after a deploy. Ctrl-C or SIGTERM stops everything in reverse order;
  * every child also stops by itself when this process dies without stopping them (kill -9, OOM).
  */
 
@@ -89,6 +93,20 @@ async function shutdown(code: number): Promise<never> {
   process.exit(code);
 }
 
+/**
+ * The bundle the worker loads and its build id: the configured prebuilt one, else `workflows/`
+ * bundled into DATA_DIR by the build's own script (in a child, so webpack's memory goes with it).
+ */
+async function workflowBundle(cfg: Config): Promise<{ path: string; buildId: string }> {
+  const prebuilt = cfg.WORKFLOW_BUNDLE_PATH ?? (cfg.NODE_ENV === 'production' ? DEFAULT_BUNDLE_PATH : undefined);
+  const path = resolve(root, prebuilt ?? join(cfg.DATA_DIR, 'workflow-bundle.js'));
+  if (!prebuilt) {
+    const script = join(root, 'scripts', 'build-workflow-bundle.ts');
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', script, '--out', path], { cwd: root });
+  }
+  return { path, buildId: readWorkflowBundle(path).buildId };
+}
+
 async function waitForApi(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -100,6 +118,18 @@ async function waitForApi(url: string, timeoutMs: number): Promise<void> {
     await sleep(200);
   }
   throw new Error(`The API did not become ready at ${url} within ${timeoutMs / 1000} s`);
+}
+
+/** Makes the worker's build current once it polls (docs/workflow-versioning.md), as an operator would. */
+async function promote(address: string, cfg: Config, buildId: string): Promise<void> {
+  const client = await connectTemporalClient(address, cfg.TEMPORAL_NAMESPACE, NO_PAYLOADS);
+  try {
+    const deploymentName = cfg.TEMPORAL_DEPLOYMENT_NAME;
+    const { previousBuildId } = await promoteVersion(client, { deploymentName, buildId });
+    if (previousBuildId !== buildId) say(`Worker build ${buildId} is current (was ${previousBuildId ?? 'none'}).`);
+  } finally {
+    await client.connection.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -121,6 +151,10 @@ async function main(): Promise<void> {
         ]
       : []),
   ]);
+
+  const bundle = workflowBundle(cfg);
+  // Webpack runs while the servers start; its failure is thrown where the worker needs the bundle.
+  bundle.catch(() => undefined);
 
   // The offline voice (espeak-ng, PocketSphinx) is installed once, like the Temporal CLI below.
   try {
@@ -178,9 +212,11 @@ async function main(): Promise<void> {
   await dataSource.destroy();
   if (applied.length > 0) say(`Applied migrations: ${applied.join(', ')}`);
 
+  const { path: bundlePath, buildId } = await bundle;
   const env = localServiceEnvironment(process.env, { databaseUrl, temporalAddress });
-  spawnService('worker', 'workers/main.ts', env);
+  spawnService('worker', 'workers/main.ts', { ...env, WORKFLOW_BUNDLE_PATH: bundlePath });
   spawnService('api', 'api/main.ts', env);
+  if (cfg.TEMPORAL_WORKER_VERSIONING) await promote(temporalAddress, cfg, buildId);
 
   const apiUrl = `http://localhost:${cfg.PORT}`;
   // The deep check passes once the API, Temporal, a worker and PostgreSQL all work together.

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { RecordingStore, StoredRecording } from './recording-store';
 import { recordingPath } from './recordings';
 
@@ -22,5 +22,9 @@ export class DiskRecordingStore implements RecordingStore {
     });
     if (!found) return null;
     return { size: found.size, open: (range) => Promise.resolve(createReadStream(path, range)) };
+  }
+
+  async remove(runId: number): Promise<void> {
+    await rm(this.localPath(runId), { force: true });
   }
 }

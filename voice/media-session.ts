@@ -20,7 +20,7 @@ export interface MediaTransport {
   clear(): void;
 }
 
-/** What the speech pipeline (and anything else) hears from a call's media stream. Later issue: STT, VAD, turns. */
+/** What the speech pipeline (and anything else) hears from a call's media stream. */
 export interface MediaListener {
   onStart?(start: StreamStart): void;
   /** Caller audio, PCM16 at 8 kHz. */

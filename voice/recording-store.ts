@@ -31,6 +31,8 @@ export interface RecordingStore {
   keep(runId: number): Promise<void>;
   /** The run's recording, or null when there is none (yet). */
   find(runId: number): Promise<StoredRecording | null>;
+  /** Deletes the run's recording wherever it is kept; nothing to delete is no error (it may run again). */
+  remove(runId: number): Promise<void>;
 }
 
 /** Local disk (`RECORDINGS_DIR`), or an S3 bucket when RECORDINGS_S3_BUCKET is set. */

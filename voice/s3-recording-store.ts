@@ -192,4 +192,10 @@ export class S3RecordingStore implements RecordingStore {
       },
     };
   }
+
+  /** S3 answers a delete of a missing key with success, so a repeated removal is harmless. */
+  async remove(runId: number): Promise<void> {
+    await this.disk.remove(runId);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(runId) }));
+  }
 }

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createRecordingStore } from '../voice/recording-store';
+import { ensureDataRetentionSchedule } from './data-retention-schedule';
 import { callSettingsFrom } from '../activities/call-settings';
 import { converse } from '../agent-runtime';
 import { signalCallStatus } from '../domain/calls/call-status-signal';
@@ -19,8 +21,8 @@ import { AriListener } from '../telephony/providers/ari/listener';
 import { providerFor } from '../telephony/registry';
 import { loadSecrets, secretsKeySource } from '../telephony/secrets';
 import { verifySecretsKey } from '../telephony/secrets-canary';
-import { buildId, setCurrentVersion, workerDeploymentOptions } from './versioning';
-import { workflowSource } from './workflow-source';
+import { workerDeploymentOptions } from './versioning';
+import { loadWorkflowCode } from './workflow-code';
 
 const sdkLogLevel = {
   trace: 'TRACE',
@@ -65,10 +67,10 @@ async function main(): Promise<void> {
   // Campaign calls report to their campaign through it; the ARI listener signals calls with it.
   const dataConverter = temporalDataConverter(cfg);
   const temporal = await connectTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, dataConverter);
+  const workflows = await loadWorkflowCode(cfg);
   const deployment = cfg.TEMPORAL_WORKER_VERSIONING
-    ? workerDeploymentOptions(cfg.TEMPORAL_DEPLOYMENT_NAME, buildId())
+    ? workerDeploymentOptions({ deploymentName: cfg.TEMPORAL_DEPLOYMENT_NAME, buildId: workflows.buildId })
     : undefined;
-  const source = workflowSource(cfg);
   try {
     const worker = await Worker.create({
       connection,
@@ -76,13 +78,14 @@ async function main(): Promise<void> {
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       identity,
       dataConverter,
-      ...source,
-      ...workerTracing(tracing, 'workflowsPath' in source),
+      workflowBundle: { code: workflows.code },
+      ...workerTracing(tracing),
       activities: createActivities({
         dataSource,
         workerIdentity: identity,
         calls: { secrets, settings: callSettingsFrom(cfg), converse, temporal },
         webhooks: { allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS, signV1: cfg.WEBHOOK_SIGNATURE_V1 },
+        recordings: createRecordingStore(cfg, logger),
       }),
       shutdownGraceTime: `${cfg.WORKER_SHUTDOWN_GRACE_SECONDS} seconds`,
       // No eager activities: under load an eagerly dispatched task whose workflow-task completion
@@ -91,6 +94,12 @@ async function main(): Promise<void> {
       ...(cfg.WORKER_MAX_CACHED_WORKFLOWS === undefined ? {} : { maxCachedWorkflows: cfg.WORKER_MAX_CACHED_WORKFLOWS }),
       ...(deployment ? { workerDeploymentOptions: deployment } : {}),
     });
+    // Retention is a sweep, not part of any call: a worker that cannot create it still serves calls.
+    await ensureDataRetentionSchedule(temporal, cfg.TEMPORAL_TASK_QUEUE).then(
+      (outcome) => logger.info({ schedule: 'data-retention', outcome }, 'retention schedule ready'),
+      (error: unknown) =>
+        logger.warn({ err: error }, 'retention schedule could not be created; retrying at next start'),
+    );
     logger.info(
       { taskQueue: cfg.TEMPORAL_TASK_QUEUE, metricsPort: cfg.WORKER_METRICS_PORT, identity, ...deployment?.version },
       'worker running',
@@ -137,14 +146,6 @@ async function main(): Promise<void> {
       },
     });
     await ariListener.start();
-    // The server knows the version once the worker polls: made current meanwhile, so tasks reach it.
-    if (deployment) {
-      setCurrentVersion(temporal, deployment.version).then(
-        () => logger.info(deployment.version, 'worker deployment version is current'),
-        (error: unknown) =>
-          logger.error({ error: String(error) }, 'worker deployment version could not be made current'),
-      );
-    }
     try {
       await worker.run();
     } finally {

@@ -3,6 +3,19 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ConversationResult } from '../agent-runtime/contract';
 import type { CallStatus, TERMINAL_STATUS_LIST } from '../telephony/provider';
+import type { CampaignSettings, CampaignState, VoicemailAction } from '../domain/campaigns/settings';
+
+// The campaign's vocabulary (states, settings) is the domain's; workflow code reads it from here too.
+export type {
+  CampaignFallbackRoute,
+  CampaignSettings,
+  CampaignState,
+  CircuitBreakerConfig,
+  RetryConfig,
+  ScheduleConfig,
+  ScheduleSlot,
+  VoicemailAction,
+} from '../domain/campaigns/settings';
 
 /** How a call ends: `gathered_context.call_status`. */
 export type TerminalCallStatus = (typeof TERMINAL_STATUS_LIST)[number];
@@ -120,16 +133,6 @@ export const DEFAULT_MAX_CALL_DURATION_SECONDS = 300;
 // Campaigns (contract between the API, the campaign workflow and its child call workflows)
 // ---------------------------------------------------------------------------------------------
 
-import type { CampaignState } from '../entities/campaign.entity';
-import type { VoicemailAction } from './campaign/settings-change';
-
-export type { CampaignState, VoicemailAction };
-
-/** States a campaign never leaves. */
-export const TERMINAL_CAMPAIGN_STATES: readonly CampaignState[] = ['completed', 'failed', 'cancelled'];
-
-export const isTerminalCampaignState = (state: CampaignState): boolean => TERMINAL_CAMPAIGN_STATES.includes(state);
-
 /** One dial of one contact, as the workflow and the activities key it. */
 export const campaignAttemptKey = (contactId: string, attempt: number): string => `${contactId}/${attempt}`;
 
@@ -139,57 +142,6 @@ export const campaignWorkflowId = (campaignId: number): string => `campaign-${ca
 /** Deterministic child ids: a restart can never start the same attempt twice. */
 export const campaignCallWorkflowId = (campaignId: number, contactId: string, attempt: number): string =>
   `campaign-${campaignId}/contact-${contactId}/attempt-${attempt}`;
-
-/** `retry_config` (decided defaults: enabled, 2 retries, 120 s, all three outcomes). */
-export interface RetryConfig {
-  enabled: boolean;
-  max_retries: number;
-  retry_delay_seconds: number;
-  retry_on_busy: boolean;
-  retry_on_no_answer: boolean;
-  retry_on_voicemail: boolean;
-}
-
-/** `schedule_config.slots[]`: day 0 = Monday .. 6 = Sunday, times "HH:MM" in the schedule's timezone. */
-export interface ScheduleSlot {
-  day_of_week: number;
-  start_time: string;
-  end_time: string;
-}
-
-export interface ScheduleConfig {
-  enabled: boolean;
-  /** IANA name; a contact's own `timezone` column overrides it for that contact. */
-  timezone: string;
-  slots: ScheduleSlot[];
-}
-
-export interface CircuitBreakerConfig {
-  enabled: boolean;
-  failure_threshold: number;
-  window_seconds: number;
-  min_calls_in_window: number;
-}
-
-/** What PATCH may change; applied by the workflow (while paused) or by the API (while draft). */
-export interface CampaignSettings {
-  name: string;
-  max_concurrency: number;
-  retry_config: RetryConfig;
-  /** null: calls may be placed at any time. */
-  schedule_config: ScheduleConfig | null;
-  circuit_breaker: CircuitBreakerConfig;
-  /** What a call a machine answered does. */
-  voicemail_action: VoicemailAction;
-  /** Where the calls go once the circuit breaker trips; null: the campaign pauses instead. */
-  fallback: CampaignFallbackRoute | null;
-}
-
-export interface CampaignFallbackRoute {
-  telephony_configuration_id: number;
-  /** E.164; null: the fallback configuration's default caller id. */
-  caller_number: string | null;
-}
 
 export interface CampaignWorkflowInput {
   campaignId: number;

@@ -1,12 +1,9 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createHealthActivities } from '../activities/health.activities';
+import { ACTIVITY_POLICIES } from './activity-policies';
 import type { HealthCheckResult } from './definitions';
 
-const { checkDatabase } = proxyActivities<ReturnType<typeof createHealthActivities>>({
-  startToCloseTimeout: '5 seconds',
-  // A health check reports the current state; retrying would hide an outage.
-  retry: { maximumAttempts: 1 },
-});
+const { checkDatabase } = proxyActivities<ReturnType<typeof createHealthActivities>>(ACTIVITY_POLICIES.healthCheck);
 
 /**
  * Proves the whole chain works: the API started this workflow in Temporal, a worker picked it up,

@@ -1,4 +1,4 @@
 export { healthCheckWorkflow } from './health-check.workflow';
 export { callWorkflow } from './call.workflow';
 export { campaignWorkflow } from './campaign.workflow';
-export { noopParentWorkflow, noopWorkflow } from './noop.workflow';
+export { dataRetentionWorkflow } from './data-retention.workflow';

@@ -1,29 +1,14 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhook.activities';
 import type { PostCallWebhook } from '../activities/webhook/nodes';
+import { ACTIVITY_POLICIES } from './activity-policies';
 
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
-/** Delivery attempts per webhook node: 1 s, 2 s, 4 s, 8 s apart. */
-export const WEBHOOK_MAX_ATTEMPTS = 5;
+export { WEBHOOK_MAX_ATTEMPTS } from './activity-policies';
 
-// Refused addresses and 4xx answers are final (activities/webhook/errors.ts); the rest backs off.
-const { deliverPostCallWebhook } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    maximumAttempts: WEBHOOK_MAX_ATTEMPTS,
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: ['WebhookRefusedError', 'WebhookRejectedError'],
-  },
-});
-
-// Bookkeeping in PostgreSQL: retried until it succeeds, within reason.
-const { recordWebhookFailure } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
+const { deliverPostCallWebhook } = proxyActivities<WebhookActivities>(ACTIVITY_POLICIES.webhookDelivery);
+const { recordWebhookFailure } = proxyActivities<WebhookActivities>(ACTIVITY_POLICIES.webhookBookkeeping);
 
 /** The failure's type and message as the run's logs keep them. */
 function describeFailure(error: unknown): { errorType: string; message: string } {

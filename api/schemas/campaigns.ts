@@ -1,85 +1,91 @@
-import { IANAZone } from 'luxon';
 import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, name, PageQuery, text } from './common';
 import { e164 } from '../../domain/campaigns/sources/phone-number';
-import { CAMPAIGN_LIMITS, CLOCK_TIME } from '../../workflows/campaign/settings-change';
 import { WorkflowRunsQuery } from './runs';
-import { VOICEMAIL_ACTIONS } from '../../workflows/campaign/settings-change';
 import {
+  E164,
+  CAMPAIGN_LIMITS,
+  CAMPAIGN_STATES,
+  CircuitBreakerFields,
+  ClockTime as ClockTimeSetting,
+  DayOfWeek,
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_RETRY_CONFIG,
-} from '../../domain/campaigns/campaign-defaults';
+  DEFAULT_SCHEDULE,
+  MaxConcurrency as MaxConcurrencySetting,
+  RetryConfigFields,
+  SLOT_ORDER_ISSUE,
+  slotInOrder,
+  TimeZone,
+  VOICEMAIL_ACTIONS,
+  VoicemailActionSchema,
+} from '../../domain/campaigns/settings';
 import type { CampaignListRequest, CampaignProgressView, CampaignView } from '../../domain/campaigns/types';
 import type { Documents, SameShape } from './common';
 
-export const CAMPAIGN_STATES = ['draft', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
-
 export const CampaignIdParams = z.object({ campaign_id: IdParam.openapi({ example: 4 }) });
 
+// The settings' fields and bounds are the domain's (domain/campaigns/settings.ts), which the
+// workflow's `configureCampaign` validator checks too; here they get their defaults and documentation.
+// The domain's schemas may be built before `.openapi()` exists, so they are documented with zod's own `.meta()`.
 const CampaignName = name(CAMPAIGN_LIMITS.name.max);
-/** The workflow's `configureCampaign` validator applies the same bounds (`CAMPAIGN_LIMITS`). */
-const { max_concurrency: concurrency, max_retries: retries, retry_delay_seconds: delay } = CAMPAIGN_LIMITS;
-const { window_seconds: window, min_calls_in_window: minCalls, failure_threshold: threshold } = CAMPAIGN_LIMITS;
-const MaxConcurrency = z
-  .number()
-  .int()
-  .min(concurrency.min)
-  .max(concurrency.max)
-  .openapi({ default: DEFAULT_MAX_CONCURRENCY });
+const MaxConcurrency = MaxConcurrencySetting.meta({ default: DEFAULT_MAX_CONCURRENCY });
 
+const retry = RetryConfigFields;
 /** Every field optional: a create fills the defaults, a PATCH merges over the stored values. */
 export const RetryConfigInput = z
   .object({
-    enabled: z.boolean().optional().openapi({ default: true }),
-    max_retries: z.number().int().min(retries.min).max(retries.max).optional().openapi({ default: 2 }),
-    retry_delay_seconds: z.number().int().min(delay.min).max(delay.max).optional().openapi({ default: 120 }),
-    retry_on_busy: z.boolean().optional().openapi({ default: true }),
-    retry_on_no_answer: z.boolean().optional().openapi({ default: true }),
-    retry_on_voicemail: z.boolean().optional().openapi({ default: true }),
+    enabled: retry.enabled.optional().openapi({ default: DEFAULT_RETRY_CONFIG.enabled }),
+    max_retries: retry.max_retries.optional().openapi({ default: DEFAULT_RETRY_CONFIG.max_retries }),
+    retry_delay_seconds: retry.retry_delay_seconds
+      .optional()
+      .openapi({ default: DEFAULT_RETRY_CONFIG.retry_delay_seconds }),
+    retry_on_busy: retry.retry_on_busy.optional().openapi({ default: DEFAULT_RETRY_CONFIG.retry_on_busy }),
+    retry_on_no_answer: retry.retry_on_no_answer
+      .optional()
+      .openapi({ default: DEFAULT_RETRY_CONFIG.retry_on_no_answer }),
+    retry_on_voicemail: retry.retry_on_voicemail
+      .optional()
+      .openapi({ default: DEFAULT_RETRY_CONFIG.retry_on_voicemail }),
   })
   .openapi('RetryConfigInput', { description: 'Retries of busy, no-answer and voicemail outcomes.' });
 
+const breaker = CircuitBreakerFields;
 export const CircuitBreakerInput = z
   .object({
-    enabled: z.boolean().optional().openapi({ default: false }),
-    failure_threshold: z
-      .number()
-      .gt(threshold.above)
-      .max(threshold.max)
+    enabled: breaker.enabled.optional().openapi({ default: DEFAULT_CIRCUIT_BREAKER.enabled }),
+    failure_threshold: breaker.failure_threshold.optional().openapi({
+      default: DEFAULT_CIRCUIT_BREAKER.failure_threshold,
+      description: 'Failure rate in (0, 1] that pauses the campaign.',
+    }),
+    window_seconds: breaker.window_seconds.optional().openapi({ default: DEFAULT_CIRCUIT_BREAKER.window_seconds }),
+    min_calls_in_window: breaker.min_calls_in_window
       .optional()
-      .openapi({ default: 0.5, description: 'Failure rate in (0, 1] that pauses the campaign.' }),
-    window_seconds: z.number().int().min(window.min).max(window.max).optional().openapi({ default: 120 }),
-    min_calls_in_window: z.number().int().min(minCalls.min).max(minCalls.max).optional().openapi({ default: 5 }),
+      .openapi({ default: DEFAULT_CIRCUIT_BREAKER.min_calls_in_window }),
   })
   .openapi('CircuitBreakerInput', {
     description: 'Failures are `failed` and `error` outcomes and initiation failures.',
   });
 
-const CLOCK = CLOCK_TIME;
-const ClockTime = z.string().regex(CLOCK, 'Expected a time "HH:MM" (24-hour clock)').openapi({ example: '09:00' });
+const ClockTime = ClockTimeSetting.meta({ example: '09:00' });
 
 export const ScheduleSlot = z
   .object({
-    day_of_week: z.number().int().min(0).max(6).openapi({ description: '0 = Monday .. 6 = Sunday.' }),
+    day_of_week: DayOfWeek.meta({ description: '0 = Monday .. 6 = Sunday.' }),
     start_time: ClockTime,
     end_time: ClockTime,
   })
-  // Only well-formed times compare: "HH:MM" strings order as the times do.
-  .refine((slot) => !(CLOCK.test(slot.start_time) && CLOCK.test(slot.end_time)) || slot.start_time < slot.end_time, {
-    message: 'start_time must be before end_time',
-    path: ['end_time'],
-  })
+  .refine(slotInOrder, SLOT_ORDER_ISSUE)
   .openapi('ScheduleSlot');
 
 export const ScheduleConfigInput = z
   .object({
-    enabled: z.boolean().default(true),
-    timezone: z
-      .string()
-      .refine((zone) => IANAZone.isValidZone(zone), 'Unknown IANA timezone')
-      .default('UTC')
-      .openapi({ example: 'America/New_York', description: "IANA name; a contact's `timezone` column overrides it." }),
+    enabled: z.boolean().default(DEFAULT_SCHEDULE.enabled),
+    timezone: TimeZone.default(DEFAULT_SCHEDULE.timezone).openapi({
+      example: 'America/New_York',
+      description: "IANA name; a contact's `timezone` column overrides it.",
+    }),
     slots: z.array(ScheduleSlot).min(CAMPAIGN_LIMITS.slots.min).max(CAMPAIGN_LIMITS.slots.max),
   })
   .openapi('ScheduleConfig', { description: 'Calling windows; without one, calls are placed at any time.' });
@@ -95,15 +101,16 @@ const TimeSlotsRejected = z
   .openapi({ not: {}, description: 'Never accepted (422): send the calling windows as `schedule_config.slots`.' });
 
 const CallerNumber = text(64)
-  // Compared with the fallback's numbers, which are stored in E.164: a formatted number is taken in that form.
+  // Compared with the fallback's numbers, which are stored in E.164: a formatted number is taken in that
+  // form (here, not in the domain's rule: workflow code reads that, and carries no numbering plans).
   .overwrite((value) => e164(value) ?? value)
-  .regex(/^\+[1-9]\d{6,14}$/, { error: 'fallback_caller_number must be in E.164 format, for example +14155550100' })
+  .regex(E164, { error: 'fallback_caller_number must be in E.164 format, for example +14155550100' })
   .openapi({
     description: "The fallback's caller id: one of its active numbers (omitted: its default caller id).",
     example: '+14155550199',
   });
 
-const VoicemailActionInput = z.enum(VOICEMAIL_ACTIONS).openapi({
+const VoicemailActionInput = VoicemailActionSchema.meta({
   description:
     "When a machine answers: `leave_message` speaks the agent's `voicemail_message` after the beep and ends the " +
     'call as `voicemail_left` (on a live call, once the media stream has played all of it; otherwise `voicemail`); ' +
@@ -300,7 +307,10 @@ export const Campaign = z
     workflow_name: z.string(),
     state: z.enum(CAMPAIGN_STATES),
     source_type: z.string(),
-    source_id: z.string(),
+    source_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The contact list; null once it was deleted (after the campaign finished).' }),
     total_rows: z.number().int().nullable(),
     processed_rows: z.number().int().openapi({ description: 'Contacts with a final outcome.' }),
     failed_rows: z.number().int().openapi({ description: 'Contacts whose final outcome is not `completed`.' }),

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { DataSource } from 'typeorm';
 import type { Agent, AgentVersion } from '../../entities';
 import { Run } from '../../entities';
-import { callWorkflow } from '../../workflows/call.workflow';
+import type { callWorkflow } from '../../workflows/call.workflow';
 import { callWorkflowId, DEFAULT_MAX_CALL_DURATION_SECONDS, type CallWorkflowInput } from '../../workflows/definitions';
 import { AgentIdAttribute, OrganizationIdAttribute } from '../../workflows/search-attributes';
 import { ConflictError, RefusedError, TooSoonError } from '../errors';
@@ -10,6 +10,10 @@ import { claimDial, type DialRules } from '../compliance/dial-rules';
 import type { CallInitiated } from './types';
 import type { CallableVersion, CallRoute } from './call-targets';
 import { callUiMetadata } from './ui-metadata';
+
+/** Started by its type name, checked against its signature: the API loads no workflow code. */
+type CallWorkflow = typeof callWorkflow;
+const CALL_WORKFLOW_TYPE = 'callWorkflow';
 
 export interface OutboundCall {
   agent: Agent;
@@ -126,7 +130,7 @@ export async function startCallWorkflow(
   input: CallWorkflowInput,
 ): Promise<void> {
   try {
-    await deps.temporal.workflow.start(callWorkflow, {
+    await deps.temporal.workflow.start<CallWorkflow>(CALL_WORKFLOW_TYPE, {
       workflowId: callWorkflowId(run.id),
       taskQueue: deps.taskQueue,
       args: [input],

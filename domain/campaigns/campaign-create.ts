@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Agent, AgentVersion, Campaign, CampaignSource, PhoneNumber, TelephonyConfiguration } from '../../entities';
-import type { CampaignFallbackRoute, CampaignSettings } from '../../workflows/definitions';
+import type { CampaignFallbackRoute, CampaignSettings } from './settings';
 import type { Actor } from '../actor';
 import { InvalidError } from '../errors';
 import type { AgentGraph } from '../agents/agent-graph';

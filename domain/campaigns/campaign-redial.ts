@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Campaign, CampaignSource } from '../../entities';
-import type { RetryConfig, TerminalCallStatus } from '../../workflows/definitions';
+import type { TerminalCallStatus } from '../../workflows/definitions';
+import type { RetryConfig } from './settings';
 import type { Actor } from '../actor';
 import { ConflictError, InvalidError, NotFoundError } from '../errors';
 import type { Quotas } from '../quotas';
@@ -54,6 +55,9 @@ export async function redialCampaign(
     }
     if (parent.redialedCampaignId !== null) {
       throw new ConflictError(`This campaign has already been redialed (campaign ${parent.redialedCampaignId})`);
+    }
+    if (parent.sourceId === null) {
+      throw new ConflictError("This campaign's contact list was deleted: there is nothing to redial");
     }
     const source = await manager.findOneByOrFail(CampaignSource, { id: parent.sourceId });
     const copy = await manager.save(

@@ -1,18 +1,16 @@
 import type { Campaign } from '../../entities';
-import type {
-  CampaignFallbackRoute,
-  CampaignSettings,
-  CircuitBreakerConfig,
-  RetryConfig,
-  ScheduleConfig,
-} from '../../workflows/definitions';
-import type { VoicemailAction } from '../../workflows/campaign/settings-change';
 import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_RETRY_CONFIG,
   DEFAULT_VOICEMAIL_ACTION,
-} from './campaign-defaults';
+  type CampaignFallbackRoute,
+  type CampaignSettings,
+  type CircuitBreakerConfig,
+  type RetryConfig,
+  type ScheduleConfig,
+  type VoicemailAction,
+} from './settings';
 
 /** Settings as a client sends them: a create fills in what is missing, an update changes what is present. */
 export interface SettingsRequest {

@@ -2,7 +2,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type Wor
 import { ApplicationFailure } from '@temporalio/common';
 import type { Campaign } from '../../entities';
 import type { campaignWorkflow } from '../../workflows/campaign.workflow';
-import { campaignWorkflowId, type CampaignState } from '../../workflows/definitions';
+import { campaignWorkflowId } from '../../workflows/definitions';
+import type { CampaignState } from './settings';
 import {
   AgentIdAttribute,
   CampaignIdAttribute,

@@ -1,5 +1,4 @@
-import type { CampaignState, CircuitBreakerConfig, RetryConfig, ScheduleConfig } from '../../workflows/definitions';
-import type { VoicemailAction } from '../../workflows/campaign/settings-change';
+import type { CampaignState, CircuitBreakerConfig, RetryConfig, ScheduleConfig, VoicemailAction } from './settings';
 import type { PageRequest } from '../runs/types';
 
 /**
@@ -27,7 +26,8 @@ export interface CampaignView {
   workflow_name: string;
   state: CampaignState;
   source_type: string;
-  source_id: string;
+  /** Null once the contact list was deleted. */
+  source_id: string | null;
   total_rows: number | null;
   processed_rows: number;
   failed_rows: number;

@@ -1,11 +1,12 @@
 import type { DataSource, DeepPartial, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { Campaign, type CampaignState } from '../campaign.entity';
+import type { CampaignState } from '../../domain/campaigns/settings';
+import { Campaign } from '../campaign.entity';
 import { CampaignContact } from '../campaign-contact.entity';
 import { CampaignLog } from '../campaign-log.entity';
 import { Run } from '../run.entity';
 
-/** The campaign row's counters (DECISIONS "Campaigns"), as the progress query reports them. */
+/** The campaign row's counters, as the progress query reports them. */
 export interface CampaignCounters {
   total_rows: number;
   total_queued_count: number;
@@ -18,7 +19,7 @@ export interface CampaignCounters {
   frequency_capped: number;
 }
 
-/** A `logs[]` entry of a campaign (DECISIONS "Campaigns" lists the events). */
+/** A `logs[]` entry of a campaign. */
 export interface CampaignLogEntry {
   level: 'info' | 'warning' | 'error';
   event: string;

@@ -7,21 +7,17 @@ import type { WorkerOptions } from '@temporalio/worker';
 import type { Tracing } from './tracing';
 
 /**
- * Temporal's workflow tracing interceptors. Bundled with the workflows: `npm run build` puts them
- * in the prebuilt bundle, and a worker that bundles at start adds them (`workerTracing`).
+ * Temporal's workflow tracing interceptors, bundled with the workflows (workers/workflow-code.ts):
+ * every worker loads a bundle that already holds them.
  */
 export const WORKFLOW_TRACING_MODULE =
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
 /**
  * The worker's share of tracing: every activity (local ones too) runs in a span continuing its
- * workflow's trace, workflows' spans leave the sandbox through the `exporter` sink, and a worker
- * that bundles its workflows bundles the tracing interceptors with them.
+ * workflow's trace, and workflows' spans leave the sandbox through the `exporter` sink.
  */
-export function workerTracing(
-  tracing: Tracing,
-  bundlesAtStart: boolean,
-): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+export function workerTracing(tracing: Tracing): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   return {
     interceptors: {
       activity: [
@@ -30,7 +26,6 @@ export function workerTracing(
           outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
         }),
       ],
-      ...(bundlesAtStart ? { workflowModules: [WORKFLOW_TRACING_MODULE] } : {}),
     },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
   };

@@ -42,7 +42,7 @@ describe('credential precedence', () => {
   });
 });
 
-/** The call API takes `X-API-Key` only (DECISIONS, "Calls and runs"); every other route takes both. */
+/** The call API takes `X-API-Key` only; every other route takes both. */
 const API_KEY_ONLY = /^\/public\/agent\//;
 /** What only the user may do: revoke their sessions, change their password. */
 const SESSION_ONLY = /^\/auth\/(logout|password)$/;

@@ -10,7 +10,7 @@ import { callWorkflowId } from '../../workflows/definitions';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { promoteTestBuild, uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 import { testEnv } from '../helpers/test-env';
 import { waitFor } from '../helpers/wait-for';
@@ -72,6 +72,8 @@ it('completes a call whose worker was SIGKILLed after dialing, without dialing t
   const org = await callingOrganization(handle, { ring_seconds: 2, talk_seconds: 3 });
 
   const first = await startWorker(taskQueue);
+  // As `npm start` does for its worker; the restarted worker below runs the same build.
+  await promoteTestBuild(services.temporal.client);
   const res = await request(handle)
     .post(`/api/v1/public/agent/workflow/${org.agent.workflow_uuid}`)
     .set('X-API-Key', org.apiKey)

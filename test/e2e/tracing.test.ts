@@ -118,7 +118,7 @@ it('follows a call from the API request through the workflow to the provider in 
     taskQueue,
     baseUrl,
     identity: 'e2e-tracing',
-    worker: { workflowBundle: { code }, ...workerTracing(tracing, false) },
+    worker: { workflowBundle: { code }, ...workerTracing(tracing) },
   });
   const runId = await worker.runUntil(async () => {
     const res = await request(handle)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import type { CampaignState } from '../../entities/campaign.entity';
+import type { CampaignState } from '../../domain/campaigns/settings';
 import type { TestServer } from './accounts';
 
 export interface ContactRow {

@@ -22,7 +22,7 @@ import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_RETRY_CONFIG,
   DEFAULT_VOICEMAIL_ACTION,
-} from '../../domain/campaigns/campaign-defaults';
+} from '../../domain/campaigns/settings';
 import type { WaitForOptions } from './wait-for';
 
 /** The decided defaults, with what a test changes. */

@@ -18,6 +18,7 @@ import { waitForTemporal } from '../../scripts/temporal-dev-server';
 import { provisionTemporalServer } from '../../scripts/temporal-server';
 import { temporalDataConverter } from '../../platform/payload-codec';
 import { ManagedProcess } from './managed-process';
+import { promoteTestBuild } from './temporal';
 import { testEnv } from './test-env';
 
 const root = join(__dirname, '..', '..');
@@ -94,6 +95,11 @@ export async function startClusterStack(
   });
   await temporal.start();
   await registerNamespace(cli.path, temporalAddress, 'default', () => undefined);
+  const connection = await Connection.connect({ address: temporalAddress });
+  // Production refuses the development key: the cluster runs with a key of its own.
+  const payloadKeys = `cluster-test:${randomBytes(32).toString('base64')}`;
+  const dataConverter = temporalDataConverter({ NODE_ENV: 'production', PAYLOAD_ENCRYPTION_KEYS: payloadKeys });
+  const client = new Client({ connection, namespace: 'default', dataConverter });
 
   // Ports a test kills and restarts processes on: outside the range outgoing connections draw from.
   const taken = new Set(Object.values(ports));
@@ -105,9 +111,6 @@ export async function startClusterStack(
   const apiPorts: number[] = [];
   for (let i = 0; i < counts.apis; i += 1) apiPorts.push(await lowPort());
   const apiBaseUrls = apiPorts.map((port) => `http://${HOST}:${port}`);
-  // Production refuses the development key: the cluster runs with a key of its own.
-  const payloadKeys = `cluster-test:${randomBytes(32).toString('base64')}`;
-  const dataConverter = temporalDataConverter({ NODE_ENV: 'production', PAYLOAD_ENCRYPTION_KEYS: payloadKeys });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
@@ -136,11 +139,18 @@ export async function startClusterStack(
     env: { ...env, ...extra },
     cwd: root,
   });
+  // The first worker start waits for its build to be promoted, as `npm run start:cluster` does; the
+  // other workers and every restart run the same build, current already.
+  let promoted: Promise<void> | undefined;
   const workers: ManagedProcess[] = [];
   for (let i = 0; i < counts.workers; i += 1) {
     const metricsPort = String(await lowPort());
     workers.push(
-      new ManagedProcess({ name: `worker ${i + 1}`, ...node('workers/main.ts', { WORKER_METRICS_PORT: metricsPort }) }),
+      new ManagedProcess({
+        name: `worker ${i + 1}`,
+        ...node('workers/main.ts', { WORKER_METRICS_PORT: metricsPort }),
+        ready: () => (promoted ??= promoteTestBuild(client)),
+      }),
     );
   }
   const apis = apiPorts.map(
@@ -152,7 +162,6 @@ export async function startClusterStack(
       }),
   );
   await Promise.all(apis.map((api) => api.start()));
-  const connection = await Connection.connect({ address: temporalAddress });
   const processes = [temporal, ...workers, ...apis];
   return {
     temporal,
@@ -160,7 +169,7 @@ export async function startClusterStack(
     apis,
     apiBaseUrls,
     temporalAddress,
-    client: new Client({ connection, namespace: 'default', dataConverter }),
+    client,
     dataConverter,
     assertAlive: () => processes.forEach((process) => process.assertAlive()),
     async close() {

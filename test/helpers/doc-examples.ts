@@ -21,7 +21,7 @@ export const RUN_ELSEWHERE: Record<string, string> = {
   'docs/operations/production.md': 'docker compose, which needs a container engine',
   'docs/reference/temporal-names.md': 'test/e2e/operator-cli.test.ts runs its command-line examples on a campaign',
   'docs/workflow-versioning.md':
-    'worker deployment commands of a deploy; test/workflows/worker-versioning.test.ts sets the current version',
+    'worker deployment commands of a deploy; test/workflows/worker-versioning.test.ts promotes builds as they do',
 };
 
 /** README.md and every Markdown page under docs/. */

@@ -33,8 +33,9 @@ export default async function globalSetup(): Promise<void> {
   const runDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
   chmodSync(runDir, 0o755);
   const bundlePath = join(runDir, 'workflow-bundle.js');
+  // The benchmarks' bundle: the production workflows and the no-op baselines some tests run.
   const bundled = bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
+    workflowsPath: require.resolve('../../bench/workflows'),
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   }).then(({ code }) => writeFileSync(bundlePath, code));

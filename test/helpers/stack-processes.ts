@@ -9,7 +9,7 @@ import { ensureSearchAttributes } from '../../platform/temporal';
 import { TEST_SESSION_SECRET } from './app';
 import { ManagedProcess } from './managed-process';
 import { TEST_SECRETS_KEY } from './telephony';
-import { testDataConverter } from './temporal';
+import { promoteTestBuild, testDataConverter } from './temporal';
 import { TEST_ENV, testEnv } from './test-env';
 
 const root = join(__dirname, '..', '..');
@@ -105,12 +105,19 @@ export async function startCampaignStack(
     cwd: root,
   });
   const api = new ManagedProcess({ name: 'api', ...node('api/main.ts'), ready: () => apiHealthy(apiBaseUrl) });
-  const worker = new ManagedProcess({ name: 'worker', ...node('workers/main.ts') });
 
   await temporal.start();
   const connection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection, namespace: 'default', dataConverter: testDataConverter });
   // Registered once: they live in the SQLite file, so a restarted server must still know them.
   await ensureSearchAttributes(connection, 'default');
+  // Its first start waits for its build to be promoted; a restart runs the same build, current already.
+  let promoted: Promise<void> | undefined;
+  const worker = new ManagedProcess({
+    name: 'worker',
+    ...node('workers/main.ts'),
+    ready: () => (promoted ??= promoteTestBuild(client)),
+  });
   await api.start();
   const processes = [temporal, api, worker];
   return {
@@ -119,7 +126,7 @@ export async function startCampaignStack(
     worker,
     temporalAddress,
     apiBaseUrl,
-    client: new Client({ connection, namespace: 'default', dataConverter: testDataConverter }),
+    client,
     assertAlive: () => processes.forEach((process) => process.assertAlive()),
     async close() {
       for (const process of [worker, api, temporal]) await process.kill();

@@ -4,6 +4,8 @@ import { NativeConnection } from '@temporalio/worker';
 import type { Payload } from '@temporalio/common';
 import { PayloadEncryptionCodec, temporalDataConverter } from '../../platform/payload-codec';
 import { payloadKeys } from '../../platform/payload-keys';
+import { promoteVersion } from '../../workers/versioning';
+import { readWorkflowBundle } from '../../workers/workflow-code';
 import { testEnv } from './test-env';
 
 /**
@@ -42,6 +44,19 @@ export const uniqueTaskQueue = (label: string): string => `test-${label}-${rando
 
 /** The run's one workflow bundle (built by the global setup), so no test worker runs webpack. */
 export const testWorkflowBundle = (): { codePath: string } => ({ codePath: testEnv('workflowBundle') });
+
+let runBuildId: string | undefined;
+
+/** The build id of the run's bundle: the one workers loading it (`workers/main.ts`) run as. */
+export const testBuildId = (): string => (runBuildId ??= readWorkflowBundle(testEnv('workflowBundle')).buildId);
+
+/**
+ * Makes the run's build the current version of `deploymentName` (`workers/main.ts`'s default) once
+ * one of its workers polls, as `npm start` does for its worker; a worker never does it itself.
+ */
+export async function promoteTestBuild(client: Client, deploymentName = 'switchboard'): Promise<void> {
+  await promoteVersion(client, { deploymentName, buildId: testBuildId() });
+}
 
 /** Ends the workflows a file started and left running; one already closed is no error. */
 export const terminateAll = (client: Client, workflowIds: string[]): Promise<unknown> =>

@@ -1,6 +1,12 @@
 import { UpdateCampaignRequest } from '../../api/schemas/campaigns';
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_RETRY_CONFIG } from '../../domain/campaigns/campaign-defaults';
-import { CAMPAIGN_LIMITS, settingsChangeProblem } from '../../workflows/campaign/settings-change';
+import { settingsForCreate } from '../../domain/campaigns/campaign-settings';
+import {
+  CAMPAIGN_LIMITS,
+  CampaignSettingsSchema,
+  DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_RETRY_CONFIG,
+  settingsChangeProblem,
+} from '../../domain/campaigns/settings';
 
 /** The `configureCampaign` validator and `PATCH /campaign/{id}` accept and refuse the same values. */
 
@@ -42,4 +48,10 @@ it('refuses what only a direct Update could send: a wrong type, an unknown key, 
   expect(settingsChangeProblem({ retry_config: 'nonsense' })).toMatch(/^retry_config: /);
   expect(settingsChangeProblem({ unknown_setting: 1 })).toMatch(/unknown_setting/);
   expect(settingsChangeProblem({})).toBe('change: No setting to change');
+});
+
+it('the complete settings schema accepts the settings a create fills in with the defaults', () => {
+  const settings = settingsForCreate({ name: 'March reminders', fallback_telephony_configuration_id: 3 });
+  expect(CampaignSettingsSchema.safeParse(settings).success).toBe(true);
+  expect(CampaignSettingsSchema.safeParse({ ...settings, voicemail_action: 'shout' }).success).toBe(false);
 });

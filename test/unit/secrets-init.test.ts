@@ -29,7 +29,12 @@ it('writes secrets production accepts, readable by the owner only', () => {
   expect(createSecretsFile(file)).toBe(true);
   expect(statSync(file).mode & 0o777).toBe(0o600);
   const secrets = entries(file);
-  expect(Object.keys(secrets).sort()).toEqual(['OPERATOR_TOKEN', 'SECRETS_KEY', 'SESSION_SECRET']);
+  expect(Object.keys(secrets).sort()).toEqual([
+    'OPERATOR_TOKEN',
+    'PAYLOAD_ENCRYPTION_KEYS',
+    'SECRETS_KEY',
+    'SESSION_SECRET',
+  ]);
   const config = parseConfig({
     ...secrets,
     NODE_ENV: 'production',
@@ -37,6 +42,8 @@ it('writes secrets production accepts, readable by the owner only', () => {
     TEMPORAL_ADDRESS: 't:1',
   });
   expect(config.SECRETS_KEY).toBe(secrets.SECRETS_KEY);
+  // Production refuses to start without a payload key; the one written parses as the current key.
+  expect(config.PAYLOAD_ENCRYPTION_KEYS).toBeDefined();
   // Two runs never share a secret.
   const other = join(scratch, 'other.env');
   createSecretsFile(other);

@@ -1,7 +1,7 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import request from 'supertest';
 import { callUiMetadata } from '../../domain/calls/ui-metadata';
-import { DEFAULT_RETRY_CONFIG } from '../../domain/campaigns/campaign-defaults';
+import { DEFAULT_RETRY_CONFIG } from '../../domain/campaigns/settings';
 import { maskSecret } from '../../telephony/credentials';
 import { callWorkflowId, campaignCallWorkflowId } from '../../workflows/definitions';
 import { campaignSettings, insertCampaign, startCampaignWorkflow, useCampaignTestFile } from '../helpers/campaigns';

@@ -7,7 +7,7 @@ import {
   uniqueTaskQueue,
   type TestTemporal,
 } from '../helpers/temporal';
-import { noopParentWorkflow, noopWorkflow } from '../../workflows';
+import { noopParentWorkflow, noopWorkflow } from '../../bench/workflows';
 
 let temporal: TestTemporal;
 const taskQueue = uniqueTaskQueue('noop');

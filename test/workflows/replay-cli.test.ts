@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { downloadRuns, replayRuns } from '../../platform/replay';
-import { noopWorkflow } from '../../workflows';
+import { noopWorkflow } from '../../bench/workflows';
 import {
   connectTestTemporal,
   testDataConverter,

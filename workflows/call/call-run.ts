@@ -1,9 +1,9 @@
 import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
 import type { createCallActivities } from '../../activities/call.activities';
 import type { ConversationResult } from '../../agent-runtime/contract';
+import { ACTIVITY_POLICIES } from '../activity-policies';
 import type { CallWorkflowInput, TerminalCallStatus, VoicemailMessage } from '../definitions';
 import { spokenDuration } from '../spoken-duration';
-import { NON_RETRYABLE } from './paced-dial';
 import { CallState } from './state';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
@@ -13,10 +13,7 @@ type CallActivities = ReturnType<typeof createCallActivities>;
 // safe to run again after a crash (dialing is keyed by attempt; the others are idempotent).
 
 // Provider look-ups and hang-ups: short, retried a little; a failure falls back to waiting.
-const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { maximumAttempts: 4, initialInterval: '1 second', nonRetryableErrorTypes: NON_RETRYABLE },
-});
+const { getCallStatus, hangupCall } = proxyLocalActivities<CallActivities>(ACTIVITY_POLICIES.providerCall);
 
 const DEFAULT_STATUS_POLL_SECONDS = 15;
 /**

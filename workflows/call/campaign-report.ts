@@ -1,12 +1,12 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { createCampaignReportActivities } from '../../activities/campaign-report.activities';
+import { ACTIVITY_POLICIES } from '../activity-policies';
 import type { CampaignCallLink, CallWorkflowInput, TerminalCallStatus } from '../definitions';
 
 // Retried until the server takes the signal: a campaign's later run learns of a call only this way.
-const { reportCampaignCall } = proxyLocalActivities<ReturnType<typeof createCampaignReportActivities>>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const { reportCampaignCall } = proxyLocalActivities<ReturnType<typeof createCampaignReportActivities>>(
+  ACTIVITY_POLICIES.campaignReport,
+);
 
 /**
  * Everything a campaign's call does to tell its campaign how it ended. The campaign run that

@@ -1,5 +1,6 @@
 import { proxyLocalActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { createCallConclusionActivities } from '../../activities/call-conclusion.activities';
+import { CALL_LENGTH_POLICIES } from '../activity-policies';
 import type { CallOutcome } from '../definitions';
 import { sendPostCallWebhooks } from '../post-call-webhooks';
 import { CallStatusAttribute, DispositionAttribute } from '../search-attributes';
@@ -13,11 +14,9 @@ import { concludeForCampaign } from './campaign-report';
 export async function conclude(call: CallRun, ending: CallEnding): Promise<CallOutcome> {
   const { input, state, runId } = call;
   const { callStatus, durationSeconds, conversation = null, simulate, voicemail } = ending;
-  const { concludeCall } = proxyLocalActivities<ReturnType<typeof createCallConclusionActivities>>({
-    // Room for the simulated conversation, then for the write.
-    startToCloseTimeout: `${input.maxDurationSeconds + 90} seconds`,
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-  });
+  const { concludeCall } = proxyLocalActivities<ReturnType<typeof createCallConclusionActivities>>(
+    CALL_LENGTH_POLICIES.callConclusion(input.maxDurationSeconds),
+  );
   const concluded = await concludeForCampaign(
     input,
     () => state.campaignAskedForReport,

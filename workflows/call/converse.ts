@@ -1,9 +1,9 @@
 import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
 import type { createCallActivities } from '../../activities/call.activities';
 import type { ConversationResult } from '../../agent-runtime/contract';
+import { CALL_LENGTH_POLICIES } from '../activity-policies';
 import type { CallWorkflowInput } from '../definitions';
 import { endWith, type CallRun, type PhaseResult } from './call-run';
-import { NON_RETRYABLE } from './paced-dial';
 
 /**
  * After a live call's final status, how long a conversation that started may take to be reported:
@@ -83,10 +83,9 @@ async function converseSimulated(call: CallRun): Promise<PhaseResult> {
  * at once); a failed engine leaves the call without one.
  */
 async function simulatedConversation(input: CallWorkflowInput): Promise<ConversationResult | null> {
-  const { runConversation } = proxyLocalActivities<ReturnType<typeof createCallActivities>>({
-    startToCloseTimeout: `${input.maxDurationSeconds + 60} seconds`,
-    retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
-  });
+  const { runConversation } = proxyLocalActivities<ReturnType<typeof createCallActivities>>(
+    CALL_LENGTH_POLICIES.simulatedConversation(input.maxDurationSeconds),
+  );
   try {
     return await runConversation({ runId: input.runId, maxDurationSeconds: input.maxDurationSeconds });
   } catch (error) {

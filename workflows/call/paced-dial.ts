@@ -1,18 +1,15 @@
 import { ApplicationFailure, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { createCallActivities } from '../../activities/call.activities';
+import { ACTIVITY_POLICIES } from '../activity-policies';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
-
-/** Refusals and unusable runs end the call; everything else may be tried again. */
-export const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
 
 // Dialing: a few tries only; the idempotency key makes a retry after a crash safe. A local
 // activity: it runs in the worker that runs the workflow, so the turn it takes is used at once. Its
 // summary in the Temporal UI names the provider.
 const dialer = (provider: string | undefined) =>
   proxyLocalActivities<CallActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+    ...ACTIVITY_POLICIES.providerDial,
     summary: provider ? `dial via ${provider}` : 'dial',
   });
 

@@ -1,13 +1,13 @@
 import { ActivityFailure, ApplicationFailure, log, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { createDialRuleActivities } from '../../activities/dial-rules.activities';
 import { endWith, type CallEnding, type CallRun, type PhaseResult } from './call-run';
+import { ACTIVITY_POLICIES } from '../activity-policies';
 import { dialOnTurn } from './paced-dial';
 
 // The do-not-call list and the frequency caps, just before the dial: a database check, retried until it answers.
-const { checkDialRules } = proxyLocalActivities<ReturnType<typeof createDialRuleActivities>>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const { checkDialRules } = proxyLocalActivities<ReturnType<typeof createDialRuleActivities>>(
+  ACTIVITY_POLICIES.databaseWrite,
+);
 
 const DEFAULT_RING_TIMEOUT_SECONDS = 60;
 

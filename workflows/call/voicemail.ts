@@ -1,14 +1,11 @@
 import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
 import type { createCallActivities } from '../../activities/call.activities';
+import { ACTIVITY_POLICIES } from '../activity-policies';
 import type { VoicemailMessage } from '../definitions';
 import { endWith, HANGUP_GRACE_MS, type CallRun, type PhaseResult } from './call-run';
-import { NON_RETRYABLE } from './paced-dial';
 
 // The voicemail steps: a database read, and a notification to the API process holding a live call's stream.
-const voicemailSteps = proxyLocalActivities<ReturnType<typeof createCallActivities>>({
-  startToCloseTimeout: '20 seconds',
-  retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
-});
+const voicemailSteps = proxyLocalActivities<ReturnType<typeof createCallActivities>>(ACTIVITY_POLICIES.voicemailStep);
 
 /**
  * Beyond a live voicemail message's estimated length, how long its playing may take to be reported:

@@ -10,7 +10,7 @@ import {
   type CampaignState,
 } from '../definitions';
 import { campaignActivities } from './activities';
-import { settingsChangeProblem } from './settings-change';
+import { settingsChangeProblem } from '../../domain/campaigns/settings';
 import type { CampaignRun } from './run';
 
 const conflict = (state: CampaignState) =>

@@ -7,7 +7,6 @@ import type {
 import type { ScreenedDial } from '../../activities/dial-rules.activities';
 import {
   campaignAttemptKey,
-  isTerminalCampaignState,
   type CampaignCallLink,
   type CampaignCallResult,
   type CampaignCarryOver,
@@ -17,6 +16,7 @@ import {
   type TerminalCallStatus,
   type WaitCause,
 } from '../definitions';
+import { isTerminalCampaignState } from '../../domain/campaigns/settings';
 import { breakerTrip, isBreakerFailure, withinWindow, type BreakerEntry, type BreakerFigures } from './breaker';
 import { shouldRetry } from './retry';
 import { nextOpening, windowZone } from './schedule';

@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The dependency rules of docs/architecture.md, as eslint.config.js enforces them: each snippet is
+ * linted as if it were a file at that path. Type-aware rules are off here, so that a file that does
+ * not exist can be linted; the fences need no types.
+ */
+
+const root = join(__dirname, '..', '..');
+// Given as an object: ESLint would load the file with a dynamic import(), which jest's sandbox refuses.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const config = require('../../eslint.config.js') as ESLint.Options['baseConfig'];
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfigFile: true,
+  baseConfig: config,
+  overrideConfig: [
+    {
+      files: ['**/*.ts'],
+      ...tseslint.configs.disableTypeChecked,
+      languageOptions: { parserOptions: { projectService: false, project: null } },
+    },
+  ],
+});
+
+/** The import restrictions a snippet at `path` breaks. */
+async function fencesBroken(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, path) });
+  if (!result) throw new Error(`${path} was not linted`);
+  const fatal = result.messages.find((message) => message.fatal);
+  if (fatal) throw new Error(`${path}: ${fatal.message}`);
+  return result.messages
+    .filter((message) => /no-restricted-imports$/.test(message.ruleId ?? ''))
+    .map((message) => message.message);
+}
+
+const uses = (name: string) => `export const used = ${name};\n`;
+
+describe('workflow code imports activities as types only', () => {
+  it.each([
+    ['workflows/x.workflow.ts', '../activities'],
+    ['workflows/call/x.ts', '../../activities/call.activities'],
+    ['workflows/campaign/x.ts', '../../activities'],
+    ['bench/workflows/x.workflow.ts', '../../activities/campaign.activities'],
+  ])('%s may not import %s as a value', async (path, source) => {
+    const code = `import { createActivities } from '${source}';\n${uses('createActivities')}`;
+    expect(await fencesBroken(path, code)).toEqual([expect.stringContaining('activities as types only')]);
+  });
+
+  it('allows a type import from activities/, and a workflow folder its own activities proxy', async () => {
+    const typeOnly = `import type { Activities } from '../../activities';\nexport type Used = Activities;\n`;
+    expect(await fencesBroken('workflows/call/x.ts', typeOnly)).toEqual([]);
+    const ownProxy = `import { activities } from './activities';\n${uses('activities')}`;
+    expect(await fencesBroken('workflows/campaign/x.ts', ownProxy)).toEqual([]);
+  });
+
+  it('keeps Node builtins out of workflow code', async () => {
+    const code = `import { readFileSync } from 'node:fs';\n${uses('readFileSync')}`;
+    expect(await fencesBroken('workflows/call/x.ts', code)).toEqual([expect.stringContaining('Node builtins')]);
+  });
+});
+
+describe('outside workflow code, nothing loads workflow code', () => {
+  it.each([
+    ['domain/calls/x.ts', '../../workflows/call.workflow', 'callWorkflow'],
+    ['domain/campaigns/x.ts', '../../workflows/campaign/tracker', 'CampaignTracker'],
+    ['entities/x.ts', '../workflows/campaign.workflow', 'campaignWorkflow'],
+    ['api/routes/x.ts', '../../workflows', 'healthCheckWorkflow'],
+    ['activities/x.ts', '../workflows/health-check.workflow', 'healthCheckWorkflow'],
+    ['platform/x.ts', '../workflows/call/paced-dial', 'pacedDial'],
+  ])('%s may not import %s', async (path, source, name) => {
+    const code = `import { ${name} } from '${source}';\n${uses(name)}`;
+    expect(await fencesBroken(path, code)).toEqual([
+      expect.stringContaining('Only workflow code imports workflow code'),
+    ]);
+  });
+
+  it('allows types, and the contract: definitions and search attributes', async () => {
+    const typeOnly = `import type { callWorkflow } from '../../workflows/call.workflow';\nexport type Used = typeof callWorkflow;\n`;
+    expect(await fencesBroken('domain/calls/x.ts', typeOnly)).toEqual([]);
+    const contract =
+      `import { callWorkflowId } from '../../workflows/definitions';\n` +
+      `import { AgentIdAttribute } from '../../workflows/search-attributes';\n` +
+      `export const used = [callWorkflowId, AgentIdAttribute];\n`;
+    expect(await fencesBroken('api/routes/x.ts', contract)).toEqual([]);
+  });
+});
+
+describe('the HTTP layer calls the domain, never the reverse', () => {
+  it.each([
+    ['domain/calls/x.ts', '../../api/errors'],
+    ['entities/x.ts', '../api'],
+    ['workflows/x.ts', '../api/schemas/calls'],
+  ])('%s may not import %s', async (path, source) => {
+    const code = `import { x } from '${source}';\n${uses('x')}`;
+    expect(await fencesBroken(path, code)).toEqual([expect.stringMatching(/import(s)? the HTTP layer|Only api\//)]);
+  });
+
+  it('keeps Koa out of the domain, and lets packages named api through', async () => {
+    const koa = `import Koa from 'koa';\n${uses('Koa')}`;
+    expect(await fencesBroken('domain/x.ts', koa)).toEqual([expect.stringContaining('no HTTP framework')]);
+    const otel = `import { trace } from '@opentelemetry/api';\n${uses('trace')}`;
+    expect(await fencesBroken('domain/x.ts', otel)).toEqual([]);
+  });
+});

@@ -1,0 +1,88 @@
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
+
+/** Refusals and unusable runs end the call; everything else may be tried again. */
+export const NON_RETRYABLE = ['ProviderRefusedError', 'CallSetupError'];
+
+/** Delivery attempts per post-call webhook node: 1 s, 2 s, 4 s, 8 s apart. */
+export const WEBHOOK_MAX_ATTEMPTS = 5;
+
+/**
+ * How each kind of activity is timed and retried, by name: every proxy in workflows/ takes one of
+ * these (adding only a UI summary), so a kind of work is retried the same way wherever it runs.
+ */
+export const ACTIVITY_POLICIES = {
+  /**
+   * An idempotent PostgreSQL write or check, or a signal to Temporal: retried until it is taken.
+   * Short: a worker killed mid-activity holds the workflow up for this long before the retry.
+   */
+  databaseWrite: {
+    startToCloseTimeout: '20 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  },
+  /** A campaign's report of a call to its campaign: retried until the server takes the signal. */
+  campaignReport: {
+    startToCloseTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  },
+  /** A provider's status lookup or hang-up: a few tries; refusals and unusable runs are final. */
+  providerCall: {
+    startToCloseTimeout: '20 seconds',
+    retry: { maximumAttempts: 4, initialInterval: '1 second', nonRetryableErrorTypes: NON_RETRYABLE },
+  },
+  /** Dialing: a few tries only; the idempotency key makes a retry after a crash safe. */
+  providerDial: {
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+  },
+  /** The voicemail steps: a database read, and a notification to the API process holding a live call's stream. */
+  voicemailStep: {
+    startToCloseTimeout: '20 seconds',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  },
+  /** A post-call webhook: refused addresses and 4xx answers are final (activities/webhook/errors.ts); the rest backs off. */
+  webhookDelivery: {
+    startToCloseTimeout: '30 seconds',
+    retry: {
+      maximumAttempts: WEBHOOK_MAX_ATTEMPTS,
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      nonRetryableErrorTypes: ['WebhookRefusedError', 'WebhookRejectedError'],
+    },
+  },
+  /** Bookkeeping of a webhook that failed: retried until it succeeds, within reason. */
+  webhookBookkeeping: {
+    startToCloseTimeout: '20 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+  },
+  /**
+   * One batch of the retention sweep: a transaction over up to a few hundred runs and their
+   * recordings, idempotent, so a retry after a crash only repeats work already done.
+   */
+  retentionBatch: {
+    startToCloseTimeout: '5 minutes',
+    retry: { initialInterval: '10 seconds', maximumInterval: '5 minutes' },
+  },
+  /** A health check reports the current state; retrying would hide an outage. */
+  healthCheck: {
+    startToCloseTimeout: '5 seconds',
+    retry: { maximumAttempts: 1 },
+  },
+} satisfies Record<string, ActivityOptions & LocalActivityOptions>;
+
+/**
+ * Work that lasts as long as the call may: room for a call of `maxDurationSeconds`, then `extraSeconds`.
+ * `simulatedConversation`: the simulator's conversation, tried twice; `callConclusion`: the outcome's
+ * write (with a simulated conversation in it), retried until it commits.
+ */
+export const CALL_LENGTH_POLICIES = {
+  simulatedConversation: (maxDurationSeconds: number): LocalActivityOptions => ({
+    startToCloseTimeout: `${maxDurationSeconds + 60} seconds`,
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
+  }),
+  callConclusion: (maxDurationSeconds: number): LocalActivityOptions => ({
+    // Room for the simulated conversation, then for the write.
+    startToCloseTimeout: `${maxDurationSeconds + 90} seconds`,
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  }),
+};
