@@ -178,7 +178,9 @@ export const ToolList = z.object({ tools: z.array(ToolResponse) }).openapi('Tool
   example: { tools: [EXAMPLE_TOOL] },
 });
 
-export const ToolParams = z.object({ tool_uuid: z.uuid() });
+export const ToolParams = z.object({
+  tool_uuid: z.uuid().openapi({ example: '0f8e6a52-3c1d-4d2b-8d53-8a1f4c2e9b10' }),
+});
 
 export const ToolListQuery = z.object({
   status: z.enum(TOOL_STATUSES).optional(),
