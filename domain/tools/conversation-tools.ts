@@ -6,7 +6,9 @@ import { activeTools, runnableTool } from './tools';
 /** Every `tool_uuids` entry of a stored graph. */
 function referencedTools(definition: Record<string, unknown>): string[] {
   const nodes = Array.isArray(definition.nodes) ? (definition.nodes as { data?: { tool_uuids?: unknown } }[]) : [];
-  const uuids = nodes.flatMap((node) => (Array.isArray(node.data?.tool_uuids) ? node.data.tool_uuids : []));
+  const uuids = nodes.flatMap((node): unknown[] =>
+    Array.isArray(node.data?.tool_uuids) ? (node.data.tool_uuids as unknown[]) : [],
+  );
   return [...new Set(uuids.filter((uuid): uuid is string => typeof uuid === 'string'))];
 }
 

@@ -91,7 +91,7 @@ describe('the tools resource', () => {
     const tool = await createTool(httpTool());
     expect(tool).toMatchObject({ category: 'http_api', status: 'active', definition: { schema_version: 1 } });
     const listed = await as(app, 'get', '/api/v1/tools?category=http_api');
-    expect(listed.body.tools.map((t: { tool_uuid: string }) => t.tool_uuid)).toContain(tool.tool_uuid);
+    expect((listed.body as { tools: { tool_uuid: string }[] }).tools.map((t) => t.tool_uuid)).toContain(tool.tool_uuid);
 
     const replaced = await as(app, 'put', `/api/v1/tools/${tool.tool_uuid}`).send(
       httpTool({ timeout_ms: 2000 }, 'Order lookup'),
@@ -227,7 +227,8 @@ describe('testing an HTTP tool', () => {
   it('tells the model plainly when it did not work: 404, text, a huge answer, a timeout, a missing argument', async () => {
     const at = async (path: string, config: Record<string, unknown> = {}, args: object = { order_id: '1' }) => {
       const tool = await createTool(httpTool({ url: `http://127.0.0.1:${port}${path}`, method: 'GET', ...config }));
-      return (await test(tool.tool_uuid, { arguments: args, initial_context: context })).body.result;
+      const res = await test(tool.tool_uuid, { arguments: args, initial_context: context });
+      return (res.body as { result: Record<string, unknown> }).result;
     };
     expect(await at('/missing')).toEqual({
       ok: false,
