@@ -7,6 +7,7 @@ import type { VoicemailAction } from '../domain/campaigns/settings';
 /** A run as its call activities need it, with its telephony configuration, read in one statement. */
 export interface CallRecord {
   id: number;
+  organizationId: number;
   /** The agent (`workflow_id` in the interface). */
   agentId: number;
   agentVersionId: number;
@@ -52,7 +53,7 @@ export function createCallRecords(dataSource: DataSource) {
           callsPerSecond: string | null;
         })[]
       >(
-        `SELECT r.id, r.workflow_id AS "agentId", r.definition_id AS "agentVersionId", r.mode AS provider,
+        `SELECT r.id, r.organization_id AS "organizationId", r.workflow_id AS "agentId", r.definition_id AS "agentVersionId", r.mode AS provider,
                 r.called_number AS "calledNumber", r.caller_number AS "callerNumber",
                 r.provider_call_id AS "providerCallId", r.initial_context AS "initialContext",
                 a.call_disposition_codes AS "callDispositionCodes", c.id AS "configurationId",

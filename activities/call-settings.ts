@@ -12,6 +12,8 @@ export interface CallSettings {
   telephonyApiBaseUrl?: string;
   /** `ALLOW_PRIVATE_ARI_ENDPOINTS`. */
   allowPrivateAriEndpoints?: boolean;
+  /** `ALLOW_PRIVATE_WEBHOOKS`: tools may reach private addresses too. */
+  allowPrivateWebhooks?: boolean;
   /** Unset: the conversation engine's offline policy. */
   llm?: LlmSettings;
   pricePerMinuteUsd: number;
@@ -26,6 +28,7 @@ export function callSettingsFrom(config: Config): CallSettings {
     publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ''),
     telephonyApiBaseUrl: config.TELEPHONY_API_BASE_URL,
     allowPrivateAriEndpoints: config.ALLOW_PRIVATE_ARI_ENDPOINTS,
+    allowPrivateWebhooks: config.ALLOW_PRIVATE_WEBHOOKS,
     llm: llmConfigured
       ? { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL }
       : undefined,

@@ -1,3 +1,5 @@
+import { loadConversationTools } from '../domain/tools/conversation-tools';
+import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import type { ConversationResult, Converse } from '../agent-runtime/contract';
@@ -77,6 +79,13 @@ const toUpdate = (event: StatusEvent): CallStatusUpdate => ({
 
 export function createCallActivities({ dataSource, secrets, settings, converse, versions }: CallActivityDeps) {
   const records = createCallRecords(dataSource);
+  const toolDeps = createToolRunnerDeps({
+    dataSource,
+    secrets,
+    config: { ALLOW_PRIVATE_WEBHOOKS: settings.allowPrivateWebhooks ?? false },
+  });
+  const conversationTools = (run: CallRecord, definition: Record<string, unknown>) =>
+    loadConversationTools(dataSource, toolDeps, run, definition);
   const pacing = createDialPacing(dataSource);
 
   /** The configuration's dials per second: its own, else its provider's default; null: not paced. */
@@ -200,6 +209,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
         const callee = { kind: 'simulated' as const, talkSeconds: talkSecondsOf(run, maxDurationSeconds) };
         const conversation = await converse(conversationInput(source, maxDurationSeconds, callee), {
           llm: settings.llm,
+          tools: await conversationTools(run, source.workflowDefinition),
         });
         // On the list as soon as the callee asked, before the call ends; the run's conclusion lists it too.
         if (conversation.optOut) await listOptOut(dataSource.manager, runId);
@@ -244,6 +254,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           ...(conversation ? { node_path: conversation.nodePath, ended_by: conversation.endedBy } : {}),
           ...(conversation?.optOut ? { opt_out: conversation.optOut } : {}),
           ...(conversation?.turnLatency ? { turn_latency: conversation.turnLatency } : {}),
+          ...(conversation?.toolCalls ? { tool_calls: conversation.toolCalls } : {}),
         },
         hasTranscript: conversation !== null || voicemail !== undefined,
         usageInfo: {

@@ -1,4 +1,5 @@
 import type { ConversationParty } from './party';
+import type { ConversationTools, ToolCallLog } from './tools';
 
 /**
  * What the call workflow asks of the conversation engine, and what it gets back. The engine walks
@@ -89,6 +90,8 @@ export interface ConversationResult {
    * end node with `opt_out` (`node`). Their number goes on the organization's do-not-call list.
    */
   optOut?: 'phrase' | 'node';
+  /** Every tool call the agent made, in order (`logs.tool_calls`). */
+  toolCalls?: ToolCallLog[];
 }
 
 export interface ConversationDeps {
@@ -97,6 +100,8 @@ export interface ConversationDeps {
   now?: () => Date;
   /** A live call; unset: the simulated callee of `input.callee`. */
   party?: ConversationParty;
+  /** The agent's tools; unset: nodes' tools are not offered. */
+  tools?: ConversationTools;
 }
 
 export type Converse = (input: ConversationInput, deps: ConversationDeps) => Promise<ConversationResult>;

@@ -7,6 +7,14 @@ import { isOptOutRequest, OPT_OUT_CLOSING } from './opt-out';
 import type { AgentReply, ConversationParty, EndedBy, Spoken } from './party';
 import type { Policy, TurnRequest } from './policy';
 import { SimulatedParty } from './simulated-party';
+import {
+  resultExcerpt,
+  TOOL_DELAY_LINE,
+  TOOL_DELAY_MS,
+  type ToolCallLog,
+  type ToolOutcome,
+  type ToolSession,
+} from './tools';
 
 export type * from './contract';
 export type * from './party';
@@ -63,6 +71,7 @@ export const converse: Converse = async (input, deps) => {
   const nodePath: string[] = [];
   let endedBy: EndedBy | undefined;
   let optOut: ConversationResult['optOut'];
+  const toolCalls: ToolCallLog[] = [];
 
   const render = (template: string) =>
     renderTemplate(template, { initialContext: variables, gatheredContext, now: party.now() });
@@ -106,6 +115,62 @@ export const converse: Converse = async (input, deps) => {
       history: [...transcript],
       calleeRepliesInNode,
       optOutHeard: optOut !== undefined,
+      tools: deps.tools?.forNode(node.data.tool_uuids) ?? [],
+      context: { ...variables, ...gatheredContext },
+    };
+  };
+  /**
+   * The node's tools for one turn: each call numbered and logged; an HTTP tool's `customMessage` is
+   * said before its request, and on a live call a slow result gets a short line so the caller hears
+   * no dead air.
+   */
+  const toolSession = (node: ConversationNode, speech: AgentReply): ToolSession => {
+    let endCall: ToolOutcome['endCall'];
+    return {
+      functions: deps.tools?.forNode(node.data.tool_uuids) ?? [],
+      get endCall() {
+        return endCall;
+      },
+      call: async (fn, args) => {
+        const tools = deps.tools;
+        const sequence = toolCalls.length + 1;
+        const started = party.now();
+        const startedMs = Date.now();
+        const placeholder: ToolCallLog = {
+          sequence,
+          tool_uuid: fn.toolUuid,
+          function: fn.name,
+          arguments: args,
+          status: 'failed',
+          duration_ms: 0,
+          result_excerpt: '',
+          at: started.toISOString(),
+          node_id: node.id,
+        };
+        toolCalls.push(placeholder);
+        if (fn.definition.type === 'http_api' && fn.definition.config.customMessage) {
+          speech.sentence(render(fn.definition.config.customMessage));
+        }
+        const slow = speech.streaming ? setTimeout(() => speech.sentence(TOOL_DELAY_LINE), TOOL_DELAY_MS) : undefined;
+        let outcome: ToolOutcome;
+        try {
+          outcome = tools
+            ? await tools.invoke({ fn, args, sequence, gatheredContext: { ...gatheredContext } })
+            : { result: { ok: false, error: 'tools are not available in this conversation' } };
+        } catch (error) {
+          outcome = { result: { ok: false, error: (error as Error).message } };
+        } finally {
+          clearTimeout(slow);
+        }
+        Object.assign(placeholder, {
+          status: outcome.result.ok ? 'ok' : 'failed',
+          ...(outcome.result.status_code === undefined ? {} : { status_code: outcome.result.status_code }),
+          duration_ms: Date.now() - startedMs,
+          result_excerpt: resultExcerpt(outcome.result),
+        });
+        if (outcome.endCall) endCall = outcome.endCall;
+        return outcome.result;
+      },
     };
   };
   const extract = async (node: ConversationNode) => {
@@ -151,7 +216,15 @@ export const converse: Converse = async (input, deps) => {
     if ((endedBy = party.over())) break;
     turns += 1;
     const reply = replyIn(node);
-    const decision = await policy.turn(request(node, calleeReplies), reply);
+    const tools = toolSession(node, reply);
+    const decision = await policy.turn(request(node, calleeReplies), reply, tools);
+    if (tools.endCall) {
+      const { reason, message } = tools.endCall;
+      if (message) reply.sentence(render(message));
+      if (reason) gatheredContext.call_disposition = reason;
+      if (record(await reply.finish())) endedBy = 'end_node';
+      break;
+    }
     const spoken = await reply.finish();
     if (!record(spoken)) break;
     if (decision.edge) {
@@ -191,6 +264,7 @@ export const converse: Converse = async (input, deps) => {
     usage: policy.usage.result(),
     durationSeconds: party.durationSeconds(finalEndedBy),
     ...(optOut ? { optOut } : {}),
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
   };
   return result;
 };

@@ -16,6 +16,7 @@ import {
   type TurnRequest,
 } from './policy';
 import { SentenceSplitter } from './sentences';
+import { MAX_TOOL_ROUNDS, type ToolFunction, type ToolSession } from './tools';
 import { UsageMeter } from './usage';
 
 /**
@@ -49,6 +50,7 @@ const toMessages = (history: TranscriptLine[]): ChatCompletionMessageParam[] =>
 const NO_PARAMETERS = { type: 'object', properties: {}, additionalProperties: false };
 
 interface FunctionCall {
+  id: string;
   name: string;
   arguments: string;
 }
@@ -120,7 +122,8 @@ export class LlmPolicy implements Policy {
           splitter.push(delta.content);
         }
         for (const call of delta.tool_calls ?? []) {
-          const entry = calls.get(call.index) ?? { name: '', arguments: '' };
+          const entry = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
+          entry.id ||= call.id ?? '';
           entry.name += call.function?.name ?? '';
           entry.arguments += call.function?.arguments ?? '';
           calls.set(call.index, entry);
@@ -139,7 +142,7 @@ export class LlmPolicy implements Policy {
   /** The function calls of the first choice, with their names and raw arguments. */
   private static calls(completion: ChatCompletion): FunctionCall[] {
     return (completion.choices[0]?.message.tool_calls ?? []).flatMap((call) =>
-      call.type === 'function' ? [{ name: call.function.name, arguments: call.function.arguments }] : [],
+      call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
     );
   }
 
@@ -147,8 +150,13 @@ export class LlmPolicy implements Policy {
     return completion.choices[0]?.message.content?.trim() ?? '';
   }
 
-  async turn(request: TurnRequest, speech: SpeechSink): Promise<TurnDecision> {
-    const tools: ChatCompletionTool[] = request.edges.map((choice) => ({
+  /**
+   * One turn: the node's edges and tools offered as functions. Tool calls (several at once run side
+   * by side) go back to the model as tool messages and it continues, for up to MAX_TOOL_ROUNDS
+   * rounds; the last round offers the edges only. Text of every round is spoken.
+   */
+  async turn(request: TurnRequest, speech: SpeechSink, tools?: ToolSession): Promise<TurnDecision> {
+    const edgeTools: ChatCompletionTool[] = request.edges.map((choice) => ({
       type: 'function',
       function: {
         name: choice.functionName,
@@ -156,20 +164,54 @@ export class LlmPolicy implements Policy {
         parameters: NO_PARAMETERS,
       },
     }));
-    const { text: say, calls } = await this.speak(
-      {
-        messages: [
-          { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}` },
-          ...toMessages(request.history),
-        ],
-        tools,
-        tool_choice: 'auto',
-      },
-      speech,
-    );
-    const names = new Map(request.edges.map((choice) => [choice.functionName, choice.edge]));
-    const edge = calls.map((call) => names.get(call.name)).find((found) => found !== undefined);
-    return { ...(say ? { say } : {}), ...(edge ? { edge } : {}) };
+    const functions = new Map((tools?.functions ?? []).map((fn) => [fn.name, fn]));
+    const toolFunctions: ChatCompletionTool[] = [...functions.values()].map((fn) => ({
+      type: 'function',
+      function: { name: fn.name, description: fn.description, parameters: fn.parameters },
+    }));
+    const edges = new Map(request.edges.map((choice) => [choice.functionName, choice.edge]));
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}` },
+      ...toMessages(request.history),
+    ];
+    const said: string[] = [];
+    for (let round = 0; ; round += 1) {
+      const offered = round < MAX_TOOL_ROUNDS ? [...edgeTools, ...toolFunctions] : edgeTools;
+      const { text, calls } = await this.speak(
+        { messages, ...(offered.length > 0 ? { tools: offered, tool_choice: 'auto' as const } : {}) },
+        speech,
+      );
+      if (text) said.push(text);
+      const edge = calls.map((call) => edges.get(call.name)).find((found) => found !== undefined);
+      const toolCalls = calls.filter((call) => functions.has(call.name));
+      if (edge || toolCalls.length === 0 || !tools || round >= MAX_TOOL_ROUNDS) {
+        const say = said.join(' ');
+        return { ...(say ? { say } : {}), ...(edge ? { edge } : {}) };
+      }
+      const results = await Promise.all(
+        toolCalls.map((call) => tools.call(functions.get(call.name) as ToolFunction, parseArguments(call))),
+      );
+      messages.push({
+        role: 'assistant',
+        content: text || null,
+        tool_calls: toolCalls.map((call, index) => ({
+          id: call.id || `call_${round}_${index}`,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments || '{}' },
+        })),
+      });
+      toolCalls.forEach((call, index) =>
+        messages.push({
+          role: 'tool',
+          tool_call_id: call.id || `call_${round}_${index}`,
+          content: JSON.stringify(results[index]),
+        }),
+      );
+      if (tools.endCall) {
+        const say = said.join(' ');
+        return say ? { say } : {};
+      }
+    }
   }
 
   async closing(request: TurnRequest, speech: SpeechSink): Promise<string> {

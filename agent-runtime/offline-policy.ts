@@ -8,6 +8,7 @@ import {
   type TurnRequest,
 } from './policy';
 import type { SpeechSink } from './party';
+import type { ToolFunction, ToolResult, ToolSession } from './tools';
 import { OFFLINE_MODEL, UsageMeter } from './usage';
 
 /**
@@ -19,7 +20,12 @@ import { OFFLINE_MODEL, UsageMeter } from './usage';
  * - at an end node it says the first sentence of the rendered prompt;
  * - an extraction variable takes the initial-context value of the same name (coerced to its type),
  *   else null;
- * - the disposition is the first disposition code.
+ * - the disposition is the first disposition code;
+ * - tools: on entering a node, it calls each of the node's HTTP and calculator tools once, in order,
+ *   with the arguments of the same name from the call's context (a tool missing a required argument
+ *   is not called), and says what each answered after its first sentence; once the callee has
+ *   answered, an `end_call` tool whose description shares a word with the callee's last reply is
+ *   called (its reason: the tool's name) before any edge is considered.
  * Usage: each turn counts the `o200k_base` tokens (`countTokens`) of the prompt it stands for (system prompt plus
  * the conversation so far, each message counted on its own plus one token per line break between them) and of
  * the text it says; extraction and disposition cost nothing.
@@ -35,9 +41,36 @@ export const firstSentence = (text: string): string => {
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9']+/g) ?? [];
 
+const heardWords = (reply: string): Set<string> =>
+  new Set(words(reply).filter((word) => word.length >= 3 && !STOP_WORDS.has(word)));
+
 function chooseEdge(edges: EdgeChoice[], reply: string): EdgeChoice | undefined {
-  const heard = new Set(words(reply).filter((word) => word.length >= 3 && !STOP_WORDS.has(word)));
+  const heard = heardWords(reply);
   return edges.find((choice) => words(choice.condition).some((word) => heard.has(word))) ?? edges[0];
+}
+
+/** The context values a tool's parameters name, or undefined when a required one is missing. */
+function argumentsFromContext(fn: ToolFunction, context: Record<string, unknown>): Record<string, unknown> | undefined {
+  const schema = fn.parameters as { properties?: Record<string, unknown>; required?: string[] };
+  const args: Record<string, unknown> = {};
+  for (const name of Object.keys(schema.properties ?? {})) {
+    if (context[name] !== undefined && context[name] !== null && context[name] !== '') args[name] = context[name];
+  }
+  return (schema.required ?? []).every((name) => name in args) ? args : undefined;
+}
+
+/** A tool's answer as a short spoken sentence. */
+export function spokenResult(fn: ToolFunction, result: ToolResult): string {
+  if (!result.ok) return `I could not get an answer from ${fn.name.replace(/_/g, ' ')}.`;
+  const { data } = result;
+  if (data === null || data === undefined || data === '') return `${fn.name.replace(/_/g, ' ')} is done.`;
+  if (typeof data === 'string') return firstSentence(data);
+  if (typeof data !== 'object') return firstSentence(JSON.stringify(data));
+  const facts = Object.entries(data as Record<string, unknown>)
+    .filter(([, value]) => value === null || typeof value !== 'object')
+    .slice(0, 3)
+    .map(([key, value]) => `${key.replace(/_/g, ' ')} is ${String(value)}`);
+  return facts.length > 0 ? `${facts.join(', ')}.` : `${fn.name.replace(/_/g, ' ')} is done.`;
 }
 
 const promptMessages = (request: TurnRequest): string[] => [
@@ -48,18 +81,41 @@ const promptMessages = (request: TurnRequest): string[] => [
 export class OfflinePolicy implements Policy {
   readonly usage = new UsageMeter(OFFLINE_MODEL);
 
-  turn(request: TurnRequest, speech: SpeechSink): Promise<TurnDecision> {
+  async turn(request: TurnRequest, speech: SpeechSink, tools?: ToolSession): Promise<TurnDecision> {
     let decision: TurnDecision;
     if (request.calleeRepliesInNode === 0) {
-      decision = { say: firstSentence(request.nodePrompt) || request.node.data.name };
+      const opening = firstSentence(request.nodePrompt) || request.node.data.name;
+      speech.sentence(opening);
+      const answers: string[] = [];
+      for (const fn of tools?.functions ?? []) {
+        const args = fn.definition.type === 'end_call' ? undefined : argumentsFromContext(fn, request.context);
+        if (!args || !tools) continue;
+        const answer = spokenResult(fn, await tools.call(fn, args));
+        speech.sentence(answer);
+        answers.push(answer);
+      }
+      decision = { say: [opening, ...answers].join(' ') };
     } else {
       const lastReply = request.history.filter((line) => line.role === 'user').at(-1)?.text ?? '';
-      const optOutEdge = request.optOutHeard ? request.edges.find((choice) => choice.optOut) : undefined;
-      decision = { edge: (optOutEdge ?? chooseEdge(request.edges, lastReply))?.edge };
+      const heard = heardWords(lastReply);
+      const endCall = tools?.functions.find(
+        (fn) => fn.definition.type === 'end_call' && words(fn.description).some((word) => heard.has(word)),
+      );
+      if (endCall && tools) {
+        await tools.call(
+          endCall,
+          endCall.definition.type === 'end_call' && endCall.definition.config.endCallReason
+            ? { reason: endCall.name }
+            : {},
+        );
+        decision = {};
+      } else {
+        const optOutEdge = request.optOutHeard ? request.edges.find((choice) => choice.optOut) : undefined;
+        decision = { edge: (optOutEdge ?? chooseEdge(request.edges, lastReply))?.edge };
+      }
     }
     this.usage.addCounted(promptMessages(request), decision.say ?? decision.edge?.data.label ?? '');
-    if (decision.say) speech.sentence(decision.say);
-    return Promise.resolve(decision);
+    return decision;
   }
 
   closing(request: TurnRequest, speech: SpeechSink): Promise<string> {

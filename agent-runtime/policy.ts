@@ -1,6 +1,7 @@
 import type { ConversationResult, TranscriptLine } from './contract';
 import type { ConversationEdge, ConversationNode, ExtractionVariable } from './graph';
 import type { SpeechSink } from './party';
+import type { ToolFunction, ToolSession } from './tools';
 import type { UsageMeter } from './usage';
 
 /** An outgoing edge as the agent sees it: its function name and rendered condition. */
@@ -25,6 +26,10 @@ export interface TurnRequest {
   calleeRepliesInNode: number;
   /** The callee has asked not to be called again. */
   optOutHeard: boolean;
+  /** The node's tools, as functions the agent may call. */
+  tools: ToolFunction[];
+  /** The rendered context, for a policy that fills tool arguments from it (the offline policy). */
+  context: Record<string, unknown>;
 }
 
 /** What the agent does on its turn: say something, take an edge, or both (speech first). */
@@ -49,8 +54,8 @@ export interface ExtractionRequest {
  */
 export interface Policy {
   readonly usage: UsageMeter;
-  /** One turn at a node that has outgoing edges. */
-  turn(request: TurnRequest, speech: SpeechSink): Promise<TurnDecision>;
+  /** One turn at a node that has outgoing edges; `tools` runs the node's tools. */
+  turn(request: TurnRequest, speech: SpeechSink, tools?: ToolSession): Promise<TurnDecision>;
   /** The last words at an end node (or a node with no way out); empty for silence. */
   closing(request: TurnRequest, speech: SpeechSink): Promise<string>;
   /** Values for a node's extraction variables (null when unknown). */

@@ -1,3 +1,4 @@
+import { createToolRoutes } from './routes/tools';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -59,6 +60,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createCampaignRoutes(deps),
     ...createCampaignSourceRoutes(deps, importSlots),
     ...createDataLifecycleRoutes(deps),
+    ...createToolRoutes(deps),
   ];
 }
 

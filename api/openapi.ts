@@ -72,6 +72,11 @@ const TAGS = [
     name: 'credentials',
     description: "The organization's credentials: named secrets that webhooks send, stored encrypted and shown masked.",
   },
+  {
+    name: 'tools',
+    description:
+      'Tools an agent can use during a call: HTTP requests the model fills in, ending the call, a calculator (docs/guides/tools.md).',
+  },
   { name: 'webhooks', description: "The organization's post-call webhook signing secret." },
   { name: 'calls', description: 'Placing outbound calls with an agent.' },
   {

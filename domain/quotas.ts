@@ -71,6 +71,13 @@ export const QUOTAS = {
     per: 'an organization',
     noun: 'numbers on its do-not-call list',
   },
+  tools: {
+    setting: 'QUOTA_TOOLS',
+    table: 'tools',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'tools, archived ones included',
+  },
 } as const;
 
 export type QuotaName = keyof typeof QUOTAS;

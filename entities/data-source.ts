@@ -22,6 +22,7 @@ import { Credentials1795000004200 } from './migrations/1795000004200-Credentials
 import { CanonicalPhoneNumbers1795000004600 } from './migrations/1795000004600-CanonicalPhoneNumbers';
 import { SecretsCanary1795000004700 } from './migrations/1795000004700-SecretsCanary';
 import { DoNotCallListIndexes1795000004800 } from './migrations/1795000004800-DoNotCallListIndexes';
+import { Tools1795000005500 } from './migrations/1795000005500-Tools';
 import { MediaStreamClaimsAndVerifiedOptOuts1795000005700 } from './migrations/1795000005700-MediaStreamClaimsAndVerifiedOptOuts';
 import { DataLifecycle1795000006200 } from './migrations/1795000006200-DataLifecycle';
 
@@ -47,6 +48,7 @@ export const migrations = [
   CanonicalPhoneNumbers1795000004600,
   SecretsCanary1795000004700,
   DoNotCallListIndexes1795000004800,
+  Tools1795000005500,
   MediaStreamClaimsAndVerifiedOptOuts1795000005700,
   DataLifecycle1795000006200,
 ];

@@ -17,6 +17,7 @@ import { Run } from './run.entity';
 import { SimulatorCall } from './simulator-call.entity';
 import { SpeechCredential } from './speech-credential.entity';
 import { TelephonyConfiguration } from './telephony-configuration.entity';
+import { Tool } from './tool.entity';
 import { User } from './user.entity';
 
 export {
@@ -39,6 +40,7 @@ export {
   SimulatorCall,
   SpeechCredential,
   TelephonyConfiguration,
+  Tool,
   User,
 };
 
@@ -62,5 +64,6 @@ export const entities = [
   SimulatorCall,
   SpeechCredential,
   TelephonyConfiguration,
+  Tool,
   User,
 ];

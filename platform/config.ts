@@ -254,6 +254,8 @@ export const configSchema = z.object({
   QUOTA_CREDENTIALS: z.coerce.number().int().min(1).default(200),
   /** Numbers an organization's do-not-call list may hold; past it adding or importing answers 409. Opt-outs are listed past it. */
   QUOTA_DO_NOT_CALL_NUMBERS: z.coerce.number().int().min(1).default(1_000_000),
+  /** Tools an organization may have, archived ones included; past it creating one answers 409. */
+  QUOTA_TOOLS: z.coerce.number().int().min(1).default(500),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),

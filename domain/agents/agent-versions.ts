@@ -9,6 +9,7 @@ import type { Quotas } from '../quotas';
 import type { Secrets } from '../../telephony/secrets';
 import { checkCredentialReferences } from './agent-credentials';
 import { sealAgentSecrets } from './agent-secrets';
+import { assertToolReferences } from '../tools/agent-tool-rules';
 import { syncTriggers, withTriggerPaths } from './triggers';
 
 export const workflowNotFound = (id: number) => new NotFoundError(`Workflow with id ${id} not found`);
@@ -68,6 +69,7 @@ export async function createAgent(
   content: VersionContent,
 ): Promise<number> {
   return dataSource.transaction(async (manager) => {
+    await assertToolReferences(manager, caller.organizationId, content.workflowDefinition);
     const agent = await manager.save(
       manager.create(Agent, {
         organizationId: caller.organizationId,
@@ -108,6 +110,9 @@ export async function updateAgent(
       lock: { mode: 'pessimistic_write' },
     });
     if (!agent?.currentDefinitionId) throw workflowNotFound(id);
+    if (changes.workflowDefinition) {
+      await assertToolReferences(manager, caller.organizationId, changes.workflowDefinition);
+    }
     const current = await manager.findOneByOrFail(AgentVersion, { id: agent.currentDefinitionId });
     const next: VersionContent = {
       workflowDefinition: changes.workflowDefinition

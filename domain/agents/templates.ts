@@ -64,6 +64,10 @@ export interface TemplateContext {
   gatheredContext?: Record<string, unknown>;
   /** The clock for the built-ins; now by default. */
   now?: Date;
+  /** More top-level names (a tool's arguments), over the initial context's own. */
+  variables?: Record<string, unknown>;
+  /** Applied to every value put in, e.g. percent-encoding for a URL. */
+  encode?: (value: string) => string;
 }
 
 const isValidTimeZone = (zone: string): boolean => {
@@ -125,11 +129,22 @@ function fallbackText(expression: string, path: string): string {
   return legacy[1]?.trim() || titleCase(path);
 }
 
+/** What a template's paths are looked up in: the variables, the initial context's keys, and both contexts by name. */
+export function templateRoot(context: TemplateContext): Record<string, unknown> {
+  const initial = context.initialContext ?? {};
+  return {
+    ...initial,
+    ...context.variables,
+    initial_context: initial,
+    gathered_context: context.gatheredContext ?? {},
+  };
+}
+
 /** Renders a template; a missing variable without a fallback renders as an empty string. */
 export function renderTemplate(template: string, context: TemplateContext = {}): string {
   const now = context.now ?? new Date();
-  const initial = context.initialContext ?? {};
-  const root = { ...initial, initial_context: initial, gathered_context: context.gatheredContext ?? {} };
+  const root = templateRoot(context);
+  const encode = context.encode ?? ((value: string) => value);
   // A bare `current_weekday` follows the zone of any `current_time_<zone>` in the same template.
   const templateZone = placeholders(template)
     .map(({ path }) => TIME.exec(path)?.[1])
@@ -147,8 +162,8 @@ export function renderTemplate(template: string, context: TemplateContext = {}):
 
   return replacePlaceholders(template, ({ path, fallback }) => {
     const value = builtIn(path) ?? lookup(root, path);
-    if (value !== undefined && value !== null && value !== '') return stringify(value);
-    return fallback === undefined ? '' : fallbackText(fallback, path);
+    if (value !== undefined && value !== null && value !== '') return encode(stringify(value));
+    return fallback === undefined ? '' : encode(fallbackText(fallback, path));
   }).replace(/\\n/g, '\n');
 }
 

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { converse, LlmRequestError, type ConversationInput } from '../../agent-runtime';
+import type { ConversationTools, ToolFunction, ToolInvocation } from '../../agent-runtime/tools';
 
 interface ChatRequest {
   model: string;
@@ -235,5 +236,88 @@ describe('converse with a language model', () => {
     await expect(
       converse(input(), { llm: { baseUrl: 'http://127.0.0.1:1/v1', model: 'test-model' }, now: () => START }),
     ).rejects.toThrow(/^Language model request failed: /);
+  });
+});
+
+describe('tools during a turn', () => {
+  const ORDER_TOOL = '0f8e6a52-3c1d-4d2b-8d53-8a1f4c2e9b10';
+  const toolDefinition = {
+    nodes: [
+      {
+        id: 'start',
+        type: 'startCall',
+        data: { name: 'Start', prompt: 'Help with the order.', tool_uuids: [ORDER_TOOL] },
+      },
+      { id: 'end', type: 'endCall', data: { name: 'End', prompt: 'Say goodbye.' } },
+    ],
+    edges: [{ id: 'e1', source: 'start', target: 'end', data: { label: 'Done', condition: 'The caller is helped' } }],
+  };
+  const orderStatus: ToolFunction = {
+    toolUuid: ORDER_TOOL,
+    name: 'order_status',
+    description: 'Looks up an order',
+    parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+    definition: {
+      schema_version: 1,
+      type: 'http_api',
+      config: {
+        method: 'GET',
+        url: 'https://shop.example.com/orders/{{order_id}}',
+        headers: {},
+        parameters: [],
+        preset_parameters: [],
+        timeout_ms: 5000,
+      },
+    },
+  };
+  const invocations: ToolInvocation[] = [];
+  const tools: ConversationTools = {
+    forNode: (uuids) => (uuids.includes(ORDER_TOOL) ? [orderStatus] : []),
+    invoke: (invocation) => {
+      invocations.push(invocation);
+      return Promise.resolve({ result: { ok: true, status_code: 200, data: { status: 'shipped' } } });
+    },
+  };
+
+  it('offers the node tools beside its edges, returns the result as a tool message, and logs the call', async () => {
+    script = [
+      { call: { name: 'order_status', arguments: { order_id: 'A-42' } } },
+      { content: 'Your order has shipped.' },
+      { call: { name: 'done' } },
+      { content: 'Goodbye.' },
+    ];
+    const result = await converse(input({ definition: toolDefinition, dispositionCodes: [] }), { ...deps(), tools });
+    expect(received[0]?.tools?.map((tool) => tool.function.name)).toEqual(['done', 'order_status']);
+    expect(invocations).toEqual([expect.objectContaining({ args: { order_id: 'A-42' }, sequence: 1 })]);
+    const followUp = received[1]?.messages as { role: string; content: string | null; tool_call_id?: string }[];
+    expect(followUp.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: JSON.stringify({ ok: true, status_code: 200, data: { status: 'shipped' } }),
+    });
+    expect(result.transcript[0]).toMatchObject({ role: 'assistant', text: 'Your order has shipped.' });
+    expect(result.toolCalls).toEqual([
+      expect.objectContaining({
+        sequence: 1,
+        tool_uuid: ORDER_TOOL,
+        function: 'order_status',
+        status: 'ok',
+        status_code: 200,
+      }),
+    ]);
+    expect(result.nodePath).toEqual(['start', 'end']);
+  });
+
+  it('stops offering tools after the round limit, so a model that keeps calling them still answers', async () => {
+    invocations.length = 0;
+    script = [
+      ...Array.from({ length: 5 }, () => ({ call: { name: 'order_status', arguments: { order_id: '1' } } })),
+      { content: 'Let me check that later.' },
+      { call: { name: 'done' } },
+      { content: 'Goodbye.' },
+    ];
+    await converse(input({ definition: toolDefinition, dispositionCodes: [] }), { ...deps(), tools });
+    expect(invocations).toHaveLength(5);
+    expect(received[5]?.tools?.map((tool) => tool.function.name)).toEqual(['done']);
   });
 });

@@ -1,0 +1,90 @@
+/** What a tool is, as stored and answered: the shapes the tools API takes and the engine runs. */
+
+export const TOOL_TYPES = ['http_api', 'end_call', 'calculator'] as const;
+export type ToolType = (typeof TOOL_TYPES)[number];
+
+export const TOOL_STATUSES = ['active', 'archived'] as const;
+export type ToolStatusName = (typeof TOOL_STATUSES)[number];
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export const PARAMETER_TYPES = ['string', 'number', 'boolean', 'object', 'array'] as const;
+export type ParameterType = (typeof PARAMETER_TYPES)[number];
+
+/** A value the model fills when it calls the tool. */
+export interface ToolParameter {
+  name: string;
+  type: ParameterType;
+  description: string;
+  required: boolean;
+}
+
+/** A value Switchboard fills from the call's context (`{{initial_context.*}}`, `{{gathered_context.*}}`). */
+export interface PresetParameter {
+  name: string;
+  type: ParameterType;
+  value_template: string;
+  required: boolean;
+}
+
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const MAX_TIMEOUT_MS = 30_000;
+
+export interface HttpApiConfig {
+  method: HttpMethod;
+  /** Templated with the parameters and the call's context; scheme and host are fixed at save. */
+  url: string;
+  headers: Record<string, string>;
+  credential_uuid?: string;
+  parameters: ToolParameter[];
+  preset_parameters: PresetParameter[];
+  /** JSON with `{{name}}` placeholders; absent: the parameters as one flat object. */
+  body_template?: Record<string, unknown>;
+  timeout_ms: number;
+  /** Spoken to the caller before the request is sent. */
+  customMessage?: string;
+}
+
+export interface EndCallConfig {
+  messageType: 'none' | 'custom';
+  customMessage?: string;
+  /** The model must give a `reason`, which becomes the call's disposition. */
+  endCallReason: boolean;
+  endCallReasonDescription?: string;
+}
+
+export type CalculatorConfig = Record<string, never>;
+
+export type ToolDefinition =
+  | { schema_version: 1; type: 'http_api'; config: HttpApiConfig }
+  | { schema_version: 1; type: 'end_call'; config: EndCallConfig }
+  | { schema_version: 1; type: 'calculator'; config: CalculatorConfig };
+
+export interface ToolView {
+  tool_uuid: string;
+  name: string;
+  description: string;
+  category: ToolType;
+  status: ToolStatusName;
+  definition: ToolDefinition;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ToolChanges {
+  name: string;
+  description: string;
+  definition: ToolDefinition;
+}
+
+/** A function the model may call: a tool of the node, as the language model sees it. */
+export interface ToolFunction {
+  toolUuid: string;
+  /** The tool's name made a function name (lower-cased, anything but `[a-z0-9_]` as `_`). */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+  definition: ToolDefinition;
+}
