@@ -144,7 +144,8 @@ export async function guardedRequest(
     const host = url.host;
     const failure = (error: Error): Error => {
       if (limits.signal?.aborted) return new OutboundNetworkError(`${host}: the request was cancelled`);
-      if (deadline.aborted) return new OutboundNetworkError(`${host}: no complete answer within ${limits.deadlineMs} ms`);
+      if (deadline.aborted)
+        return new OutboundNetworkError(`${host}: no complete answer within ${limits.deadlineMs} ms`);
       return new OutboundNetworkError(`${host}: ${error.message}`);
     };
     const answer = await exchange(current, url, policy, limits, signal, failure);
@@ -152,7 +153,8 @@ export async function guardedRequest(
     if (!REDIRECTS.has(answer.status) || !location || hop >= (limits.maxRedirects ?? 0)) return answer;
     const next = outboundUrl(new URL(location, url).toString());
     // 303, and 301/302 after a POST as browsers do, become a GET without a body.
-    const asGet = answer.status === 303 || ((answer.status === 301 || answer.status === 302) && current.method === 'POST');
+    const asGet =
+      answer.status === 303 || ((answer.status === 301 || answer.status === 302) && current.method === 'POST');
     const crossOrigin = next.origin !== url.origin;
     const strip = new Set((limits.privateHeaders ?? []).map((name) => name.toLowerCase()));
     const headers = Object.fromEntries(
@@ -162,9 +164,7 @@ export async function guardedRequest(
           !(asGet && ['content-type', 'content-length'].includes(name.toLowerCase())),
       ),
     );
-    current = asGet
-      ? { method: 'GET', url: next.toString(), headers }
-      : { ...current, url: next.toString(), headers };
+    current = asGet ? { method: 'GET', url: next.toString(), headers } : { ...current, url: next.toString(), headers };
     url = next;
   }
 }
