@@ -6,7 +6,7 @@ export interface BreakerEntry {
   failed: boolean;
 }
 
-/** The figures a trip is logged with (DECISIONS "Campaigns"). */
+/** The figures a trip is logged with in `circuit_breaker_tripped`. */
 export interface BreakerFigures {
   failure_rate: number;
   failure_count: number;
