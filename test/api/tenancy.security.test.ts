@@ -22,6 +22,8 @@ export interface OwnedIds {
   campaignId: number;
   doNotCallEntryId: number;
   credentialUuid: string;
+  toolUuid: string;
+  sourceId: string;
 }
 
 export interface OrgScopedRoute {
@@ -126,7 +128,27 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'delete', path: (ids) => `/api/v1/credentials/${ids.credentialUuid}` },
   { method: 'get', path: () => '/api/v1/organizations/speech-credentials/deepgram' },
   { method: 'delete', path: () => '/api/v1/organizations/speech-credentials/deepgram' },
+  { method: 'get', path: (ids) => `/api/v1/tools/${ids.toolUuid}` },
+  { method: 'put', path: (ids) => `/api/v1/tools/${ids.toolUuid}`, body: toolOfA('edited by A') },
+  // The host does not resolve here: the exchange answers what the model would be told, 200.
+  { method: 'post', path: (ids) => `/api/v1/tools/${ids.toolUuid}/test`, body: {} },
+  { method: 'delete', path: (ids) => `/api/v1/tools/${ids.toolUuid}` },
+  { method: 'post', path: (ids) => `/api/v1/tools/${ids.toolUuid}/unarchive` },
+  // A's campaign was cancelled above, so its list and then the campaign itself may be deleted.
+  { method: 'delete', path: (ids) => `/api/v1/campaign/sources/${ids.sourceId}` },
+  { method: 'delete', path: (ids) => `/api/v1/campaign/${ids.campaignId}` },
+  // Last: erasing the run empties it (its recording first).
+  { method: 'delete', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}/recording` },
+  { method: 'delete', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}` },
 ];
+
+/** A tool of organization A; its host is never reached (it does not resolve here). */
+function toolOfA(name = 'of A') {
+  return {
+    name,
+    definition: { type: 'http_api', config: { method: 'GET', url: 'https://tools.example.invalid/orders' } },
+  };
+}
 
 /**
  * Routes with a path parameter that is not one of A's resources: the same path names each
@@ -158,12 +180,26 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     .auth(owner.token, { type: 'bearer' })
     .send({ name: 'of A', credential_type: 'bearer_token', credential_data: { token: 'token-of-a' } })
     .expect(201);
+  const { body: tool } = await request(app)
+    .post('/api/v1/tools')
+    .auth(owner.token, { type: 'bearer' })
+    .send(toolOfA())
+    .expect(201);
   const agent = await createAgent(app, owner.token, definitionWithTrigger());
   const runId = await insertRun(db.dataSource, {
     workflowId: agent.id,
     definitionId: agent.current_definition_id,
     organizationId: owner.user.organization_id,
   });
+  // Campaign ids are workflow ids on the run's shared Temporal server: keep clear of other files'.
+  await bumpCampaignIds(db.dataSource);
+  const campaignId = await insertCampaign(db.dataSource, owner.user.organization_id, agent.id);
+  const [campaign] = await db.dataSource.query<{ source_id: string }[]>(
+    'SELECT source_id FROM campaigns WHERE id = $1',
+    [campaignId],
+  );
+  // A recording to delete (the file itself is absent; removing an absent file succeeds).
+  await db.dataSource.query(`UPDATE runs SET recording_url = 'recorded' WHERE id = $1`, [runId]);
   return {
     apiKeyId,
     telephonyConfigId,
@@ -172,12 +208,11 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     runId,
     workflowUuid: agent.workflow_uuid,
     triggerPath: triggerPathOf(agent),
-    // Campaign ids are workflow ids on the run's shared Temporal server: keep clear of other files'.
-    campaignId: await bumpCampaignIds(db.dataSource).then(() =>
-      insertCampaign(db.dataSource, owner.user.organization_id, agent.id),
-    ),
+    campaignId,
     doNotCallEntryId: (listed as { id: number }).id,
     credentialUuid: (credential as { uuid: string }).uuid,
+    toolUuid: (tool as { tool_uuid: string }).tool_uuid,
+    sourceId: campaign?.source_id ?? '',
   };
 }
 

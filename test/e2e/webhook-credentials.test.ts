@@ -12,7 +12,7 @@ import { createAgent, type CreatedAgent } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, definitionWithTrigger, triggerPathOf, type CallingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
-import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
+import { testDataConverter, testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 
 const services = useTestServices();
@@ -80,6 +80,7 @@ const createWorker = () =>
     connection: services.temporal.nativeConnection,
     taskQueue,
     workflowBundle: testWorkflowBundle(),
+    dataConverter: testDataConverter,
     activities: createActivities({
       dataSource: services.db.dataSource,
       workerIdentity: 'e2e-webhook-credentials',

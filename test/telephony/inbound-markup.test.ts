@@ -60,6 +60,8 @@ describe('Twilio', () => {
       calledNumber: '+14155550100',
       callerNumber: '+14155550199',
       providerCallId: 'CA1',
+      // No StirVerstat: the caller id is not verified.
+      callerIdVerified: false,
       raw: expect.objectContaining({ CallSid: 'CA1' }),
     });
     expect(() => twilioProvider.inbound.parse(form({ To: '+14155550100' }))).toThrow(
