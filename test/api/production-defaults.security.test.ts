@@ -50,9 +50,11 @@ describe('production defaults', () => {
       (service.ports ?? []).map((port) => ({ name, port: String(port) })),
     );
     expect(published.filter(({ name }) => name.startsWith('temporal')).length).toBeGreaterThan(0);
-    // Only the API, which authenticates every request, listens on every interface.
+    // Only the proxy in front of the API replicas (the API authenticates every request) listens on
+    // every interface; the API itself publishes no port.
+    expect(published.filter(({ name }) => name === 'api')).toEqual([]);
     for (const { name, port } of published) {
-      if (name !== 'api') expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:/) });
+      if (name !== 'proxy') expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:/) });
     }
   });
 });

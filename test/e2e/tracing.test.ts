@@ -125,7 +125,7 @@ it('follows a call from the API request through the workflow to the provider in 
       .post(`/api/v1/public/agent/${org.triggerPath}`)
       .set('X-API-Key', org.apiKey)
       .send({ phone_number: '+14155550123' });
-    expect(res.status).toBe(200);
+    expect({ status: res.status, body: res.body as unknown }).toMatchObject({ status: 200 });
     await services.temporal.client.workflow.getHandle(callWorkflowId(res.body.workflow_run_id as number)).result();
     return res.body.workflow_run_id as number;
   });
