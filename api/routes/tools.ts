@@ -1,4 +1,4 @@
-import { ValidationError } from '../../domain/errors';
+import { ConflictError } from '../../domain/errors';
 import { quotaBreach } from '../../domain/quotas';
 import { ToolRunner, type ToolRunnerDeps } from '../../domain/tools/tool-runner';
 import { ToolsService } from '../../domain/tools/tools';
@@ -159,19 +159,21 @@ export function createToolRoutes({ config, dataSource }: ApiDeps, runnerDeps?: P
           'Sends the request the tool would send with the given arguments and contexts, through the same ' +
           'address guard, credential, `Idempotency-Key` and signature as during a call, and answers what was ' +
           "sent (the credential's values masked), what came back and what the model would be told. Only " +
-          '`http_api` tools can be tested (422 otherwise).',
+          '`http_api` tools can be tested (409 otherwise).',
         tags,
         security,
         params: ToolParams,
         body: ToolTestRequest,
-        responses: { 200: { description: 'The exchange', schema: ToolTestResponse }, 404: errorResponse(NOT_FOUND) },
+        responses: {
+          200: { description: 'The exchange', schema: ToolTestResponse },
+          404: errorResponse(NOT_FOUND),
+          409: errorResponse('The tool is not an http_api tool'),
+        },
       },
       async (ctx, { params, body, auth }) => {
         const tool = await tools.get(auth.organizationId, params.tool_uuid);
         if (tool.definition.type !== 'http_api') {
-          throw new ValidationError([
-            { loc: ['path', 'tool_uuid'], msg: 'Only http_api tools can be tested', type: 'value_error' },
-          ]);
+          throw new ConflictError(`Only http_api tools can be tested; this one is ${tool.definition.type}`);
         }
         const runner = new ToolRunner(deps, auth.organizationId);
         ctx.body = await runner.exchange(
