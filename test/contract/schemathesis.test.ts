@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { appendFileSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from '@temporalio/worker';
@@ -48,7 +48,7 @@ function runSchemathesis(executable: string, args: string[]): Promise<{ code: nu
         NO_COLOR: '1',
       },
     });
-    const log = createWriteStream(LOG_PATH);
+    const log = createWriteStream(LOG_PATH, { flags: 'a' });
     let tail = '';
     const relay = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
@@ -105,7 +105,8 @@ describe('the whole service', () => {
   test(
     'schemathesis finds no server error, no undocumented answer and no schema violation',
     async () => {
-      const executable = await provisionSchemathesis((line) => process.stdout.write(`[contract] ${line}\n`));
+      // Its install's lines go to the same log as its run: printed only with a failure.
+      const executable = await provisionSchemathesis((line) => appendFileSync(LOG_PATH, `[contract] ${line}\n`));
       const { code, tail } = await runSchemathesis(executable, [
         '--config-file',
         join(__dirname, 'schemathesis.toml'),
