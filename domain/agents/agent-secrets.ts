@@ -128,53 +128,47 @@ const HOLDS_CLEAR_SECRET = `
  * secrets were sealed); `secrets` is only asked for when there is one. Returns how many versions
  * changed.
  */
-export async function sealStoredAgentSecrets(query: Query, secrets: () => Secrets): Promise<number> {
-  let key: Secrets | undefined;
-  let changed = 0;
-  let after = 0;
-  for (;;) {
-    const rows = await query(
-      `SELECT id, workflow_definition FROM agent_versions
-        WHERE id > $1 AND (${HOLDS_CLEAR_SECRET})
-        ORDER BY id LIMIT 200`,
-      [after],
-    );
-    if (rows.length === 0) return changed;
-    key ??= secrets();
-    const sealer = key;
-    for (const row of rows) {
-      const definition = mapSecrets(row.workflow_definition, (value) =>
-        typeof value === 'string' && value !== '' ? { enc: sealer.seal(value) } : value,
-      );
-      await query(`UPDATE agent_versions SET workflow_definition = $2 WHERE id = $1`, [
-        row.id,
-        JSON.stringify(definition),
-      ]);
-      changed += 1;
-      after = row.id;
-    }
-  }
+export function sealStoredAgentSecrets(query: Query, secrets: () => Secrets): Promise<number> {
+  return rewriteStoredSecrets(
+    query,
+    secrets,
+    HOLDS_CLEAR_SECRET,
+    (key) => (value) => (typeof value === 'string' && value !== '' ? { enc: key.seal(value) } : value),
+  );
 }
 
 /** The reverse of `sealStoredAgentSecrets`: every sealed secret of stored versions back in clear. */
-export async function openStoredAgentSecrets(query: Query, secrets: () => Secrets): Promise<number> {
-  let key: Secrets | undefined;
+export function openStoredAgentSecrets(query: Query, secrets: () => Secrets): Promise<number> {
+  return rewriteStoredSecrets(
+    query,
+    secrets,
+    `jsonb_path_exists(workflow_definition, '$.nodes[*].data.** ? (exists(@.enc))')`,
+    (key) => (value) => (isSealed(value) ? key.open(value.enc) : value),
+  );
+}
+
+/**
+ * Rewrites the secrets of every stored version that `filter` (SQL over `workflow_definition`)
+ * selects, 200 versions at a time; the key is loaded only when some version needs it.
+ */
+async function rewriteStoredSecrets(
+  query: Query,
+  secrets: () => Secrets,
+  filter: string,
+  rewrite: (key: Secrets) => (value: unknown) => unknown,
+): Promise<number> {
+  let change: ((value: unknown) => unknown) | undefined;
   let changed = 0;
   let after = 0;
   for (;;) {
     const rows = await query(
-      `SELECT id, workflow_definition FROM agent_versions
-        WHERE id > $1 AND jsonb_path_exists(workflow_definition, '$.nodes[*].data.** ? (exists(@.enc))')
-        ORDER BY id LIMIT 200`,
+      `SELECT id, workflow_definition FROM agent_versions WHERE id > $1 AND (${filter}) ORDER BY id LIMIT 200`,
       [after],
     );
     if (rows.length === 0) return changed;
-    key ??= secrets();
-    const opener = key;
+    change ??= rewrite(secrets());
     for (const row of rows) {
-      const definition = mapSecrets(row.workflow_definition, (value) =>
-        isSealed(value) ? opener.open(value.enc) : value,
-      );
+      const definition = mapSecrets(row.workflow_definition, change);
       await query(`UPDATE agent_versions SET workflow_definition = $2 WHERE id = $1`, [
         row.id,
         JSON.stringify(definition),
