@@ -16,10 +16,6 @@ let app: TestServer;
 let org: CallingOrganization;
 
 beforeAll(async () => {
-  // Call workflow ids follow run ids, and the run's one Temporal server is shared with other files.
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
   app = services.server(env);
   org = await callingOrganization(app);
 });

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { signUp, type SignedUp } from '../helpers/accounts';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
-import { bumpCampaignIds, createCampaign } from '../helpers/campaign-api';
+import { createCampaign } from '../helpers/campaign-api';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 
@@ -186,7 +186,6 @@ describe('access', () => {
   });
 
   it('keeps a list to its organization: another one cannot build a campaign on it', async () => {
-    await bumpCampaignIds(services.db.dataSource);
     const a = await callingOrganization(server());
     const b = await callingOrganization(server());
     const uploaded = await uploadCsv(a.owner, 'phone_number,first_name\n+14155550101,Ada\n');

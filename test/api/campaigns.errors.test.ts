@@ -4,7 +4,7 @@ import { signUp, type SignedUp } from '../helpers/accounts';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
-import { bumpCampaignIds, createCampaign, insertContactSource, setCampaignState } from '../helpers/campaign-api';
+import { createCampaign, insertContactSource, setCampaignState } from '../helpers/campaign-api';
 import { useTestServices } from '../helpers/services';
 import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
 
@@ -17,7 +17,6 @@ let other: CallingOrganization;
 let sourceId: string;
 
 beforeAll(async () => {
-  await bumpCampaignIds(services.db.dataSource);
   org = await callingOrganization(server());
   other = await callingOrganization(server());
   sourceId = await insertContactSource(services.db.dataSource, org.owner.user.organization_id, [

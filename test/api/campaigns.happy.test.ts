@@ -2,7 +2,6 @@ import request from 'supertest';
 import { insertRun } from '../helpers/agents';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import {
-  bumpCampaignIds,
   contactIds,
   createCampaign,
   insertAttempt,
@@ -27,7 +26,6 @@ const contacts = [
 ];
 
 beforeAll(async () => {
-  await bumpCampaignIds(services.db.dataSource);
   org = await callingOrganization(server());
   sourceId = await insertContactSource(services.db.dataSource, org.owner.user.organization_id, contacts);
 });

@@ -3,7 +3,7 @@ import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../domain/limits';
 import { renderTemplate } from '../../domain/agents/templates';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
-import { bumpCampaignIds, insertContactSource } from '../helpers/campaign-api';
+import { insertContactSource } from '../helpers/campaign-api';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 
@@ -13,7 +13,6 @@ const server = () => services.server({ SECRETS_KEY: TEST_SECRETS_KEY });
 let org: CallingOrganization;
 
 beforeAll(async () => {
-  await bumpCampaignIds(services.db.dataSource);
   org = await callingOrganization(server());
 });
 

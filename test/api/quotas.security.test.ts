@@ -3,7 +3,7 @@ import { JSON_LIMITS } from '../../domain/limits';
 import { signUp, type SignedUp } from '../helpers/accounts';
 import { createAgent, sampleDefinition } from '../helpers/agents';
 import { callingOrganization } from '../helpers/calls';
-import { bumpCampaignIds, contactIds, insertAttempt, insertContactSource } from '../helpers/campaign-api';
+import { contactIds, insertAttempt, insertContactSource } from '../helpers/campaign-api';
 import { useTestServices } from '../helpers/services';
 import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
 
@@ -55,7 +55,6 @@ async function overrun(send: Send, limit: number, detail: RegExp, stored: () => 
 }
 
 beforeAll(async () => {
-  await bumpCampaignIds(services.db.dataSource);
 });
 
 describe('per-organization quotas, past each limit and with concurrent creates', () => {

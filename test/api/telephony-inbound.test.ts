@@ -211,10 +211,6 @@ const setup = new Map<string, { configId: number; boundAddress: string; unboundA
 const unboundAddressOf = (address: string) => address.replace('+1415555100', '+1415555200');
 
 beforeAll(async () => {
-  // Run ids are workflow ids (`call-<id>`): keep this file's clear of other files' on the shared server.
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
   fake = await FakeProviderServer.start();
   built = buildTestApp(
     { dataSource: services.db.dataSource, temporal: services.temporal.client },

@@ -5,7 +5,6 @@ import { buildTestApp } from '../helpers/app';
 import { createApiKey, signUp, type SignedUp, type TestServer } from '../helpers/accounts';
 import { createAgent, insertCampaign, insertRun } from '../helpers/agents';
 import { definitionWithTrigger, triggerPathOf } from '../helpers/calls';
-import { bumpCampaignIds } from '../helpers/campaign-api';
 import { createPhoneNumber, createTelephonyConfig } from '../helpers/telephony';
 import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
@@ -191,8 +190,6 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     definitionId: agent.current_definition_id,
     organizationId: owner.user.organization_id,
   });
-  // Campaign ids are workflow ids on the run's shared Temporal server: keep clear of other files'.
-  await bumpCampaignIds(db.dataSource);
   const campaignId = await insertCampaign(db.dataSource, owner.user.organization_id, agent.id);
   const [campaign] = await db.dataSource.query<{ source_id: string }[]>(
     'SELECT source_id FROM campaigns WHERE id = $1',

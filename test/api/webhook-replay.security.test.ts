@@ -23,10 +23,6 @@ let org: CallingOrganization;
 const started: string[] = [];
 
 beforeAll(async () => {
-  // Call workflow ids are `call-<run id>`: runs of this file's database must not reuse another file's.
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
   const build = () =>
     buildTestApp(
       { dataSource: services.db.dataSource, temporal: services.temporal.client },

@@ -8,7 +8,6 @@ import { recognize, synthesize } from '../../voice/speech/whole';
 import { parseWavHeader } from '../../voice/wav';
 import { callingOrganization, definitionWithTrigger, triggerPathOf } from '../helpers/calls';
 import { createAgent } from '../helpers/agents';
-import { bumpCampaignIds } from '../helpers/campaign-api';
 import { useTestServices } from '../helpers/services';
 import { startVoiceStack, type VoiceStack } from '../helpers/voice-stack';
 import { recordingTracks, rms } from '../voice/audio-helpers';
@@ -62,10 +61,6 @@ async function runCampaign(apiKey: string, csv: string, settings: Record<string,
 }
 
 beforeAll(async () => {
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
-  await bumpCampaignIds(services.db.dataSource);
   stack = await startVoiceStack(services, 'calls-audio');
 });
 

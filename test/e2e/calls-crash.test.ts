@@ -22,10 +22,6 @@ let http: Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  // Run ids are workflow ids (`call-<id>`): keep this file's clear of other files' on the shared server.
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
   http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

@@ -24,10 +24,6 @@ const UNBOUND = '+14155550143';
 const LONG_CALL = '+14155550144';
 
 beforeAll(async () => {
-  // Run ids are workflow ids (`call-<id>`): keep this file's clear of other files' on the shared server.
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
   // The simulator posts the inbound webhook and the status webhooks to PUBLIC_BASE_URL: a real port.
   http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -24,10 +24,6 @@ let app: ReturnType<typeof buildTestApp>['app'];
 let org: CallingOrganization;
 
 beforeAll(async () => {
-  // Run ids are workflow ids (`call-<id>`): keep this file's clear of other files' on the shared server.
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
   // The simulator posts its status webhooks to PUBLIC_BASE_URL: the app listens on a real port.
   http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -4,7 +4,6 @@ import request from 'supertest';
 import { campaignWorkflowId } from '../../workflows/definitions';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
-import { bumpCampaignIds } from '../helpers/campaign-api';
 import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
 import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
@@ -26,10 +25,6 @@ let baseUrl: string;
 const started: number[] = [];
 
 beforeAll(async () => {
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
-  await bumpCampaignIds(services.db.dataSource);
   http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

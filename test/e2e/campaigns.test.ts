@@ -11,7 +11,6 @@ import {
 import { buildTestApp } from '../helpers/app';
 import { userMetadataSummaries } from '../helpers/histories';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
-import { bumpCampaignIds } from '../helpers/campaign-api';
 import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
@@ -31,13 +30,6 @@ let app: ReturnType<typeof buildTestApp>['app'];
 let org: CallingOrganization;
 
 beforeAll(async () => {
-  // Run and campaign ids are workflow ids: keep this file's clear of other files' on the shared server.
-  for (const sequence of ['runs_id_seq']) {
-    await services.db.dataSource.query(`SELECT setval('${sequence}', $1)`, [
-      1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-    ]);
-  }
-  await bumpCampaignIds(services.db.dataSource);
   // The simulator posts its status webhooks to PUBLIC_BASE_URL: the app listens on a real port.
   http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

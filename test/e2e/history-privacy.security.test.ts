@@ -5,7 +5,6 @@ import { temporal } from '@temporalio/proto';
 import request from 'supertest';
 import { callWorkflowId, campaignWorkflowId } from '../../workflows/definitions';
 import { buildTestApp } from '../helpers/app';
-import { bumpCampaignIds } from '../helpers/campaign-api';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
 import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
@@ -30,10 +29,6 @@ const CALLED = '+14155557321';
 const CONTACT = '+14155557322';
 
 beforeAll(async () => {
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
-  await bumpCampaignIds(services.db.dataSource);
   http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

@@ -103,9 +103,6 @@ let taskQueue: string;
 let signingSecret: string;
 
 beforeAll(async () => {
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
   await receiver.listen();
   http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -70,13 +70,6 @@ export async function insertAttempt(
   );
 }
 
-/** Campaign ids are workflow ids (`campaign-<id>`) on the run's shared Temporal server: keep this file's apart. */
-export async function bumpCampaignIds(dataSource: DataSource): Promise<void> {
-  await dataSource.query(`SELECT setval('campaigns_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
-}
-
 /** Creates a campaign through the API; fails the test on anything but 201. */
 export async function createCampaign(server: TestServer, token: string, body: Record<string, unknown>) {
   const res = await request(server).post('/api/v1/campaign/create').auth(token, { type: 'bearer' }).send(body);

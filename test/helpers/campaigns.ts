@@ -187,15 +187,11 @@ export interface CampaignTestBed {
 }
 
 /**
- * What a campaign test needs around its worker: run and campaign ids moved clear of other files'
- * (workflow ids are shared by the run's one Temporal server) and the app listening on a real port
- * for the simulator's webhooks.
+ * What a campaign test needs around its worker: the app listening on a real port for the
+ * simulator's webhooks.
  */
 export async function campaignTestBed(services: TestServices, taskQueue: string): Promise<CampaignTestBed> {
   const { dataSource } = services.db;
-  for (const sequence of ['runs_id_seq', 'campaigns_id_seq']) {
-    await dataSource.query(`SELECT setval($1, $2)`, [sequence, 1_000_000 + Math.floor(Math.random() * 1_000_000_000)]);
-  }
   const http: Server = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

@@ -30,6 +30,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   const dataSource = createDataSource({ url: url.toString(), poolSize: 5, applicationName: 'test' });
   await dataSource.initialize();
+  await shiftWorkflowIds(dataSource);
   return {
     name,
     url: url.toString(),
@@ -39,6 +40,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+}
+
+/**
+ * Call and campaign workflow ids follow run and campaign ids (`call-<id>`, `campaign-<id>`), and
+ * every file's database talks to the run's one Temporal server: each database starts its ids at a
+ * random point so no two files start the same workflow id.
+ */
+async function shiftWorkflowIds(dataSource: DataSource): Promise<void> {
+  for (const sequence of ['runs_id_seq', 'campaigns_id_seq']) {
+    await dataSource.query(`SELECT setval($1, $2)`, [sequence, 1_000_000 + Math.floor(Math.random() * 1_000_000_000)]);
+  }
 }
 
 /** Makes the database refuse every connection, as if its server were down; returns the undo. */

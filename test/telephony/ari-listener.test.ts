@@ -68,9 +68,6 @@ async function callAndWait(number: string): Promise<Run> {
 describe('the worker ARI listener', () => {
   // Inside the describe: these run before the file's services close their connections.
   beforeAll(async () => {
-    await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-      1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-    ]);
     await asterisk.listen();
     taskQueue = uniqueTaskQueue('ari-listener');
     app = buildTestApp(

@@ -105,9 +105,6 @@ async function requestsDuring(act: () => void | Promise<void>, settled: () => bo
 
 describe('bridging ARI calls to the media endpoint', () => {
   beforeAll(async () => {
-    await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-      2_000_000 + Math.floor(Math.random() * 1_000_000_000),
-    ]);
     await asterisk.listen();
     recordingsDir = await mkdtemp(join(tmpdir(), 'ari-recordings-'));
     http = createServer();

@@ -49,9 +49,6 @@ const definition = (allowInterrupt = false, greeting = GREETING) => ({
 });
 
 beforeAll(async () => {
-  await services.db.dataSource.query(`SELECT setval('runs_id_seq', $1)`, [
-    1_000_000 + Math.floor(Math.random() * 1_000_000_000),
-  ]);
   stack = await startVoiceStack(services, 'live-voice');
   org = await callingOrganization(stack.app.callback());
 });

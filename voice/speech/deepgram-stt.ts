@@ -8,6 +8,8 @@ const PROVIDER = 'deepgram';
 /** Deepgram closes a stream after 10 s without audio or KeepAlive. */
 const KEEPALIVE_MS = 5_000;
 const CLOSE_WAIT_MS = 3_000;
+/** `WebSocket.OPEN`: the SDK's socket reports the standard ready states. */
+const WEBSOCKET_OPEN = 1;
 
 export interface DeepgramSttSettings {
   apiKey: string;
@@ -52,10 +54,13 @@ export class DeepgramStt implements SpeechToText {
     let closed = false;
     let closing = false;
     let lastSend = Date.now();
+    // The socket turns CLOSING before its close event fires (the server may close first), and the
+    // SDK throws on a send then: every send asks the socket itself.
+    const sendable = () => opened && !closed && connection.readyState === WEBSOCKET_OPEN;
     // Only sends once open; cleared when the socket closes, however that happens.
     const idleMs = this.settings.keepAliveMs ?? KEEPALIVE_MS;
     const keepAlive = setInterval(() => {
-      if (opened && !closed && Date.now() - lastSend >= idleMs) connection.sendKeepAlive({ type: 'KeepAlive' });
+      if (sendable() && Date.now() - lastSend >= idleMs) connection.sendKeepAlive({ type: 'KeepAlive' });
     }, idleMs);
     keepAlive.unref();
     let closedResolve: () => void = () => undefined;
@@ -113,7 +118,7 @@ export class DeepgramStt implements SpeechToText {
     let batch: Int16Array[] = [];
     let batched = 0;
     const flush = () => {
-      if (batched === 0 || closed) return;
+      if (batched === 0 || !sendable()) return;
       connection.sendMedia(pcm16ToBytes(joinChunks(batch)));
       batch = [];
       batched = 0;
@@ -130,14 +135,14 @@ export class DeepgramStt implements SpeechToText {
       finalize() {
         if (closed || closing) return;
         flush();
-        connection.sendFinalize({ type: 'Finalize' });
+        if (sendable()) connection.sendFinalize({ type: 'Finalize' });
       },
       async close() {
         if (closed || closing) return closedPromise;
         flush();
         closing = true;
         // CloseStream makes Deepgram send the last results and then close the socket itself.
-        connection.sendCloseStream({ type: 'CloseStream' });
+        if (sendable()) connection.sendCloseStream({ type: 'CloseStream' });
         const timer = setTimeout(() => connection.close(), CLOSE_WAIT_MS);
         await closedPromise;
         clearTimeout(timer);
