@@ -36,6 +36,14 @@ async function dialTimes(dataSource: DataSource, campaignIds: number[]): Promise
   return rows.map((row) => row.started_at.getTime());
 }
 
+/**
+ * Turns are spaced 1 / rate apart when taken, right before the dial; the simulator stamps a dial
+ * when its request arrives, after an HTTP hop through a loaded machine. One dial held up past the
+ * next turn can share a second with two others, so a window may hold the rate plus one; the
+ * spacing of the whole run shows the rate itself.
+ */
+const ARRIVAL_JITTER_ALLOWANCE = 1;
+
 /** The most dials in any one-second window [t, t + 1 s). */
 function busiestSecond(times: number[]): number {
   let most = 0;
@@ -77,7 +85,9 @@ describe('dial pacing', () => {
 
     const times = await dialTimes(services.db.dataSource, [campaignId]);
     expect(times).toHaveLength(14);
-    expect(busiestSecond(times)).toBeLessThanOrEqual(2);
+    expect(busiestSecond(times)).toBeLessThanOrEqual(2 + ARRIVAL_JITTER_ALLOWANCE);
+    // Fourteen turns half a second apart: 6.5 s from first to last, less a late first arrival.
+    expect((times.at(-1) ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(6000);
     const attempts = await campaignAttempts(services.db.dataSource, campaignId);
     expect(attempts.every((attempt) => attempt.outcome === 'completed')).toBe(true);
   }, 120_000);
@@ -96,7 +106,7 @@ describe('dial pacing', () => {
 
     const times = await dialTimes(services.db.dataSource, ids);
     expect(times).toHaveLength(12);
-    expect(busiestSecond(times)).toBeLessThanOrEqual(2);
+    expect(busiestSecond(times)).toBeLessThanOrEqual(2 + ARRIVAL_JITTER_ALLOWANCE);
     // Twelve dials at two per second, in turns half a second apart: at least 5.5 s from first to last.
     expect((times.at(-1) ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(5500);
   }, 90_000);
