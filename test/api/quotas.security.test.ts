@@ -54,8 +54,7 @@ async function overrun(send: Send, limit: number, detail: RegExp, stored: () => 
   expect(await stored()).toBe(limit);
 }
 
-beforeAll(async () => {
-});
+beforeAll(async () => {});
 
 describe('per-organization quotas, past each limit and with concurrent creates', () => {
   it('agents (QUOTA_AGENTS), from a definition or a description', async () => {
