@@ -162,7 +162,12 @@ async function screenshot(
   const context = await browser.newContext({ viewport: VIEWPORT });
   try {
     const page = await context.newPage();
-    if (blockCodec) await page.route(`${BASE_URL}/codec/**`, (route) => route.abort());
+    // The UI may name the API by another host than SWITCHBOARD_URL (localhost, 127.0.0.1): match the path.
+    if (blockCodec)
+      await page.route(
+        (url) => url.pathname.startsWith('/codec/'),
+        (route) => route.abort(),
+      );
     await page.goto(`${TEMPORAL_UI_URL}/namespaces/${NAMESPACE}/workflows/${encodeURIComponent(workflowId)}`);
     await page.getByText(shows).first().waitFor({ timeout: 60_000 });
     await page.waitForLoadState('networkidle');
