@@ -7,8 +7,16 @@ import { RunningFiles, waitRecordOf } from '../helpers/running-files';
 /** Another jest worker, as far as the markers tell: a live process that exits when told. */
 const otherWorker = (): ChildProcess => spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
 const exited = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
-const settledWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> =>
-  Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+/** Whether `promise` settles within `ms`; the timer goes with the answer, so no file outlives its tests. */
+const settledWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 const folder = () => mkdtempSync(join(tmpdir(), 'running-files-'));
 const quiet = () => undefined;

@@ -57,7 +57,7 @@ export class DeepgramStt implements SpeechToText {
     // The socket turns CLOSING before its close event fires (the server may close first), and the
     // SDK throws on a send then: every send asks the socket itself.
     const sendable = () => opened && !closed && connection.readyState === WEBSOCKET_OPEN;
-    // Only sends once open; cleared when the socket closes, however that happens.
+    // Only sends once open; cleared on close() and when the socket closes, however that happens.
     const idleMs = this.settings.keepAliveMs ?? KEEPALIVE_MS;
     const keepAlive = setInterval(() => {
       if (sendable() && Date.now() - lastSend >= idleMs) connection.sendKeepAlive({ type: 'KeepAlive' });
@@ -141,6 +141,8 @@ export class DeepgramStt implements SpeechToText {
         if (closed || closing) return closedPromise;
         flush();
         closing = true;
+        // No KeepAlive may follow CloseStream while Deepgram sends its last results.
+        clearInterval(keepAlive);
         // CloseStream makes Deepgram send the last results and then close the socket itself.
         if (sendable()) connection.sendCloseStream({ type: 'CloseStream' });
         const timer = setTimeout(() => connection.close(), CLOSE_WAIT_MS);
