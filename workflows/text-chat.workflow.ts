@@ -32,11 +32,16 @@ export async function textChatWorkflow(input: TextChatWorkflowInput): Promise<Te
   }
   const timeoutMs = input.inactivityTimeoutSeconds * 1000;
   while (opened && !session.ended) {
+    // The quiet period counts from the agent's last answer: no timer runs while it answers.
+    if (session.busy) {
+      await condition(() => !session.busy);
+      continue;
+    }
     const seen = session.activity;
     const stirred = await condition(() => session.ended || session.activity !== seen, timeoutMs, {
       summary: `wait for a message, at most ${spokenDuration(timeoutMs)}`,
     });
-    if (stirred || session.busy) continue;
+    if (stirred) continue;
     try {
       await takeStep(session, startedAt, { ended: 'user_idle' });
     } catch {

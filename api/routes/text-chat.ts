@@ -70,7 +70,7 @@ export function createTextChatRoutes({ dataSource, temporal, config }: ApiDeps):
           'its first words when it speaks first. The session is a run (mode `text_chat`) listed with the ' +
           "agent's runs; it ends at an end node, through the end route, or after the agent's " +
           '`text_chat_inactivity_timeout_seconds` (default 1800) with no message.',
-        tags: ['text chat'],
+        tags: ['text-chat'],
         security: ['ApiKey', 'SessionToken'],
         params: WorkflowIdParams,
         body: TextChatStartRequest,
@@ -99,7 +99,7 @@ export function createTextChatRoutes({ dataSource, temporal, config }: ApiDeps):
         operationId: 'getTextChatSession',
         summary: 'A text chat session as it stands',
         description: 'Its revision, transcript and gathered context; once ended, how it ended and its disposition.',
-        tags: ['text chat'],
+        tags: ['text-chat'],
         security: ['ApiKey', 'SessionToken'],
         params: TextChatParams,
         responses: { 200: { description: 'The session', schema: TextChatSession }, 404: NOT_FOUND },
@@ -124,7 +124,7 @@ export function createTextChatRoutes({ dataSource, temporal, config }: ApiDeps):
           'Answers with the reply and the new `revision`. With `expected_revision`, a session that has moved on ' +
           'answers 409 and changes nothing. A message that brings the conversation to an end node ends the session: ' +
           'the answer then has `status` `ended` and the disposition.',
-        tags: ['text chat'],
+        tags: ['text-chat'],
         security: ['ApiKey', 'SessionToken'],
         params: TextChatParams,
         body: TextChatMessageRequest,
@@ -158,7 +158,7 @@ export function createTextChatRoutes({ dataSource, temporal, config }: ApiDeps):
           "Keeps the person's first `to_turn` messages and the agent's answers to them; what came after is " +
           "forgotten, and the next message continues from there. Tool calls made since stay in the run's log and " +
           'their tokens stay counted.',
-        tags: ['text chat'],
+        tags: ['text-chat'],
         security: ['ApiKey', 'SessionToken'],
         params: TextChatParams,
         body: TextChatRewindRequest,
@@ -190,7 +190,7 @@ export function createTextChatRoutes({ dataSource, temporal, config }: ApiDeps):
         description:
           "Ends the conversation as a caller's hang-up would: the node it stood in gets its extraction, then the " +
           'run is concluded (transcript, gathered context, disposition, usage) before this answers.',
-        tags: ['text chat'],
+        tags: ['text-chat'],
         security: ['ApiKey', 'SessionToken'],
         params: TextChatParams,
         body: TextChatEndRequest,
