@@ -217,6 +217,24 @@ describe('a text chat session through the API, Temporal and a worker', () => {
     expect((await end(call)).status).toBe(404);
   });
 
+  it('takes a read key for reading only, and a calls key for talking', async () => {
+    const keyOf = async (scope: string) => {
+      const res = await request(api())
+        .post('/api/v1/user/api-keys')
+        .auth(owner.token, { type: 'bearer' })
+        .send({ name: `text chat ${scope}`, scope });
+      expect(res.status).toBe(201);
+      return res.body.api_key as string;
+    };
+    const read = await keyOf('read');
+    expect((await request(api()).get(`${sessions()}/${runId}`).set('X-API-Key', read)).status).toBe(200);
+    const refused = await request(api()).post(`${sessions()}/${runId}/end`).set('X-API-Key', read);
+    expect(refused.status).toBe(403);
+    const calls = await keyOf('calls');
+    // Past the scope check: the session has ended.
+    expect((await request(api()).post(`${sessions()}/${runId}/end`).set('X-API-Key', calls)).status).toBe(409);
+  });
+
   it('validates messages', async () => {
     const blank = await send(runId, { text: '   ' });
     expect(blank.status).toBe(422);
