@@ -17,14 +17,14 @@ const apiLayer = {
 /**
  * Outside workflow code nothing loads workflow code: the API process starts workflows by their type
  * name, and the worker loads its bundle. Types are fine, and so is the workflows' contract with
- * the rest (ids, signals, queries and updates in definitions.ts, search attributes) and the
+ * the rest (ids, signals, queries and updates in a definitions.ts, search attributes) and the
  * campaign settings vocabulary (zod and luxon only) that the API and the workflow's Update validator share.
  */
 const workflowCode = {
-  regex: '(^|/)workflows(/(?!(definitions|search-attributes)$).*)?$',
+  regex: '(^|/)workflows(/(?!(([a-z-]+/)?definitions|search-attributes)$).*)?$',
   allowTypeImports: true,
   message:
-    'Only workflow code imports workflow code: import types, or definitions.ts and search-attributes.ts, and start workflows by type name.',
+    'Only workflow code imports workflow code: import types, or a definitions.ts and search-attributes.ts, and start workflows by type name.',
 };
 
 module.exports = tseslint.config(

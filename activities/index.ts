@@ -6,6 +6,7 @@ import { createDataRetentionActivities, type DataRetentionActivityDeps } from '.
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
 import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
+import { createTextChatActivities } from './text-chat.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
 export type ActivityDeps = HealthActivityDeps & {
@@ -29,7 +30,7 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-/** The activities of calls and campaigns. */
+/** The activities of calls, text chats and campaigns. */
 function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['calls']>, versions: AgentVersionCache) {
   const steps = createCallActivities({ dataSource: deps.dataSource, versions, ...calls });
   const reports = createCampaignReportActivities(calls);
@@ -37,6 +38,12 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
     ...steps,
     ...reports,
     ...createCallConclusionActivities({ ...steps, ...reports }),
+    ...createTextChatActivities({
+      dataSource: deps.dataSource,
+      versions,
+      ...calls,
+      finalizeRun: (input) => steps.finalizeRun(input),
+    }),
     ...createCampaignActivities({ dataSource: deps.dataSource, ...calls }),
     ...createDialRuleActivities({ dataSource: deps.dataSource, rules: calls.settings.dialRules }),
     ...createWebhookActivities({

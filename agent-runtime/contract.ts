@@ -13,8 +13,11 @@ export interface LlmSettings {
   model: string;
 }
 
-/** The other side of the call: the simulator's text-only callee, or a live call (`ConversationDeps.party`). */
-export type Callee = { kind: 'simulated'; talkSeconds: number } | { kind: 'live' };
+/**
+ * The other side of the call: the simulator's text-only callee, or a live call or a text chat (both
+ * given as `ConversationDeps.party`).
+ */
+export type Callee = { kind: 'simulated'; talkSeconds: number } | { kind: 'live' } | { kind: 'text' };
 
 export interface ConversationInput {
   runId: number;
@@ -102,6 +105,28 @@ export interface ConversationDeps {
   party?: ConversationParty;
   /** The agent's tools; unset: nodes' tools are not offered. */
   tools?: ConversationTools;
+  /** A paused conversation to continue (`converseStep`); unset: from the start node. */
+  resume?: ConversationCheckpoint;
 }
+
+/**
+ * Where a paused conversation stands: waiting for the other party's next words in `nodeId`, with
+ * everything said, gathered, called and spent so far. Plain data: a workflow keeps it between turns.
+ */
+export interface ConversationCheckpoint {
+  nodeId: string;
+  calleeRepliesInNode: number;
+  /** Agent turns taken so far (bounded by `MAX_TURNS`). */
+  turns: number;
+  transcript: TranscriptLine[];
+  gatheredContext: Record<string, unknown>;
+  nodePath: string[];
+  toolCalls: ToolCallLog[];
+  usage: ConversationUsage;
+  optOut?: 'phrase' | 'node';
+}
+
+/** A walk that paused for the other party, or the conversation's end. */
+export type ConversationStep = { paused: ConversationCheckpoint } | { ended: ConversationResult };
 
 export type Converse = (input: ConversationInput, deps: ConversationDeps) => Promise<ConversationResult>;

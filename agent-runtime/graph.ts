@@ -88,6 +88,13 @@ export class ConversationGraph {
     }
   }
 
+  /** The node of an id (a paused conversation's place). */
+  node(id: string): ConversationNode {
+    const node = this.nodes.get(id);
+    if (!node) throw new Error(`Invalid workflow definition: no node ${id}`);
+    return node;
+  }
+
   /** The edges leaving a node, in definition order. */
   edgesFrom(node: ConversationNode): ConversationEdge[] {
     return node.type === 'endCall' ? [] : (this.outgoing.get(node.id) ?? []);

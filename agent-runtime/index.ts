@@ -1,5 +1,13 @@
 import { renderTemplate } from '../domain/agents/templates';
-import type { ConversationResult, Converse, TranscriptLine } from './contract';
+import type {
+  ConversationCheckpoint,
+  ConversationDeps,
+  ConversationInput,
+  ConversationResult,
+  ConversationStep,
+  Converse,
+  TranscriptLine,
+} from './contract';
 import { ConversationGraph, functionName, type ConversationNode } from './graph';
 import { LlmPolicy } from './llm-policy';
 import { OfflinePolicy } from './offline-policy';
@@ -21,6 +29,7 @@ export type * from './party';
 export { LlmRequestError } from './llm-policy';
 export { formatTranscript } from './policy';
 export { utteranceSeconds } from './simulated-party';
+export { TextParty, type TextChatInput } from './text-party';
 
 /**
  * The conversation engine. From the start node, turn by turn: the agent (language model or offline
@@ -55,6 +64,18 @@ const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
 };
 
 export const converse: Converse = async (input, deps) => {
+  const step = await converseStep(input, deps);
+  if ('paused' in step) throw new Error('The conversation paused, but its party cannot be waited for');
+  return step.ended;
+};
+
+/**
+ * The engine as `converse` runs it, able to pause: when the party has no answer yet (a text chat
+ * waiting for the person's next message, `Spoken.awaiting`) the walk stops and returns where it
+ * stands. `deps.resume` continues a paused walk: the party is listened to first, as the walk
+ * would have done, then the agent takes its turn.
+ */
+export const converseStep = async (input: ConversationInput, deps: ConversationDeps): Promise<ConversationStep> => {
   const graph = new ConversationGraph(input.definition);
   const policy: Policy = deps.llm ? new LlmPolicy(deps.llm) : new OfflinePolicy();
   const party: ConversationParty =
@@ -65,13 +86,17 @@ export const converse: Converse = async (input, deps) => {
       maxDurationSeconds: input.maxDurationSeconds,
       talkSeconds: input.callee.kind === 'simulated' ? input.callee.talkSeconds : input.maxDurationSeconds,
     });
+  const { resume } = deps;
   const variables = { ...input.templateContextVariables, ...input.initialContext };
-  const gatheredContext: Record<string, unknown> = {};
-  const transcript: TranscriptLine[] = [];
-  const nodePath: string[] = [];
+  const gatheredContext: Record<string, unknown> = { ...resume?.gatheredContext };
+  const transcript: TranscriptLine[] = [...(resume?.transcript ?? [])];
+  const nodePath: string[] = [...(resume?.nodePath ?? [])];
   let endedBy: EndedBy | undefined;
-  let optOut: ConversationResult['optOut'];
-  const toolCalls: ToolCallLog[] = [];
+  let optOut: ConversationResult['optOut'] = resume?.optOut;
+  const toolCalls: ToolCallLog[] = [...(resume?.toolCalls ?? [])];
+  /** The party has no answer yet: the walk stops where it stands. */
+  let paused = false;
+  if (resume) policy.usage.add(resume.usage.promptTokens, resume.usage.completionTokens, resume.usage.totalTokens);
 
   const render = (template: string) =>
     renderTemplate(template, { initialContext: variables, gatheredContext, now: party.now() });
@@ -95,6 +120,10 @@ export const converse: Converse = async (input, deps) => {
   const hear = async (node: ConversationNode): Promise<boolean> => {
     for (;;) {
       const heard = await party.listen();
+      if (heard.awaiting) {
+        paused = true;
+        return false;
+      }
       if (!heard.idle) return record(heard);
       if ((await say(node, IDLE_REMINDER)).over) return false;
     }
@@ -188,15 +217,19 @@ export const converse: Converse = async (input, deps) => {
     );
   };
 
-  let node = graph.start;
-  nodePath.push(node.id);
-  let calleeReplies = 0;
-  let turns = 0;
-  const { greeting, greeting_type } = node.data;
-  if (greeting && greeting_type === 'text' && !(await say(node, render(greeting))).over) {
-    if (await hear(node)) calleeReplies = 1;
+  let node = resume ? graph.node(resume.nodeId) : graph.start;
+  let calleeReplies = resume?.calleeRepliesInNode ?? 0;
+  let turns = resume?.turns ?? 0;
+  if (resume) {
+    if (await hear(node)) calleeReplies += 1;
+  } else {
+    nodePath.push(node.id);
+    const { greeting, greeting_type } = node.data;
+    if (greeting && greeting_type === 'text' && !(await say(node, render(greeting))).over) {
+      if (await hear(node)) calleeReplies = 1;
+    }
   }
-  while (!endedBy) {
+  while (!endedBy && !paused) {
     if (node.type === 'endCall' && node.data.opt_out) optOut ??= 'node';
     // An opt-out with no opt-out end to go to: the agent says it understood and the call ends.
     if (optOut && !graph.isTerminal(node) && !graph.edgesFrom(node).some((edge) => graph.target(edge).data.opt_out)) {
@@ -244,6 +277,20 @@ export const converse: Converse = async (input, deps) => {
     if (!(await hear(node))) break;
     calleeReplies += 1;
   }
+  if (paused) {
+    const checkpoint: ConversationCheckpoint = {
+      nodeId: node.id,
+      calleeRepliesInNode: calleeReplies,
+      turns,
+      transcript,
+      gatheredContext,
+      nodePath,
+      toolCalls,
+      usage: policy.usage.result(),
+      ...(optOut ? { optOut } : {}),
+    };
+    return { paused: checkpoint };
+  }
   // The node the call ended in gets its extraction too, however the call ended.
   await extract(node);
 
@@ -266,5 +313,5 @@ export const converse: Converse = async (input, deps) => {
     ...(optOut ? { optOut } : {}),
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
   };
-  return result;
+  return { ended: result };
 };

@@ -27,6 +27,8 @@ export interface Spoken {
   over?: EndedBy;
   /** Listening: the caller stayed silent too long; the agent checks they are still there, then listens again. */
   idle?: boolean;
+  /** Listening: the other party has not answered yet (a text chat between messages); the walk pauses. */
+  awaiting?: boolean;
 }
 
 /** One agent reply being spoken. */

@@ -33,6 +33,7 @@ import { createSpeechCredentialRoutes } from './routes/speech-credentials';
 import { createTelephonyConfigRoutes } from './routes/telephony-configs';
 import { createTelephonyInboundRoutes } from './routes/telephony-inbound';
 import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
+import { createTextChatRoutes } from './routes/text-chat';
 import { createUsageRoutes } from './routes/usage';
 import { createWebhookSigningSecretRoutes } from './routes/webhook-signing-secret';
 import { createImportSlots } from './uploads/import-slots';
@@ -61,6 +62,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createCampaignSourceRoutes(deps, importSlots),
     ...createDataLifecycleRoutes(deps),
     ...createToolRoutes(deps),
+    ...createTextChatRoutes(deps),
   ];
 }
 

@@ -80,6 +80,10 @@ const TAGS = [
   { name: 'webhooks', description: "The organization's post-call webhook signing secret." },
   { name: 'calls', description: 'Placing outbound calls with an agent.' },
   {
+    name: 'text-chat',
+    description: 'Talking with an agent in writing: sessions on the same conversation engine as its calls.',
+  },
+  {
     name: 'do-not-call',
     description: "The organization's do-not-call list: numbers no campaign or call dials.",
   },

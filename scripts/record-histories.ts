@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * `npm run record-histories`: records the replay fixtures in test/fixtures/histories/ from the
  * current workflow code, by running the scenarios of test/workflows/record-histories.recording.ts (a
  * campaign with retries, a pause, a settings change and a resume; a campaign run that continues
- * as new; calls of each kind) on the test servers. The fixtures are replaced only when every
+ * as new; calls of each kind; a text chat session) on the test servers. The fixtures are replaced only when every
  * scenario was recorded. Run it when a release changes workflow code on purpose (see
  * docs/workflow-versioning.md), and commit the result.
  */

@@ -63,6 +63,14 @@ export const ACTIVITY_POLICIES = {
     startToCloseTimeout: '5 minutes',
     retry: { initialInterval: '10 seconds', maximumInterval: '5 minutes' },
   },
+  /**
+   * One agent turn of a text chat (the language model, tools, extraction): a few tries, since the
+   * person waits for the answer; a failure changes nothing and the person may send again.
+   */
+  textChatStep: {
+    startToCloseTimeout: '2 minutes',
+    retry: { maximumAttempts: 3, initialInterval: '1 second', nonRetryableErrorTypes: NON_RETRYABLE },
+  },
   /** A health check reports the current state; retrying would hide an outage. */
   healthCheck: {
     startToCloseTimeout: '5 seconds',

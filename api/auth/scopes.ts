@@ -2,11 +2,11 @@
 export const API_KEY_SCOPES = ['read', 'calls', 'admin'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
-/** Routes that place calls or run campaigns: what a `calls` key is for. */
-const CALL_PATHS = [/^\/public\/agent\//, /^\/campaign(\/|$)/];
+/** Routes that place calls, run campaigns or talk with an agent in writing: what a `calls` key is for. */
+const CALL_PATHS = [/^\/public\/agent\//, /^\/campaign(\/|$)/, /^\/workflow\/\{workflow_id\}\/text-chat\//];
 
 /**
- * The scope a route needs: reading needs `read`; placing calls and running campaigns needs
+ * The scope a route needs: reading needs `read`; placing calls, running campaigns and text chats needs
  * `calls`; everything else (agents, telephony, keys, credentials) needs `admin`.
  */
 export function requiredScope(spec: { method: string; path: string }): ApiKeyScope {

@@ -23,6 +23,10 @@ export interface OwnedIds {
   credentialUuid: string;
   toolUuid: string;
   sourceId: string;
+  /** An ended text chat session of A's agent. */
+  textChatRunId: number;
+  /** An archived agent of A: its session start stops at 409, past the ownership check. */
+  archivedWorkflowId: number;
 }
 
 export interface OrgScopedRoute {
@@ -136,6 +140,31 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   // A's campaign was cancelled above, so its list and then the campaign itself may be deleted.
   { method: 'delete', path: (ids) => `/api/v1/campaign/sources/${ids.sourceId}` },
   { method: 'delete', path: (ids) => `/api/v1/campaign/${ids.campaignId}` },
+  {
+    method: 'post',
+    path: (ids) => `/api/v1/workflow/${ids.archivedWorkflowId}/text-chat/sessions`,
+    body: {},
+    ownerStatus: 409,
+  },
+  { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/text-chat/sessions/${ids.textChatRunId}` },
+  // A's session has ended: it takes no message, rewind or end.
+  {
+    method: 'post',
+    path: (ids) => `/api/v1/workflow/${ids.workflowId}/text-chat/sessions/${ids.textChatRunId}/messages`,
+    body: { text: 'Hello' },
+    ownerStatus: 409,
+  },
+  {
+    method: 'post',
+    path: (ids) => `/api/v1/workflow/${ids.workflowId}/text-chat/sessions/${ids.textChatRunId}/rewind`,
+    body: { to_turn: 0 },
+    ownerStatus: 409,
+  },
+  {
+    method: 'post',
+    path: (ids) => `/api/v1/workflow/${ids.workflowId}/text-chat/sessions/${ids.textChatRunId}/end`,
+    ownerStatus: 409,
+  },
   // Last: erasing the run empties it (its recording first).
   { method: 'delete', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}/recording` },
   { method: 'delete', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}` },
@@ -190,6 +219,18 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     definitionId: agent.current_definition_id,
     organizationId: owner.user.organization_id,
   });
+  const [textChat] = await db.dataSource.query<{ id: number }[]>(
+    `INSERT INTO runs (organization_id, workflow_id, definition_id, name, mode, state, is_completed, logs)
+     VALUES ($1, $2, $3, 'chat of A', 'text_chat', 'completed', true, '{"transcript": [], "ended_by": "end_node"}')
+     RETURNING id`,
+    [owner.user.organization_id, agent.id, agent.current_definition_id],
+  );
+  const archived = await createAgent(app, owner.token, undefined, 'Archived agent of A');
+  await request(app)
+    .put(`/api/v1/workflow/${archived.id}/status`)
+    .auth(owner.token, { type: 'bearer' })
+    .send({ status: 'archived' })
+    .expect(200);
   const campaignId = await insertCampaign(db.dataSource, owner.user.organization_id, agent.id);
   const [campaign] = await db.dataSource.query<{ source_id: string }[]>(
     'SELECT source_id FROM campaigns WHERE id = $1',
@@ -210,6 +251,8 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     credentialUuid: (credential as { uuid: string }).uuid,
     toolUuid: (tool as { tool_uuid: string }).tool_uuid,
     sourceId: campaign?.source_id ?? '',
+    textChatRunId: textChat?.id ?? 0,
+    archivedWorkflowId: archived.id,
   };
 }
 

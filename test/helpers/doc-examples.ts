@@ -19,6 +19,8 @@ export const RUN_ELSEWHERE: Record<string, string> = {
   'README.md': 'the doc test runs the tour; the quick start is what test/e2e/npm-start.test.ts runs',
   'docs/guides/running-locally.md': 'the quick start again (test/e2e/npm-start.test.ts)',
   'docs/operations/production.md': 'docker compose, which needs a container engine',
+  'docs/guides/testing-agents.md':
+    'test/e2e/text-chat.test.ts sends the text chat requests it shows, to the agent of the same graph',
   'docs/reference/temporal-names.md': 'test/e2e/operator-cli.test.ts runs its command-line examples on a campaign',
   'docs/workflow-versioning.md':
     'worker deployment commands of a deploy; test/workflows/worker-versioning.test.ts promotes builds as they do',

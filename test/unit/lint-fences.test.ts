@@ -83,7 +83,8 @@ describe('outside workflow code, nothing loads workflow code', () => {
     const contract =
       `import { callWorkflowId } from '../../workflows/definitions';\n` +
       `import { AgentIdAttribute } from '../../workflows/search-attributes';\n` +
-      `export const used = [callWorkflowId, AgentIdAttribute];\n`;
+      `import { textChatWorkflowId } from '../../workflows/text-chat/definitions';\n` +
+      `export const used = [callWorkflowId, AgentIdAttribute, textChatWorkflowId];\n`;
     expect(await fencesBroken('api/routes/x.ts', contract)).toEqual([]);
   });
 });

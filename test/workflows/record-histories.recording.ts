@@ -9,7 +9,15 @@ import { createCallConclusionActivities } from '../../activities/call-conclusion
 import type { createCallActivities } from '../../activities/call.activities';
 import type { ConversationResult } from '../../agent-runtime/contract';
 import { historyJson } from '../../platform/replay';
+import type { createTextChatActivities } from '../../activities/text-chat.activities';
 import { callWorkflow } from '../../workflows/call.workflow';
+import { textChatWorkflow } from '../../workflows/text-chat.workflow';
+import {
+  endTextChatUpdate,
+  openTextChatUpdate,
+  rewindTextChatUpdate,
+  sendTextChatMessageUpdate,
+} from '../../workflows/text-chat/definitions';
 import {
   callStatusSignal,
   campaignCallWorkflowId,
@@ -46,7 +54,7 @@ import { waitFor } from '../helpers/wait-for';
  * Records the replay fixtures (test/fixtures/histories/*.json) from the current workflow code:
  * `npm run record-histories` (scripts/record-histories.ts) runs this file with
  * `RECORD_HISTORIES=<folder>`. It is no `.test.ts`: the suite never runs it. Campaigns run against the simulator,
- * PostgreSQL and the API as in the campaign tests; calls alone run on fake activities (a replay
+ * PostgreSQL and the API as in the campaign tests; calls and a text chat alone run on fake activities (a replay
  * needs only the commands). The continued-as-new campaign runs on a second dev server that
  * suggests continuing as new after 150 events.
  */
@@ -204,7 +212,67 @@ describe('recording replay fixtures', () => {
         await status(handle, { status: 'completed', providerCallId: 'P1', durationSeconds: 3 });
       }));
   });
+
+  describe('a text chat session', () => {
+    let temporal: TestTemporal;
+    beforeAll(async () => {
+      temporal = await connectTestTemporal();
+    });
+    afterAll(() => temporal.close());
+
+    it('opened, answered, rewound, answered again and ended', async () => {
+      const taskQueue = uniqueTaskQueue('record-text-chat');
+      const worker = await Worker.create({
+        connection: temporal.nativeConnection,
+        taskQueue,
+        workflowBundle: testWorkflowBundle(),
+        dataConverter: testDataConverter,
+        activities: fakeTextChatActivities(),
+      });
+      await worker.runUntil(async () => {
+        const handle = await temporal.client.workflow.start(textChatWorkflow, {
+          workflowId: `record-text-chat-${randomUUID()}`,
+          taskQueue,
+          args: [{ runId: 7, inactivityTimeoutSeconds: 600 }],
+        });
+        await handle.executeUpdate(openTextChatUpdate);
+        await handle.executeUpdate(sendTextChatMessageUpdate, { args: [{ text: 'Yes.', expectedRevision: 0 }] });
+        await handle.executeUpdate(rewindTextChatUpdate, { args: [{ toTurn: 0, expectedRevision: 1 }] });
+        await handle.executeUpdate(sendTextChatMessageUpdate, { args: [{ text: 'Who is this?' }] });
+        await handle.executeUpdate(endTextChatUpdate, { args: [{}] });
+        await handle.result();
+        await save('text-chat-workflow', handle);
+      });
+    });
+  });
 });
+
+/** Text chat activities that answer at once: each message moves the conversation one line on. */
+function fakeTextChatActivities(): ReturnType<typeof createTextChatActivities> {
+  const line = (role: 'user' | 'assistant', text: string) => ({ at: '2026-01-01T00:00:00.000Z', role, text });
+  return {
+    textChatStep: ({ checkpoint, next }) => {
+      const before = checkpoint ?? {
+        ...conversation,
+        transcript: [],
+        nodeId: 'start',
+        calleeRepliesInNode: 0,
+        turns: 0,
+        toolCalls: [],
+      };
+      if (next && 'ended' in next) {
+        return Promise.resolve({
+          reply: [],
+          ended: { ...conversation, transcript: before.transcript, endedBy: next.ended },
+        });
+      }
+      const said = [...(next ? [line('user', next.text)] : []), line('assistant', 'Hello.')];
+      const paused = { ...before, transcript: [...before.transcript, ...said], turns: before.turns + 1 };
+      return Promise.resolve({ reply: said.slice(-1), paused });
+    },
+    concludeTextChat: () => Promise.resolve({ disposition: 'user_hangup', postCallWebhooks: [] }),
+  };
+}
 
 const conversation: ConversationResult = {
   transcript: [{ at: '2026-01-01T00:00:00.000Z', role: 'assistant', text: 'Hello.' }],

@@ -14,7 +14,7 @@ import { testDataConverter, testWorkflowBundle } from '../helpers/temporal';
 const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');
 
 /** Every workflow type that runs for long enough to be live during a deploy has a recording. */
-const REQUIRED = ['call-workflow.json', 'campaign-workflow.json'];
+const REQUIRED = ['call-workflow.json', 'campaign-workflow.json', 'text-chat-workflow.json'];
 
 const fixtureFiles = async (): Promise<string[]> =>
   (await readdir(HISTORIES)).filter((file) => file.endsWith('.json')).sort();
@@ -23,7 +23,7 @@ const readFixture = async (file: string): Promise<unknown> =>
   JSON.parse(await readFile(path.join(HISTORIES, file), 'utf8')) as unknown;
 
 describe('recorded workflow histories', () => {
-  it('include a call and a campaign', async () => {
+  it('include a call, a campaign and a text chat', async () => {
     expect(await fixtureFiles()).toEqual(expect.arrayContaining(REQUIRED));
   });
 

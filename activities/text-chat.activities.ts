@@ -1,0 +1,98 @@
+import type { DataSource } from 'typeorm';
+import { converseStep, TextParty, type TextChatInput } from '../agent-runtime';
+import type { ConversationCheckpoint, ConversationResult, TranscriptLine } from '../agent-runtime/contract';
+import { conversationInput } from '../agent-runtime/conversation-input';
+import type { AgentVersionCache } from '../domain/agents/version-cache';
+import { conversationSourceOf } from '../domain/calls/conversation-source';
+import { maxCallDurationOf } from '../domain/calls/start-call';
+import { loadConversationTools } from '../domain/tools/conversation-tools';
+import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
+import type { Secrets } from '../telephony/secrets';
+import type { createCallActivities } from './call.activities';
+import { createCallRecords } from './call-records';
+import type { CallSettings } from './call-settings';
+import type { PostCallWebhook } from './webhook/nodes';
+import { callDisposition } from '../workflows/definitions';
+
+export interface TextChatActivityDeps {
+  dataSource: DataSource;
+  secrets: Secrets;
+  settings: CallSettings;
+  versions: AgentVersionCache;
+  /** Writes a run's outcome as a call's conclusion does. */
+  finalizeRun: ReturnType<typeof createCallActivities>['finalizeRun'];
+}
+
+export interface TextChatStepInput {
+  runId: number;
+  /** Where the conversation stands; null: it has not begun (the agent speaks first, if it does). */
+  checkpoint: ConversationCheckpoint | null;
+  /** The person's message, or the session's end; unset on the first step. */
+  next?: TextChatInput;
+  /** ISO time the session began. */
+  startedAt: string;
+}
+
+/** One step of a text chat: what the agent wrote, and where the conversation now waits, or how it ended. */
+export type TextChatStep =
+  { reply: TranscriptLine[]; paused: ConversationCheckpoint } | { reply: TranscriptLine[]; ended: ConversationResult };
+
+export interface ConcludedTextChat {
+  disposition: string;
+  postCallWebhooks: PostCallWebhook[];
+}
+
+/**
+ * The agent's side of a text chat: each step continues the conversation engine from where the
+ * session's workflow keeps it, with the run's agent version, tools and language model (the offline
+ * policy without one), exactly as a call's conversation does.
+ */
+export function createTextChatActivities({
+  dataSource,
+  secrets,
+  settings,
+  versions,
+  finalizeRun,
+}: TextChatActivityDeps) {
+  const records = createCallRecords(dataSource);
+  const toolDeps = createToolRunnerDeps({
+    dataSource,
+    secrets,
+    config: { ALLOW_PRIVATE_WEBHOOKS: settings.allowPrivateWebhooks ?? false },
+  });
+
+  return {
+    /** The agent's turn after the person's message (or its first words, or its last after an end). */
+    async textChatStep({ runId, checkpoint, next, startedAt }: TextChatStepInput): Promise<TextChatStep> {
+      const run = await records.load(runId);
+      const version = await versions.get(run.agentVersionId);
+      const source = conversationSourceOf(run, version, run.callDispositionCodes);
+      const step = await converseStep(conversationInput(source, maxCallDurationOf(version), { kind: 'text' }), {
+        llm: settings.llm,
+        tools: await loadConversationTools(dataSource, toolDeps, run, source.workflowDefinition),
+        party: new TextParty(next, new Date(startedAt)),
+        ...(checkpoint ? { resume: checkpoint } : {}),
+      });
+      const said = 'paused' in step ? step.paused.transcript : step.ended.transcript;
+      const reply = said.slice(checkpoint?.transcript.length ?? 0).filter((line) => line.role === 'assistant');
+      return 'paused' in step ? { reply, paused: step.paused } : { reply, ended: step.ended };
+    },
+
+    /**
+     * Writes the session's outcome as a call's: transcript, gathered context, disposition, tool
+     * calls and token usage. A text chat has no call minutes: its duration is 0 and only its tokens
+     * are charged. With no conversation (the agent could not open the session) its status is `error`.
+     */
+    async concludeTextChat({
+      runId,
+      conversation,
+    }: {
+      runId: number;
+      conversation: ConversationResult | null;
+    }): Promise<ConcludedTextChat> {
+      const callStatus = conversation ? 'completed' : 'error';
+      const { postCallWebhooks } = await finalizeRun({ runId, callStatus, durationSeconds: 0, conversation });
+      return { disposition: callDisposition(callStatus, conversation), postCallWebhooks };
+    },
+  };
+}
