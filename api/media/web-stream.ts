@@ -52,7 +52,10 @@ export function webStream(deps: WebStreamDeps): ProviderStreamFactory {
           customParameters: {},
         });
       },
-      onGone: () => socket.close(1000),
+      onGone: () => {
+        log.warn({ runId: session?.runId }, 'web call connection failed or closed; the call ends');
+        socket.close(1000);
+      },
     });
     const transport: MediaTransport = {
       sendAudio: (samples) => peer.enqueue(samples),
@@ -64,12 +67,17 @@ export function webStream(deps: WebStreamDeps): ProviderStreamFactory {
       if (event.type === 'turn' || event.type === 'reply') {
         send({ type: 'transcript', role: event.type === 'turn' ? 'user' : 'assistant', text: event.text ?? '' });
       } else if (event.type === 'ended') {
-        // The agent ended the call: its last words go out, then the page is told and the socket closes.
-        peer.mark(() => {
+        // The agent ended the call: its last words go out (for a few seconds at most), then the page
+        // is told and the socket closes.
+        let told = false;
+        const hangUp = () => {
+          if (told) return;
+          told = true;
           send({ type: 'ended', reason: event.reason });
           socket.close(1000);
-        });
-        setTimeout(() => socket.close(1000), LAST_WORDS_MS).unref();
+        };
+        peer.mark(hangUp);
+        setTimeout(hangUp, LAST_WORDS_MS).unref();
       } else send({ type: 'event', name: event.type });
     };
     return {
