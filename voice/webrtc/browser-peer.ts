@@ -63,7 +63,7 @@ export class BrowserPeer {
       if (state === 'connected') {
         this.startSending();
         this.handlers.onConnected();
-      } else if (state === 'failed' || state === 'closed') this.handlers.onGone();
+      } else if ((state === 'failed' || state === 'closed') && !this.closed) this.handlers.onGone();
     });
   }
 
