@@ -11,6 +11,8 @@ import { chargeUsd } from '../domain/runs/run-queries';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
+import { createWebProvider } from '../telephony/providers/web/adapter';
+import { WEB_PROVIDER } from '../telephony/providers/web/web-calls';
 import { providerDefinition, providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
 import { VOICEMAIL_CHANNEL, voicemailPayload } from '../voice/pipeline/voicemail-requests';
@@ -94,7 +96,10 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
     return run.configuration.callsPerSecond ?? providerDefinition(run.provider)?.defaultCallsPerSecond ?? null;
   };
 
+  const webCalls = createWebProvider(dataSource);
   const adapterOf = (run: CallRecord): TelephonyProvider => {
+    // A call from a browser has no telephony configuration: it is ours end to end.
+    if (run.provider === WEB_PROVIDER) return webCalls;
     if (!run.configuration) throw new CallSetupError(`Run ${run.id} has no telephony configuration`);
     return providerFor(run.configuration, secrets, {
       apiBaseUrl: settings.telephonyApiBaseUrl,

@@ -36,6 +36,8 @@ import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
 import { createTextChatRoutes } from './routes/text-chat';
 import { createUsageRoutes } from './routes/usage';
 import { createWebhookSigningSecretRoutes } from './routes/webhook-signing-secret';
+import { createWebCallRoutes } from './routes/web-calls';
+import { createWebCallPageRouter } from './web-call/page';
 import { createImportSlots } from './uploads/import-slots';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
@@ -55,6 +57,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createWebhookSigningSecretRoutes(deps),
     ...createDoNotCallRoutes(deps, importSlots),
     ...createCallRoutes(deps),
+    ...createWebCallRoutes(deps),
     ...createRecordingRoutes(deps),
     ...createTelephonyWebhookRoutes(deps),
     ...createTelephonyInboundRoutes(deps),
@@ -104,7 +107,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     deps.logger.error({ err: error }, 'koa error');
   });
 
-  const routers = [api, root, createCodecRouter(deps.config), createDocsRouter()];
+  const routers = [api, root, createCodecRouter(deps.config), createDocsRouter(), createWebCallPageRouter(deps.config)];
   app.use(traceRequest(auth.credentials));
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler());

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { createDataSource } from '../entities/data-source';
-import { config } from '../platform/config';
+import { config, iceServersOf } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { temporalDataConverter } from '../platform/payload-codec';
 import { startTracing } from '../platform/tracing/tracing';
@@ -15,6 +15,8 @@ import { startLiveConversation } from '../voice/pipeline/live-conversation';
 import { listenForVoicemailRequests, VoicemailRequests } from '../voice/pipeline/voicemail-requests';
 import { createApp } from './app';
 import { attachMediaServer } from './media/media-server';
+import { webStream } from './media/web-stream';
+import { webCallOrigins } from './web-call/page';
 import { createMetrics, observeTurn } from './metrics';
 import { ensureAdminUser } from '../domain/accounts/admin-user';
 
@@ -59,6 +61,10 @@ async function main(): Promise<void> {
     secrets,
     recordings: createRecordingStore(cfg, logger),
     logger,
+    web: {
+      stream: webStream({ dataSource, temporal, iceServers: iceServersOf(cfg.WEB_CALL_ICE_SERVERS) }),
+      origins: webCallOrigins(cfg),
+    },
     onSession: (session) => {
       const conversation = startLiveConversation(session, {
         dataSource,

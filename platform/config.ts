@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { parseJson } from './json';
 import { parsePayloadKeys } from './payload-keys';
 import { decodeSecretsKey } from './secrets-key';
 
@@ -11,6 +12,18 @@ const envBoolean = (fallback: boolean) =>
     })
     .default(fallback ? 'true' : 'false')
     .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/** One ICE server of a web call (RTCIceServer). */
+export const IceServer = z.object({
+  urls: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  username: z.string().optional(),
+  credential: z.string().optional(),
+});
+export type IceServer = z.infer<typeof IceServer>;
+const IceServers = z.array(IceServer);
+
+/** WEB_CALL_ICE_SERVERS as given (the schema has checked it). */
+export const iceServersOf = (value: string): IceServer[] => IceServers.parse(parseJson(value));
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
@@ -31,6 +44,26 @@ export const configSchema = z.object({
   PORT: port(8000),
   /** The address providers call back (webhooks, media streams); `/health` reports it as `backend_api_endpoint`. */
   PUBLIC_BASE_URL: z.url().default('http://localhost:8000'),
+  /**
+   * ICE servers of web calls, for the browser and the API: a JSON array of `{urls, username?, credential?}`.
+   * `[]`: host candidates only (localhost, one network); beyond, STUN and TURN (docs/guides/testing-agents.md).
+   */
+  WEB_CALL_ICE_SERVERS: z
+    .string()
+    .refine((value) => IceServers.safeParse(parseJson(value)).success, {
+      error: 'must be a JSON array of {urls, username?, credential?}',
+    })
+    .default('[]'),
+  /**
+   * Origins whose pages may embed the web-call page and open its signalling socket, comma-separated;
+   * PUBLIC_BASE_URL's origin always may.
+   */
+  WEB_CALL_ALLOWED_ORIGINS: z
+    .string()
+    .refine((value) => value.split(',').every((origin) => /^https?:\/\/[^/\s]+$/.test(origin.trim())), {
+      error: 'must be origins (scheme://host[:port]) separated by commas',
+    })
+    .optional(),
   /** Largest JSON request body, in bytes; larger bodies answer 413. */
   JSON_BODY_LIMIT_BYTES: z.coerce
     .number()

@@ -11,6 +11,18 @@ export interface StreamStart {
   customParameters: Record<string, string>;
 }
 
+/**
+ * What happens in a call's conversation, as it happens: the caller began to speak, a turn (what
+ * the caller said), a reply (what the agent said), the conversation `ended` (with its reason).
+ */
+export interface ConversationEvent {
+  type: 'speech_started' | 'interrupted' | 'turn' | 'reply' | 'ended';
+  /** Wall clock, ms. */
+  at: number;
+  text?: string;
+  reason?: string;
+}
+
 /** One provider's wire protocol, outbound direction: PCM16 at 8 kHz in, the provider's frames out. */
 export interface MediaTransport {
   sendAudio(samples: Int16Array): void;
@@ -18,6 +30,8 @@ export interface MediaTransport {
   sendMark(name: string): void;
   /** Drops the audio the provider has buffered but not played (barge-in). */
   clear(): void;
+  /** Tells the other party's client what happens in the conversation (a web call's page); phone lines have none. */
+  announce?(event: ConversationEvent): void;
 }
 
 /** What the speech pipeline (and anything else) hears from a call's media stream. */
@@ -100,6 +114,10 @@ export class MediaSession {
     if (this.ended) return;
     this.recorder.agent(samples);
     this.transport.sendAudio(samples);
+  }
+
+  announce(event: ConversationEvent): void {
+    if (!this.ended) this.transport.announce?.(event);
   }
 
   mark(name: string): void {

@@ -20,6 +20,7 @@ import type { ProviderStreamFactory } from './stream-support';
 import { telnyxStream } from './telnyx-stream';
 import { runTwilioStream, TwilioTransport } from './twilio-stream';
 import { vonageStream } from './vonage-stream';
+import { WEB_PROVIDER } from '../../telephony/providers/web/web-calls';
 
 /**
  * `…/media/{run_id}?token=…`, or `…/media/{run_id}/{token}` where the provider takes no query
@@ -55,6 +56,11 @@ export interface MediaServerDeps {
   logger: Logger;
   /** Hears every session as it opens (the voice pipeline; tests). */
   onSession?: (session: MediaSession) => void;
+  /**
+   * Calls from a browser (provider `web`): their signalling protocol, and the origins whose pages
+   * may open it (a request without `Origin` is no browser's). Unset: web calls are not served.
+   */
+  web?: { stream: ProviderStreamFactory; origins: readonly string[] };
 }
 
 export interface MediaServer {
@@ -66,14 +72,14 @@ export interface MediaServer {
 
 class Refusal extends Error {
   constructor(
-    readonly status: 401 | 404 | 409,
+    readonly status: 401 | 403 | 404 | 409,
     readonly detail: string,
   ) {
     super(detail);
   }
 }
 
-const STATUS_TEXT = { 401: 'Unauthorized', 404: 'Not Found', 409: 'Conflict' } as const;
+const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict' } as const;
 
 /** Answers an upgrade request with a plain HTTP error: the WebSocket never opens. */
 function refuse(socket: Duplex, { status, detail }: Refusal): void {
@@ -115,8 +121,12 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     if (!match?.[1] || !/^\d{1,15}$/.test(runIdText)) throw new Refusal(404, 'Not Found');
     const provider = match[1];
     const runId = Number(runIdText);
-    const stream = SERVED_PROVIDERS.get(provider);
+    const stream = provider === WEB_PROVIDER ? deps.web?.stream : SERVED_PROVIDERS.get(provider);
     if (!stream) throw new Refusal(404, 'No media endpoint for this provider');
+    const origin = request.headers.origin;
+    if (provider === WEB_PROVIDER && origin !== undefined && !deps.web?.origins.includes(origin)) {
+      throw new Refusal(403, 'This origin may not join web calls');
+    }
     const token = match[3] ?? url.searchParams.get('token') ?? '';
     const check = verifyMediaToken(key, token, { provider, runId });
     if (check !== 'valid') throw new Refusal(401, check === 'expired' ? 'Media token expired' : 'Invalid media token');

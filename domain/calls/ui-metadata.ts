@@ -1,5 +1,6 @@
 import { maskSecret } from '../../telephony/credentials';
 import type { CallWorkflowInput } from '../../workflows/definitions';
+import { WEB_PROVIDER } from '../../telephony/providers/web/web-calls';
 
 /**
  * What the Temporal UI's workflow list and page show of a call placed through the API or taken
@@ -14,7 +15,12 @@ export function callUiMetadata(
 ): { staticSummary: string; staticDetails: string } {
   const number = call.otherParty === null ? 'an unknown number' : `\`${maskSecret(call.otherParty)}\``;
   const inbound = input.direction === 'inbound';
-  const who = inbound ? `Inbound call from ${number}` : `Call to ${number}`;
+  const who =
+    input.provider === WEB_PROVIDER
+      ? 'Web call from a browser'
+      : inbound
+        ? `Inbound call from ${number}`
+        : `Call to ${number}`;
   return {
     staticSummary: `${who} · agent ${call.agentId} · run ${call.runId}`,
     staticDetails: [

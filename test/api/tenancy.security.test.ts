@@ -52,6 +52,8 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs` },
   { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}` },
   { method: 'get', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}/transcript` },
+  // A's own web call starts (a run waiting for its browser).
+  { method: 'post', path: (ids) => `/api/v1/workflow/${ids.workflowId}/web-call`, body: {} },
   // A's run has no recording: A gets 404 "Recording not found", past the ownership check.
   {
     method: 'get',

@@ -18,6 +18,8 @@ export const RUN_GUIDES = ['accounts', 'calls', 'inbound', 'campaigns'].map((nam
 export const RUN_ELSEWHERE: Record<string, string> = {
   'README.md': 'the doc test runs the tour; the quick start is what test/e2e/npm-start.test.ts runs',
   'docs/guides/running-locally.md': 'the quick start again (test/e2e/npm-start.test.ts)',
+  'docs/guides/testing-agents.md':
+    'a web call needs a browser: test/e2e/web-call.test.ts makes the same request and opens the page',
   'docs/operations/production.md': 'docker compose, which needs a container engine',
   'docs/guides/testing-agents.md':
     'test/e2e/text-chat.test.ts sends the text chat requests it shows, to the agent of the same graph',

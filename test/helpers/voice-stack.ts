@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import type { Worker } from '@temporalio/worker';
 import type { TurnLatency } from '../../agent-runtime';
 import { attachMediaServer, type MediaServer } from '../../api/media/media-server';
+import { webStream } from '../../api/media/web-stream';
+import { webCallOrigins } from '../../api/web-call/page';
+import { iceServersOf } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
 import { Secrets } from '../../telephony/secrets';
 import { DiskRecordingStore } from '../../voice/disk-recording-store';
@@ -75,6 +78,14 @@ export async function startVoiceStack(
     secrets,
     recordings: new DiskRecordingStore(recordingsDir),
     logger,
+    web: {
+      stream: webStream({
+        dataSource: services.db.dataSource,
+        temporal: services.temporal.client,
+        iceServers: iceServersOf(deps.config.WEB_CALL_ICE_SERVERS),
+      }),
+      origins: webCallOrigins(deps.config),
+    },
     onSession: (session) => {
       sessions.push(session);
       conversations.push(

@@ -107,7 +107,10 @@ async function runLiveConversation(
     settings,
     log,
     onLatency: (latency) => deps.onLatency?.(latency),
-    onEvent: deps.onEvent && ((event) => deps.onEvent?.(session.runId, event)),
+    onEvent: (event) => {
+      deps.onEvent?.(session.runId, event);
+      session.announce(event);
+    },
   });
   log.info({ stt: speech.stt.provider, tts: speech.tts.provider }, 'live conversation started');
   // Tells the workflow a conversation is coming, so that it waits for it after the call ends; the
@@ -135,6 +138,7 @@ async function runLiveConversation(
     await party.close();
   }
   result.turnLatency = party.latencies;
+  session.announce({ type: 'ended', at: Date.now(), reason: result.endedBy });
   log.info({ endedBy: result.endedBy, turns: party.latencies.length }, 'live conversation ended');
   // On the list before the workflow hangs up; the run's conclusion lists it again if this failed.
   if (result.optOut) {

@@ -28,10 +28,14 @@ export interface LivePartyDeps {
   now?: () => number;
 }
 
-/** A moment of a live call: `at` is the wall clock (ms). */
+/**
+ * A moment of a live call: `at` is the wall clock (ms). A `turn` carries what the caller said, a
+ * `reply` what the agent said (once it has been played, or cut).
+ */
 export interface VoiceEvent {
-  type: 'speech_started' | 'interrupted' | 'turn';
+  type: 'speech_started' | 'interrupted' | 'turn' | 'reply';
   at: number;
+  text?: string;
 }
 
 /** Idle checks in a row after which the caller is taken to have gone ('user_idle'). */
@@ -230,8 +234,8 @@ export class LiveParty implements ConversationParty {
 
   // Caller events.
 
-  emit(type: VoiceEvent['type']): void {
-    this.deps.onEvent?.({ type, at: this.clock() });
+  emit(type: VoiceEvent['type'], text?: string): void {
+    this.deps.onEvent?.({ type, at: this.clock(), ...(text === undefined ? {} : { text }) });
   }
 
   private speechStarted(): void {
@@ -267,7 +271,7 @@ export class LiveParty implements ConversationParty {
   }
 
   private turnTaken(turn: CallerTurn): void {
-    this.emit('turn');
+    this.emit('turn', turn.text);
     const reply = this.current?.active ? this.current : null;
     if (reply?.interruptible) {
       // Under min_words, a few words over the agent are a backchannel ("uh-huh"), not a turn.

@@ -13,7 +13,7 @@ export interface ReplyHost {
   nowMs(): number;
   /** Wall clock of a position in the stream. */
   wallAt(seconds: number): string;
-  emit(type: 'interrupted'): void;
+  emit(type: 'interrupted' | 'reply', text?: string): void;
   firstAudioSent(reply: LiveReply): void;
   replySettled(reply: LiveReply): void;
 }
@@ -173,6 +173,7 @@ export class LiveReply implements AgentReply {
           end: transcriptSeconds(this.party.playback.seconds),
         }
       : null;
+    if (line) this.party.emit('reply', text);
     this.resolve({ line, ...(this.interrupted ? { interrupted: true } : {}), ...(over ? { over } : {}) });
   }
 }
