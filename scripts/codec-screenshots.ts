@@ -5,18 +5,17 @@
  * API's codec server (decrypted input and result), and with the codec server out of the browser's
  * reach (the `binary/encrypted` payloads Temporal stores).
  *
- * Needs Chromium at /usr/bin/chromium (`scripts/install-chromium.sh`) or CHROMIUM_PATH.
+ * Uses CHROMIUM_PATH, or Chromium on the PATH (installs Debian's package when it is missing).
  * Environment: SWITCHBOARD_URL (default http://localhost:8000), TEMPORAL_UI_URL (default
  * http://localhost:8233), TEMPORAL_NAMESPACE (default `default`), SCREENSHOT_DIR (default docs/images).
  */
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { ensureChromium } from './chromium';
 
 const BASE_URL = (process.env.SWITCHBOARD_URL ?? 'http://localhost:8000').replace(/\/+$/, '');
 const TEMPORAL_UI_URL = (process.env.TEMPORAL_UI_URL ?? 'http://localhost:8233').replace(/\/+$/, '');
 const NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'default';
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT_DIR = resolve(process.env.SCREENSHOT_DIR ?? join(__dirname, '..', 'docs', 'images'));
 const EMAIL = 'codec-screenshots@switchboard.local';
 const PASSWORD = 'switchboard codec screenshots password';
@@ -180,11 +179,9 @@ async function screenshot(
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`No Chromium at ${CHROMIUM_PATH}: run scripts/install-chromium.sh, or set CHROMIUM_PATH`);
-  }
+  const executablePath = process.env.CHROMIUM_PATH ?? (await ensureChromium(say));
   const workflowId = await placeCall(await apiKey());
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true });
+  const browser = await chromium.launch({ executablePath, headless: true });
   try {
     // Decrypted, the result names the call's status; out of the codec's reach, only key ids show.
     await screenshot(browser, workflowId, { file: 'temporal-ui-decoded.png', blockCodec: false, shows: 'callStatus' });

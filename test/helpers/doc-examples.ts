@@ -18,11 +18,9 @@ export const RUN_GUIDES = ['accounts', 'calls', 'inbound', 'campaigns'].map((nam
 export const RUN_ELSEWHERE: Record<string, string> = {
   'README.md': 'the doc test runs the tour; the quick start is what test/e2e/npm-start.test.ts runs',
   'docs/guides/running-locally.md': 'the quick start again (test/e2e/npm-start.test.ts)',
-  'docs/guides/testing-agents.md':
-    'a web call needs a browser: test/e2e/web-call.test.ts makes the same request and opens the page',
   'docs/operations/production.md': 'docker compose, which needs a container engine',
   'docs/guides/testing-agents.md':
-    'test/e2e/text-chat.test.ts sends the text chat requests it shows, to the agent of the same graph',
+    'test/e2e/text-chat.test.ts sends the text chat requests it shows; a web call needs a browser, and test/e2e/web-call.test.ts makes the same request and opens the page',
   'docs/reference/temporal-names.md': 'test/e2e/operator-cli.test.ts runs its command-line examples on a campaign',
   'docs/workflow-versioning.md':
     'worker deployment commands of a deploy; test/workflows/worker-versioning.test.ts promotes builds as they do',
