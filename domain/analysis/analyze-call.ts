@@ -21,7 +21,7 @@ export interface CallAnalysis {
 }
 
 export interface AnalyzeDeps {
-  /** The model a node asks; null: the offline analyzer. */
+  /** The model a node asks; null: the offline analyzer. Throws when the node's model cannot be asked. */
   endpointFor: (settings: QaSettings) => Promise<ModelEndpoint | null>;
   now?: () => Date;
 }
@@ -46,7 +46,14 @@ export async function analyzeCall(
       annotations[key] = { skipped: true, reason };
       continue;
     }
-    const endpoint = await deps.endpointFor(settings);
+    let endpoint: ModelEndpoint | null;
+    try {
+      endpoint = await deps.endpointFor(settings);
+    } catch (error) {
+      // The node's model cannot be asked (a refused address, a credential gone): its error, not the call's.
+      annotations[key] = { error: (error as Error).message, model: settings.model ?? 'unknown' };
+      continue;
+    }
     if (!endpoint) {
       const offline = analyzeOffline(call, settings, now());
       annotations[key] = offline.result;
