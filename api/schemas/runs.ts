@@ -259,3 +259,24 @@ export type WorkflowRunsQueryDocumented = Documents<SameShape<z.output<typeof Wo
 export type UsageRunItemDocumented = Documents<SameShape<z.output<typeof UsageRunItem>, DomainUsageRunItem>>;
 export type UsageRunsPageDocumented = Documents<SameShape<z.output<typeof UsageRunsPage>, DomainUsageRunsPage>>;
 export type UsageRunsQueryDocumented = Documents<SameShape<z.output<typeof UsageRunsQuery>, UsageRunsRequest>>;
+
+export const RunIdParams = z.object({ run_id: IdParam.openapi({ example: 501 }) });
+
+export const AnalysisRerunHeaders = z.object({
+  'Idempotency-Key': text(255).optional().openapi({
+    description: 'The same key names the same rerun: a repeated request starts nothing more and answers the same.',
+    example: 'reanalyse-2026-03-01',
+  }),
+});
+
+export const AnalysisRerunResponse = z
+  .object({
+    run_id: z.number().int(),
+    analysis_id: z.string().openapi({
+      description: "Names the rerun; the run's `annotations.analysis_run.id` once its results are written.",
+    }),
+    status: z.literal('accepted'),
+  })
+  .openapi('AnalysisRerun', {
+    example: { run_id: 501, analysis_id: 'key-3f1b2c4d5e6f708192a3b4c5d6e7f809', status: 'accepted' },
+  });

@@ -136,6 +136,8 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   // A's campaign was cancelled above, so its list and then the campaign itself may be deleted.
   { method: 'delete', path: (ids) => `/api/v1/campaign/sources/${ids.sourceId}` },
   { method: 'delete', path: (ids) => `/api/v1/campaign/${ids.campaignId}` },
+  // A's run has not ended and its agent has no QA node: A is answered 409, B 404.
+  { method: 'post', path: (ids) => `/api/v1/workflow-run/${ids.runId}/analysis`, ownerStatus: 409 },
   // Last: erasing the run empties it (its recording first).
   { method: 'delete', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}/recording` },
   { method: 'delete', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}` },

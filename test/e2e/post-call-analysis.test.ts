@@ -6,7 +6,7 @@ import { createActivities } from '../../activities';
 import { converse } from '../../agent-runtime';
 import { Run } from '../../entities';
 import { Secrets } from '../../telephony/secrets';
-import { callWorkflowId } from '../../workflows/definitions';
+import { analysisWorkflowId, callWorkflowId } from '../../workflows/definitions';
 import { createAgent } from '../helpers/agents';
 import { buildTestApp } from '../helpers/app';
 import { callingOrganization, definitionWithTrigger, triggerPathOf, type CallingOrganization } from '../helpers/calls';
@@ -117,6 +117,9 @@ async function callWith(nodes: object[]): Promise<Run> {
   });
 }
 
+/** The offline call of the first test, analysed again by the rerun test. */
+let offlineRun: Run;
+
 describe('post-call analysis through the real service', () => {
   it('offline: the QA node annotates the run, and the webhook that runs after reads the annotations', async () => {
     bodies.length = 0;
@@ -133,6 +136,7 @@ describe('post-call analysis through the real service', () => {
         successful: '{{annotations.analysis.fields.call_successful.value}}',
       }),
     ]);
+    offlineRun = run;
     const qa = run.annotations.qa_quality as Record<string, unknown>;
     expect(qa).toMatchObject({ model: 'offline', overall_sentiment: expect.any(String), score: expect.any(Number) });
     expect(qa.summary).toContain(`A ${run.callDurationSeconds} s call`);
@@ -226,5 +230,59 @@ describe('post-call analysis through the real service', () => {
     expect(run.annotations.tags).toEqual([]);
     expect(run.annotations).not.toHaveProperty('analysis');
     expect((run.usageInfo.analysis as { total_tokens: number }).total_tokens).toBe(808);
+  }, 120_000);
+
+  it('a rerun (202, idempotent per key) replaces the results and keeps the previous ones in the history', async () => {
+    const run = offlineRun;
+    const rerun = () =>
+      request(app.callback())
+        .post(`/api/v1/workflow-run/${run.id}/analysis`)
+        .set('X-API-Key', org.apiKey)
+        .set('Idempotency-Key', 'reanalyse-once');
+    const first = await rerun();
+    expect(first.status).toBe(202);
+    expect(first.body).toEqual({
+      run_id: run.id,
+      analysis_id: expect.stringMatching(/^key-[0-9a-f]{32}$/),
+      status: 'accepted',
+    });
+    const again = await rerun();
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual(first.body);
+    const analysisId = first.body.analysis_id as string;
+    const worker = await createWorker();
+    await worker.runUntil(services.temporal.client.workflow.getHandle(analysisWorkflowId(run.id, analysisId)).result());
+    const after = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: run.id });
+    expect(after.annotations.analysis_run).toMatchObject({ id: analysisId, trigger: 'rerun' });
+    expect(after.annotations.qa_quality).toMatchObject({ model: 'offline' });
+    // The first analysis, whole, in the history; nothing else the run's annotations hold changed.
+    expect(after.analysisHistory).toEqual([
+      {
+        qa_quality: run.annotations.qa_quality,
+        tags: run.annotations.tags,
+        analysis: run.annotations.analysis,
+        analysis_run: run.annotations.analysis_run,
+      },
+    ]);
+    // A repeat of the same rerun (a retried activity) writes nothing more.
+    const repeat = await services.temporal.client.workflow.start('analysisWorkflow', {
+      workflowId: `${analysisWorkflowId(run.id, analysisId)}-repeat`,
+      taskQueue,
+      args: [{ runId: run.id, analysisId }],
+    });
+    const worker2 = await createWorker();
+    expect(await worker2.runUntil(repeat.result())).toEqual({ analyzed: false, totalTokens: 0 });
+    const unchanged = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: run.id });
+    expect(unchanged.analysisHistory).toHaveLength(1);
+  }, 120_000);
+
+  it('a run whose agent has no QA node cannot be analysed again: 409', async () => {
+    const run = await callWith([]);
+    expect(run.annotations).toEqual({});
+    const res = await request(app.callback())
+      .post(`/api/v1/workflow-run/${run.id}/analysis`)
+      .set('X-API-Key', org.apiKey);
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ detail: "The run's agent has no enabled QA node to analyse it with" });
   }, 120_000);
 });
