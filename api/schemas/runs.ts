@@ -129,7 +129,11 @@ export const WorkflowRunItem = z
     initial_context: JsonObject,
     gathered_context: JsonObject,
     logs: JsonObject,
-    annotations: JsonObject,
+    annotations: JsonObject.openapi({
+      description:
+        'Post-call analysis results: `qa_<node id>` per QA node, `tags`, `analysis` (typed fields and the ' +
+        'success evaluation) and `analysis_run` (see docs/guides/post-call-analysis.md).',
+    }),
   })
   .openapi('WorkflowRun');
 
@@ -141,6 +145,11 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
   called_number: z.string().nullable(),
   disposition: z.string().nullable(),
   usage_info: JsonObject,
+  analysis_history: z.array(JsonObject).openapi({
+    description:
+      'The post-call analyses a rerun replaced, oldest first: each the `annotations` keys it had written ' +
+      '(`qa_<node id>`, `tags`, `analysis`, `analysis_run`).',
+  }),
 }).openapi('WorkflowRunDetail', {
   example: {
     ...EXAMPLE_RUN,
@@ -154,6 +163,7 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
       llm: { model: 'gpt-4o-mini', total_tokens: 1830, prompt_tokens: 1520, completion_tokens: 310 },
       call_duration_seconds: 74,
     },
+    analysis_history: [],
   },
 });
 

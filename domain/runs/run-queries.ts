@@ -54,7 +54,7 @@ const RUN_COLUMNS = `
   r.id, r.workflow_id, r.name, r.mode, r.created_at, r.is_completed, r.transcript_url, r.recording_url,
   r.definition_id, r.initial_context, r.gathered_context, r.logs, r.annotations, r.call_type, r.state,
   r.campaign_id, r.caller_number, r.called_number, r.disposition, r.usage_info, r.call_duration_seconds,
-  r.platform_token_usage::float8 AS platform_token_usage`;
+  r.platform_token_usage::float8 AS platform_token_usage, r.analysis_history`;
 
 const workflowRunItem = (row: RunRow, prices: Prices): RunItem => ({
   id: row.id,
@@ -169,6 +169,7 @@ export async function workflowRunDetail(
     called_number: row.called_number,
     disposition: row.disposition,
     usage_info: row.usage_info,
+    analysis_history: row.analysis_history,
   };
 }
 
