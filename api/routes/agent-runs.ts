@@ -14,6 +14,13 @@ import { rerunAnalysis } from '../../domain/analysis/rerun';
 import { idempotencyKeyOf } from '../../domain/calls/idempotency';
 import { workflowRunDetail, workflowRunsPage } from '../../domain/runs/run-queries';
 
+/** The analysis filters, as both runs lists describe them. */
+export const ANALYSIS_FILTERS_NOTE =
+  ' Post-call analysis (docs/guides/post-call-analysis.md): `analysisTags` (multiSelect, `{tags}`, all present), ' +
+  '`analysisSentiment` (multiSelect, `{sentiments}`, any of), `analysisSuccess` (radio, `{successful}`), ' +
+  '`analysisScore` (numberRange, `{min?, max?}` on the 1 to 10 score, inclusive), `analysisField` ' +
+  "(analysisField, `{name, equals?, min?, max?}` on a typed field's value).";
+
 export function createAgentRunRoutes({ dataSource, config, temporal }: ApiDeps): Route[] {
   const prices = { perMinuteUsd: config.PRICE_PER_MINUTE_USD, per1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD };
   return [
@@ -27,7 +34,8 @@ export function createAgentRunRoutes({ dataSource, config, temporal }: ApiDeps):
           'Filter attributes: `dateRange` (dateRange, `{from?, to?}` inclusive), `dispositionCode` (multiSelect, ' +
           '`{codes}`), `duration` (numberRange, `{min?, max?}` seconds inclusive), `status` (radio, ' +
           '`{status: completed|in_progress}`), `runId` and `campaignId` (number, `{value}`), `callerNumber` and ' +
-          '`calledNumber` (text, `{value}`, substring).',
+          '`calledNumber` (text, `{value}`, substring).' +
+          ANALYSIS_FILTERS_NOTE,
         tags: ['runs'],
         security: ['ApiKey', 'SessionToken'],
         params: WorkflowIdParams,

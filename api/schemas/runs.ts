@@ -26,6 +26,28 @@ const KNOWN_FILTERS = [
   filter('duration', 'numberRange', z.object({ min: Seconds.optional(), max: Seconds.optional() })),
   filter('dateRange', 'dateRange', z.object({ from: IsoDateTime.optional(), to: IsoDateTime.optional() })),
   filter('status', 'radio', z.object({ status: z.enum(['completed', 'in_progress']) })),
+  filter('analysisTags', 'multiSelect', z.object({ tags: z.array(text(255).min(1)).min(1).max(20) })),
+  filter(
+    'analysisSentiment',
+    'multiSelect',
+    z.object({ sentiments: z.array(z.enum(['positive', 'neutral', 'negative'])).min(1) }),
+  ),
+  filter('analysisSuccess', 'radio', z.object({ successful: z.boolean() })),
+  filter(
+    'analysisScore',
+    'numberRange',
+    z.object({ min: z.number().min(0).max(10).optional(), max: z.number().min(0).max(10).optional() }),
+  ),
+  filter(
+    'analysisField',
+    'analysisField',
+    z.object({
+      name: text(255).regex(/^[A-Za-z_][A-Za-z0-9_]*$/),
+      equals: z.union([text(255), z.number(), z.boolean()]).optional(),
+      min: z.number().optional(),
+      max: z.number().optional(),
+    }),
+  ),
 ] as const;
 
 /** Any other attribute and type pair: ignored, whatever its value. */

@@ -98,5 +98,12 @@ function typedAnalysis(analysed: NodeAnalysis[], nodes: QaSettings[]): TypedAnal
   }
   const success = analysed.find((node) => node.success)?.success;
   const models = [...new Set(analysed.map((node) => node.result.model))];
-  return { fields, ...(success ? { success } : {}), model: models.join(', ') || OFFLINE_MODEL };
+  const score = analysed.reduce((sum, node) => sum + node.result.score, 0) / analysed.length;
+  return {
+    fields,
+    ...(success ? { success } : {}),
+    score: Math.round(score * 10) / 10,
+    sentiment: (analysed[0] as NodeAnalysis).result.overall_sentiment,
+    model: models.join(', ') || OFFLINE_MODEL,
+  };
 }

@@ -125,6 +125,10 @@ export interface SuccessResult {
 export interface TypedAnalysis {
   fields: Record<string, { type: AnalysisFieldType; value: FieldValue }>;
   success?: SuccessResult;
+  /** The mean of the analysing nodes' scores, to one decimal: what the runs lists filter on. */
+  score: number;
+  /** The first analysing node's `overall_sentiment`. */
+  sentiment: Sentiment;
   model: string;
 }
 

@@ -23,6 +23,13 @@ export interface Prices {
 export const chargeUsd = (seconds: number, tokens: number, prices: Prices): number =>
   Math.round(((seconds / 60) * prices.perMinuteUsd + (tokens / 1000) * prices.per1kTokensUsd) * 1e6) / 1e6;
 
+const ANALYSIS_FILTERS = [
+  'analysisTags',
+  'analysisSentiment',
+  'analysisSuccess',
+  'analysisScore',
+  'analysisField',
+] as const;
 const WORKFLOW_RUN_FILTERS = filterSet([
   'dateRange',
   'dispositionCode',
@@ -32,6 +39,7 @@ const WORKFLOW_RUN_FILTERS = filterSet([
   'campaignId',
   'callerNumber',
   'calledNumber',
+  ...ANALYSIS_FILTERS,
 ]);
 const USAGE_RUN_FILTERS = filterSet([
   'runId',
@@ -41,6 +49,7 @@ const USAGE_RUN_FILTERS = filterSet([
   'calledNumber',
   'dispositionCode',
   'duration',
+  ...ANALYSIS_FILTERS,
 ]);
 
 interface RunRow extends Omit<RunDetail, 'created_at' | 'cost_info'> {

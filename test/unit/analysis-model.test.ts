@@ -135,6 +135,8 @@ describe('analysis by a language model (scripted OpenAI-compatible fake)', () =>
         quantity: { type: 'number', value: 2 },
       },
       success: { rubric: 'scale', value: 8, successful: true, reason: 'Confirmed' },
+      score: 8,
+      sentiment: 'positive',
       model: 'qa-model',
     });
     expect(usage).toEqual([{ model: 'qa-model', promptTokens: 190, completionTokens: 23, totalTokens: 213 }]);
