@@ -30,6 +30,11 @@ export interface ConcludeCallInput {
   simulate?: { maxDurationSeconds: number };
   /** A campaign's call: the campaign is told how it ended once the outcome is written. */
   campaign?: CampaignCallLink;
+  /**
+   * A campaign's call not yet reported: the campaign is told here too if the call is analysed
+   * next, so that it learns the outcome before the analysis, not from the call's completion after it.
+   */
+  campaignIfAnalyzed?: CampaignCallLink;
   /** The voicemail message left on a machine that answered. */
   voicemail?: VoicemailMessage;
 }
@@ -37,6 +42,8 @@ export interface ConcludeCallInput {
 export interface ConcludedCall extends FinalizedRun {
   /** `gathered_context.mapped_call_disposition` as written. */
   disposition: string;
+  /** The campaign was told the outcome here. */
+  campaignReported?: boolean;
 }
 
 /**
@@ -66,7 +73,7 @@ export function createCallConclusionActivities({
 
   return {
     async concludeCall(input: ConcludeCallInput): Promise<ConcludedCall> {
-      const { runId, callStatus, durationSeconds, campaign, voicemail } = input;
+      const { runId, callStatus, durationSeconds, voicemail } = input;
       const conversation = input.simulate
         ? await simulate(runId, input.simulate.maxDurationSeconds)
         : input.conversation;
@@ -78,8 +85,13 @@ export function createCallConclusionActivities({
         ...(voicemail ? { voicemail } : {}),
       });
       countCallEnded(callStatus);
+      const campaign = input.campaign ?? (finalized.analyze ? input.campaignIfAnalyzed : undefined);
       if (campaign) await reportCampaignCall({ ...campaign, runId, outcome: callStatus });
-      return { ...finalized, disposition: callDisposition(callStatus, conversation, voicemail !== undefined) };
+      return {
+        ...finalized,
+        disposition: callDisposition(callStatus, conversation, voicemail !== undefined),
+        ...(campaign ? { campaignReported: true } : {}),
+      };
     },
   };
 }

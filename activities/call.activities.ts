@@ -8,6 +8,7 @@ import type { AgentVersionCache } from '../domain/agents/version-cache';
 import { conversationSourceOf } from '../domain/calls/conversation-source';
 import { listOptOut } from '../domain/compliance/do-not-call';
 import { chargeUsd } from '../domain/runs/run-queries';
+import { enabledQaSettingsOf } from '../domain/analysis/qa-settings';
 import { openCredentials } from '../telephony/credentials';
 import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
@@ -70,6 +71,8 @@ export interface FinalizeRunInput {
 export interface FinalizedRun {
   /** The enabled webhook nodes of the run's agent version. */
   postCallWebhooks: PostCallWebhook[];
+  /** The run's agent version has an enabled QA node: the call is analysed once concluded. */
+  analyze?: boolean;
 }
 
 const toUpdate = (event: StatusEvent): CallStatusUpdate => ({
@@ -283,8 +286,10 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           price_per_1k_tokens_usd: prices.per1kTokensUsd,
         },
       });
+      if (agentVersionId === undefined) return { postCallWebhooks: [], analyze: false };
       return {
-        postCallWebhooks: agentVersionId === undefined ? [] : await postCallWebhooksOf(versions, agentVersionId),
+        postCallWebhooks: await postCallWebhooksOf(versions, agentVersionId),
+        analyze: enabledQaSettingsOf((await versions.get(agentVersionId)).workflowDefinition).length > 0,
       };
     },
   };

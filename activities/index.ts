@@ -1,4 +1,5 @@
 import { AgentVersionCache } from '../domain/agents/version-cache';
+import { createAnalysisActivities } from './analysis.activities';
 import { createCallConclusionActivities } from './call-conclusion.activities';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';
@@ -46,6 +47,15 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
     }),
     ...createCampaignActivities({ dataSource: deps.dataSource, ...calls }),
     ...createDialRuleActivities({ dataSource: deps.dataSource, rules: calls.settings.dialRules }),
+    ...createAnalysisActivities({
+      dataSource: deps.dataSource,
+      versions,
+      secrets: calls.secrets,
+      llm: calls.settings.llm,
+      prices: { perMinuteUsd: calls.settings.pricePerMinuteUsd, per1kTokensUsd: calls.settings.pricePer1kTokensUsd },
+      allowPrivate: deps.webhooks?.allowPrivate ?? false,
+      ...(deps.webhooks?.resolve ? { resolve: deps.webhooks.resolve } : {}),
+    }),
     ...createWebhookActivities({
       dataSource: deps.dataSource,
       versions,

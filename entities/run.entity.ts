@@ -96,6 +96,10 @@ export class Run extends TimestampedEntity {
   @Column({ type: 'jsonb', default: {} })
   annotations: Record<string, unknown>;
 
+  /** The analyses a later one replaced, oldest first: each the `annotations` keys it wrote. */
+  @Column({ type: 'jsonb', default: [] })
+  analysisHistory: Record<string, unknown>[];
+
   /** When the run's personal data was erased (its usage totals remain); null: it is whole. */
   @Column({ type: 'timestamptz', nullable: true })
   erasedAt: Date | null;

@@ -50,6 +50,14 @@ export const ACTIVITY_POLICIES = {
       nonRetryableErrorTypes: ['WebhookRefusedError', 'WebhookRejectedError'],
     },
   },
+  /**
+   * A finished call's analysis: each QA node's model request is bounded (60 s) and its failure is
+   * recorded, not retried; what is retried, with backoff, is the rest (the database), a few times.
+   */
+  postCallAnalysis: {
+    startToCloseTimeout: '5 minutes',
+    retry: { maximumAttempts: 4, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  },
   /** Bookkeeping of a webhook that failed: retried until it succeeds, within reason. */
   webhookBookkeeping: {
     startToCloseTimeout: '20 seconds',

@@ -31,6 +31,9 @@ export interface HealthCheckResult {
 /** Workflow ids are business keys; health checks are one-off, so they carry a unique suffix. */
 export const healthCheckWorkflowId = (suffix: string): string => `health-check-${suffix}`;
 
+/** A rerun of a run's analysis; the same request key always names the same rerun. */
+export const analysisWorkflowId = (runId: number, analysisId: string): string => `run-analysis-${runId}-${analysisId}`;
+
 /** The call workflow of an API call; campaign calls use their child id (stored in `runs.temporal_workflow_id`). */
 export const callWorkflowId = (runId: number): string => `call-${runId}`;
 

@@ -3,3 +3,4 @@ export { callWorkflow } from './call.workflow';
 export { campaignWorkflow } from './campaign.workflow';
 export { dataRetentionWorkflow } from './data-retention.workflow';
 export { textChatWorkflow } from './text-chat.workflow';
+export { analysisWorkflow } from './analysis.workflow';

@@ -2,6 +2,7 @@ import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { UsageRunsPage, UsageRunsQuery } from '../schemas/runs';
 import { usageRunsPage } from '../../domain/runs/run-queries';
+import { ANALYSIS_FILTERS_NOTE } from './agent-runs';
 
 export function createUsageRoutes({ dataSource, config }: ApiDeps): Route[] {
   const prices = { perMinuteUsd: config.PRICE_PER_MINUTE_USD, per1kTokensUsd: config.PRICE_PER_1K_TOKENS_USD };
@@ -18,7 +19,9 @@ export function createUsageRoutes({ dataSource, config }: ApiDeps): Route[] {
           '`initial_context.caller_number` / `called_number`), `dispositionCode` (multiSelect, `{codes}`, any of ' +
           '`gathered_context.mapped_call_disposition`), `duration` (numberRange, `{min, max}` seconds, inclusive). ' +
           'A `dateRange` or `status` filter is not applied here, but a malformed value of one answers 422 as on ' +
-          'the agent run list. ' +
+          'the agent run list.' +
+          ANALYSIS_FILTERS_NOTE +
+          ' ' +
           '`charge_usd` = minutes × PRICE_PER_MINUTE_USD + tokens / 1000 × PRICE_PER_1K_TOKENS_USD.',
         tags: ['usage'],
         security: ['ApiKey', 'SessionToken'],

@@ -26,6 +26,28 @@ const KNOWN_FILTERS = [
   filter('duration', 'numberRange', z.object({ min: Seconds.optional(), max: Seconds.optional() })),
   filter('dateRange', 'dateRange', z.object({ from: IsoDateTime.optional(), to: IsoDateTime.optional() })),
   filter('status', 'radio', z.object({ status: z.enum(['completed', 'in_progress']) })),
+  filter('analysisTags', 'multiSelect', z.object({ tags: z.array(text(255).min(1)).min(1).max(20) })),
+  filter(
+    'analysisSentiment',
+    'multiSelect',
+    z.object({ sentiments: z.array(z.enum(['positive', 'neutral', 'negative'])).min(1) }),
+  ),
+  filter('analysisSuccess', 'radio', z.object({ successful: z.boolean() })),
+  filter(
+    'analysisScore',
+    'numberRange',
+    z.object({ min: z.number().min(0).max(10).optional(), max: z.number().min(0).max(10).optional() }),
+  ),
+  filter(
+    'analysisField',
+    'analysisField',
+    z.object({
+      name: text(255).regex(/^[A-Za-z_][A-Za-z0-9_]*$/),
+      equals: z.union([text(255), z.number(), z.boolean()]).optional(),
+      min: z.number().optional(),
+      max: z.number().optional(),
+    }),
+  ),
 ] as const;
 
 /** Any other attribute and type pair: ignored, whatever its value. */
@@ -129,7 +151,11 @@ export const WorkflowRunItem = z
     initial_context: JsonObject,
     gathered_context: JsonObject,
     logs: JsonObject,
-    annotations: JsonObject,
+    annotations: JsonObject.openapi({
+      description:
+        'Post-call analysis results: `qa_<node id>` per QA node, `tags`, `analysis` (typed fields and the ' +
+        'success evaluation) and `analysis_run` (see docs/guides/post-call-analysis.md).',
+    }),
   })
   .openapi('WorkflowRun');
 
@@ -141,6 +167,11 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
   called_number: z.string().nullable(),
   disposition: z.string().nullable(),
   usage_info: JsonObject,
+  analysis_history: z.array(JsonObject).openapi({
+    description:
+      'The post-call analyses a rerun replaced, oldest first: each the `annotations` keys it had written ' +
+      '(`qa_<node id>`, `tags`, `analysis`, `analysis_run`).',
+  }),
 }).openapi('WorkflowRunDetail', {
   example: {
     ...EXAMPLE_RUN,
@@ -154,6 +185,7 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
       llm: { model: 'gpt-4o-mini', total_tokens: 1830, prompt_tokens: 1520, completion_tokens: 310 },
       call_duration_seconds: 74,
     },
+    analysis_history: [],
   },
 });
 
@@ -259,3 +291,24 @@ export type WorkflowRunsQueryDocumented = Documents<SameShape<z.output<typeof Wo
 export type UsageRunItemDocumented = Documents<SameShape<z.output<typeof UsageRunItem>, DomainUsageRunItem>>;
 export type UsageRunsPageDocumented = Documents<SameShape<z.output<typeof UsageRunsPage>, DomainUsageRunsPage>>;
 export type UsageRunsQueryDocumented = Documents<SameShape<z.output<typeof UsageRunsQuery>, UsageRunsRequest>>;
+
+export const RunIdParams = z.object({ run_id: IdParam.openapi({ example: 501 }) });
+
+export const AnalysisRerunHeaders = z.object({
+  'Idempotency-Key': text(255).optional().openapi({
+    description: 'The same key names the same rerun: a repeated request starts nothing more and answers the same.',
+    example: 'reanalyse-2026-03-01',
+  }),
+});
+
+export const AnalysisRerunResponse = z
+  .object({
+    run_id: z.number().int(),
+    analysis_id: z.string().openapi({
+      description: "Names the rerun; the run's `annotations.analysis_run.id` once its results are written.",
+    }),
+    status: z.literal('accepted'),
+  })
+  .openapi('AnalysisRerun', {
+    example: { run_id: 501, analysis_id: 'key-3f1b2c4d5e6f708192a3b4c5d6e7f809', status: 'accepted' },
+  });

@@ -2,6 +2,7 @@ import { z } from '../zod';
 import { checkGraphRules } from '../../domain/agents/graph-rules';
 import { GRAPH_LIMITS, JSON_LIMITS, TEXT_LIMITS } from '../../domain/limits';
 import { boundedJsonObject, jsonBounds } from './limits';
+import { ANALYSIS_PRESETS } from '../../domain/analysis/types';
 import type { AgentGraph, GraphEdge, GraphNode } from '../../domain/agents/agent-graph';
 
 /**
@@ -52,6 +53,23 @@ const toolFields = {
   tool_uuids: z.array(reference).max(100).optional(),
   document_uuids: z.array(reference).max(100).optional(),
 };
+
+/** A typed value the post-call analysis extracts; an `enum` lists its `choices`. */
+const analysisField = z
+  .object({
+    name: z
+      .string()
+      .max(TEXT_LIMITS.name)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'A field name is letters, digits and _, not starting with a digit'),
+    type: z.enum(['string', 'enum', 'boolean', 'number']),
+    description: shortText.default(''),
+    examples: z.array(shortText).max(10).optional(),
+    choices: z.array(z.string().max(TEXT_LIMITS.name).trim().min(1)).min(1).max(50).optional(),
+  })
+  .refine((field) => field.type !== 'enum' || field.choices !== undefined, {
+    message: 'An enum field lists its choices',
+    path: ['choices'],
+  });
 
 const position = z.object({ x: z.number(), y: z.number() }).default({ x: 0, y: 0 });
 
@@ -147,6 +165,30 @@ export const QaNode = node(
     qa_model: reference.optional(),
     qa_api_key: shortText.optional(),
     qa_endpoint: z.string().max(TEXT_LIMITS.url).optional(),
+    qa_credential_uuid: reference.optional().openapi({
+      description: "A credential of the organization whose headers authenticate the node's model requests.",
+    }),
+    analysis_presets: z
+      .array(z.enum(ANALYSIS_PRESETS))
+      .max(ANALYSIS_PRESETS.length)
+      .default([...ANALYSIS_PRESETS])
+      .openapi({ description: 'Typed fields every analysis fills: the summary, success and caller sentiment.' }),
+    analysis_fields: z
+      .array(analysisField)
+      .max(50)
+      .default([])
+      .openapi({ description: 'Typed values extracted from every analysed call, in `annotations.analysis.fields`.' }),
+    success_evaluation: z
+      .object({
+        rubric: z.enum(['pass_fail', 'scale']).default('pass_fail'),
+        criteria: z.string().max(TEXT_LIMITS.text).trim().min(1),
+        threshold: z.number().int().min(1).max(10).optional(),
+      })
+      .optional()
+      .openapi({
+        description:
+          'Judges each call against `criteria`: passed or not, or a 1 to 10 scale (a success from `threshold`, default 6).',
+      }),
   }),
   'Post-call quality analysis; no edges.',
 ).openapi('QaNode');

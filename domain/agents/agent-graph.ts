@@ -1,3 +1,5 @@
+import type { AnalysisField, AnalysisPreset, SuccessEvaluation } from '../analysis/types';
+
 /**
  * An agent's conversation graph, a React Flow document, as the domain reads it once validated:
  * `nodes[]` and `edges[]`, with the editor's other keys kept. The API's request schema
@@ -80,6 +82,12 @@ export type QaNode = Node<
     qa_model?: string;
     qa_api_key?: string;
     qa_endpoint?: string;
+    /** A credential of the organization that authenticates the node's model requests. */
+    qa_credential_uuid?: string;
+    /** Typed values extracted from every analysed call (`annotations.analysis.fields`). */
+    analysis_fields: AnalysisField[];
+    analysis_presets: AnalysisPreset[];
+    success_evaluation?: SuccessEvaluation;
   }
 >;
 

@@ -3,12 +3,12 @@ import type { RecordingStore } from '../../voice/recording-store';
 
 /**
  * What erasing a run clears: the numbers, contexts, logs (the transcript and the analysis live
- * there), annotations and the links to the recording and transcript. Duration, tokens, charge,
+ * there), annotations and their history of analyses, and the links to the recording and transcript. Duration, tokens, charge,
  * cost and usage stay, so the usage report still sums; `erased_at` records when.
  */
 const ERASE_RUN_SET = `
   caller_number = NULL, called_number = NULL, initial_context = '{}', gathered_context = '{}',
-  logs = '{}', annotations = '{}', recording_url = NULL, transcript_url = NULL,
+  logs = '{}', annotations = '{}', analysis_history = '[]', recording_url = NULL, transcript_url = NULL,
   erased_at = coalesce(erased_at, now()), updated_at = now()`;
 
 /** A run still on the line: its call would write back what was erased. */

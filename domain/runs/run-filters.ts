@@ -52,6 +52,22 @@ const range = <T>(where: SqlWhere, column: string, cast: string, bounds: { min?:
   if (bounds.max !== undefined) where.add(`${column} <= ?::${cast}`, bounds.max);
 };
 
+const SENTIMENT = z.enum(['positive', 'neutral', 'negative']);
+const Score = z.number().min(0).max(10);
+const FieldName = z
+  .string()
+  .max(255)
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'A field name is letters, digits and _, not starting with a digit');
+
+/** Containment on the run's annotations, which one GIN index serves (`runs_annotations_idx`). */
+const annotationsContain = (where: SqlWhere, value: Record<string, unknown>) =>
+  where.add('r.annotations @> ?::jsonb', JSON.stringify(value));
+
+/** A typed field's number, or null when the field holds something else (no cast can fail). */
+const numericField = (name: string) =>
+  `(CASE WHEN jsonb_typeof(r.annotations #> '{analysis,fields,${name},value}') = 'number'
+         THEN (r.annotations #>> '{analysis,fields,${name},value}')::numeric END)`;
+
 const FILTERS = {
   runId: exactNumber('r.id'),
   workflowId: exactNumber('r.workflow_id'),
@@ -78,6 +94,40 @@ const FILTERS = {
   ),
   status: define('radio', z.object({ status: z.enum(['completed', 'in_progress']) }), (where, { status }) =>
     where.add('r.is_completed = ?', status === 'completed'),
+  ),
+  // Post-call analysis (docs/guides/post-call-analysis.md).
+  analysisTags: define(
+    'multiSelect',
+    z.object({ tags: z.array(boundedText(255).min(1)).min(1).max(20) }),
+    (where, { tags }) => annotationsContain(where, { tags }),
+  ),
+  analysisSentiment: define(
+    'multiSelect',
+    z.object({ sentiments: z.array(SENTIMENT).min(1) }),
+    (where, { sentiments }) => where.add(`r.annotations #>> '{analysis,sentiment}' = ANY(?::text[])`, sentiments),
+  ),
+  analysisSuccess: define('radio', z.object({ successful: z.boolean() }), (where, { successful }) =>
+    annotationsContain(where, { analysis: { success: { successful } } }),
+  ),
+  analysisScore: define('numberRange', z.object({ min: Score.optional(), max: Score.optional() }), (where, bounds) =>
+    range(where, `(r.annotations #>> '{analysis,score}')::numeric`, 'numeric', bounds),
+  ),
+  analysisField: define(
+    'analysisField',
+    z
+      .object({
+        name: FieldName,
+        equals: z.union([boundedText(255), z.number(), z.boolean()]).optional(),
+        min: z.number().optional(),
+        max: z.number().optional(),
+      })
+      .refine((value) => value.equals !== undefined || value.min !== undefined || value.max !== undefined, {
+        message: 'Give `equals`, or `min` and/or `max`',
+      }),
+    (where, { name, equals, min, max }) => {
+      if (equals !== undefined) annotationsContain(where, { analysis: { fields: { [name]: { value: equals } } } });
+      range(where, numericField(name), 'numeric', { min, max });
+    },
   ),
 };
 

@@ -23,6 +23,13 @@ export interface Prices {
 export const chargeUsd = (seconds: number, tokens: number, prices: Prices): number =>
   Math.round(((seconds / 60) * prices.perMinuteUsd + (tokens / 1000) * prices.per1kTokensUsd) * 1e6) / 1e6;
 
+const ANALYSIS_FILTERS = [
+  'analysisTags',
+  'analysisSentiment',
+  'analysisSuccess',
+  'analysisScore',
+  'analysisField',
+] as const;
 const WORKFLOW_RUN_FILTERS = filterSet([
   'dateRange',
   'dispositionCode',
@@ -32,6 +39,7 @@ const WORKFLOW_RUN_FILTERS = filterSet([
   'campaignId',
   'callerNumber',
   'calledNumber',
+  ...ANALYSIS_FILTERS,
 ]);
 const USAGE_RUN_FILTERS = filterSet([
   'runId',
@@ -41,6 +49,7 @@ const USAGE_RUN_FILTERS = filterSet([
   'calledNumber',
   'dispositionCode',
   'duration',
+  ...ANALYSIS_FILTERS,
 ]);
 
 interface RunRow extends Omit<RunDetail, 'created_at' | 'cost_info'> {
@@ -54,7 +63,7 @@ const RUN_COLUMNS = `
   r.id, r.workflow_id, r.name, r.mode, r.created_at, r.is_completed, r.transcript_url, r.recording_url,
   r.definition_id, r.initial_context, r.gathered_context, r.logs, r.annotations, r.call_type, r.state,
   r.campaign_id, r.caller_number, r.called_number, r.disposition, r.usage_info, r.call_duration_seconds,
-  r.platform_token_usage::float8 AS platform_token_usage`;
+  r.platform_token_usage::float8 AS platform_token_usage, r.analysis_history`;
 
 const workflowRunItem = (row: RunRow, prices: Prices): RunItem => ({
   id: row.id,
@@ -169,6 +178,7 @@ export async function workflowRunDetail(
     called_number: row.called_number,
     disposition: row.disposition,
     usage_info: row.usage_info,
+    analysis_history: row.analysis_history,
   };
 }
 

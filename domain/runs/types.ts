@@ -59,6 +59,8 @@ export interface RunDetail extends RunItem {
   called_number: string | null;
   disposition: string | null;
   usage_info: JsonObject;
+  /** The analyses a rerun replaced, oldest first: each the `annotations` keys it had written. */
+  analysis_history: JsonObject[];
 }
 
 /** A filter as it was understood and applied. */

@@ -8,7 +8,11 @@ export interface CredentialUser {
 }
 
 /** The node fields of an agent definition that name a credential by uuid. */
-export const CREDENTIAL_REFERENCE_FIELDS = ['credential_uuid', 'pre_call_fetch_credential_uuid'] as const;
+export const CREDENTIAL_REFERENCE_FIELDS = [
+  'credential_uuid',
+  'pre_call_fetch_credential_uuid',
+  'qa_credential_uuid',
+] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -57,7 +61,7 @@ export function agentsUsingCredential(
       WHERE a.organization_id = $1
         AND jsonb_path_exists(
               v.workflow_definition,
-              '$.nodes[*].data ? (@.credential_uuid == $uuid || @.pre_call_fetch_credential_uuid == $uuid)',
+              '$.nodes[*].data ? (@.credential_uuid == $uuid || @.pre_call_fetch_credential_uuid == $uuid || @.qa_credential_uuid == $uuid)',
               jsonb_build_object('uuid', $2::text))
       ORDER BY a.id`,
     [organizationId, uuid],

@@ -167,6 +167,8 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
     path: (ids) => `/api/v1/workflow/${ids.workflowId}/text-chat/sessions/${ids.textChatRunId}/end`,
     ownerStatus: 409,
   },
+  // A's run has not ended and its agent has no QA node: A is answered 409, B 404.
+  { method: 'post', path: (ids) => `/api/v1/workflow-run/${ids.runId}/analysis`, ownerStatus: 409 },
   // Last: erasing the run empties it (its recording first).
   { method: 'delete', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}/recording` },
   { method: 'delete', path: (ids) => `/api/v1/workflow/${ids.workflowId}/runs/${ids.runId}` },

@@ -17,6 +17,7 @@ export const RUN_GUIDES = ['accounts', 'calls', 'inbound', 'campaigns'].map((nam
  */
 export const RUN_ELSEWHERE: Record<string, string> = {
   'README.md': 'the doc test runs the tour; the quick start is what test/e2e/npm-start.test.ts runs',
+  'docs/guides/post-call-analysis.md': 'test/e2e/post-call-analysis.test.ts sends its rerun request',
   'docs/guides/running-locally.md': 'the quick start again (test/e2e/npm-start.test.ts)',
   'docs/operations/production.md': 'docker compose, which needs a container engine',
   'docs/guides/testing-agents.md':

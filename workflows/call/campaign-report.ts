@@ -18,9 +18,10 @@ const { reportCampaignCall } = proxyLocalActivities<ReturnType<typeof createCamp
  * signal; a repeat after a crash changes nothing, since the campaign counts only the dial in flight.
  * (A call the campaign finds already started, after a reset, is read from its run in PostgreSQL.)
  *
- * `conclude` writes the outcome, and reports it to the campaign it is given.
+ * `conclude` writes the outcome, and reports it to the campaign it is given (or, when the call is
+ * analysed after, to its own campaign: then it says so with `campaignReported`).
  */
-export async function concludeForCampaign<T>(
+export async function concludeForCampaign<T extends { campaignReported?: boolean }>(
   input: CallWorkflowInput,
   asked: () => boolean,
   outcome: TerminalCallStatus,
@@ -28,8 +29,8 @@ export async function concludeForCampaign<T>(
 ): Promise<T> {
   const reportedInConclusion = input.campaign !== undefined && asked();
   const concluded = await conclude(reportedInConclusion ? input.campaign : undefined);
-  // Asked while the conclusion ran.
-  if (input.campaign && !reportedInConclusion && asked()) {
+  // Asked while the conclusion ran (and not told there because the call is analysed next).
+  if (input.campaign && !reportedInConclusion && !concluded.campaignReported && asked()) {
     await reportCampaignCall({ ...input.campaign, runId: input.runId, outcome });
   }
   return concluded;

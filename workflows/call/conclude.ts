@@ -1,15 +1,33 @@
-import { proxyLocalActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  log,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setCurrentDetails,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { createAnalysisActivities } from '../../activities/analysis.activities';
 import type { createCallConclusionActivities } from '../../activities/call-conclusion.activities';
-import { CALL_LENGTH_POLICIES } from '../activity-policies';
+import { ACTIVITY_POLICIES, CALL_LENGTH_POLICIES } from '../activity-policies';
 import type { CallOutcome } from '../definitions';
 import { sendPostCallWebhooks } from '../post-call-webhooks';
 import { CallStatusAttribute, DispositionAttribute } from '../search-attributes';
 import type { CallEnding, CallRun } from './call-run';
 import { concludeForCampaign } from './campaign-report';
 
+/** Calls concluded since the post-call analysis existed are analysed; recorded histories replay without it. */
+export const POST_CALL_ANALYSIS_PATCH = 'post-call-analysis';
+
+const { analyzeRun } = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
+  ...ACTIVITY_POLICIES.postCallAnalysis,
+  summary: 'post-call analysis',
+});
+
 /**
  * The last phase: writes the outcome in one local activity (with `simulate`, the call's
- * conversation runs in it too), tells a campaign that asked, and sends the post-call webhooks.
+ * conversation runs in it too), tells a campaign that asked, analyses the call if its agent has a
+ * QA node (a campaign is told the outcome first), and sends the post-call webhooks, which can then
+ * use `annotations.*`.
  */
 export async function conclude(call: CallRun, ending: CallEnding): Promise<CallOutcome> {
   const { input, state, runId } = call;
@@ -17,6 +35,7 @@ export async function conclude(call: CallRun, ending: CallEnding): Promise<CallO
   const { concludeCall } = proxyLocalActivities<ReturnType<typeof createCallConclusionActivities>>(
     CALL_LENGTH_POLICIES.callConclusion(input.maxDurationSeconds),
   );
+  const analysis = patched(POST_CALL_ANALYSIS_PATCH);
   const concluded = await concludeForCampaign(
     input,
     () => state.campaignAskedForReport,
@@ -29,9 +48,11 @@ export async function conclude(call: CallRun, ending: CallEnding): Promise<CallO
         conversation,
         simulate,
         campaign,
+        ...(analysis && input.campaign && !campaign ? { campaignIfAnalyzed: input.campaign } : {}),
         ...(voicemail ? { voicemail } : {}),
       }),
   );
+  if (analysis && concluded.analyze) await analyze(runId);
   await sendPostCallWebhooks(runId, concluded.postCallWebhooks);
   return { runId, callStatus, durationSeconds, disposition: concluded.disposition };
 }
@@ -46,4 +67,13 @@ export function showOutcome(outcome: CallOutcome): void {
     `**${outcome.callStatus}** · ${outcome.durationSeconds} s · disposition ${outcome.disposition}` +
       ` · run ${outcome.runId}`,
   );
+}
+
+/** The call's analysis; one that cannot be done is logged, and the call ends all the same. */
+async function analyze(runId: number): Promise<void> {
+  try {
+    await analyzeRun({ runId, analysisId: 'call' });
+  } catch (error) {
+    log.warn('post-call analysis failed', { runId, error: String(error) });
+  }
 }

@@ -1,0 +1,173 @@
+import type { DataSource } from 'typeorm';
+import type { TranscriptLine, TurnLatency } from '../../agent-runtime/contract';
+import { chargeUsd, type Prices } from '../runs/run-queries';
+import type { AnalysisAnnotations } from './analyze-call';
+import type { AnalysisUsage, CallForAnalysis } from './types';
+
+/** The annotation keys an analysis owns: replaced whole by the next one, kept in the history. */
+const ANALYSIS_KEY = /^qa_/;
+const ANALYSIS_KEYS = new Set(['tags', 'analysis', 'analysis_run']);
+export const isAnalysisKey = (key: string): boolean => ANALYSIS_KEY.test(key) || ANALYSIS_KEYS.has(key);
+
+/** `annotations.analysis_run`: which analysis the results are, when, why, and its tokens. */
+export interface AnalysisRunInfo {
+  /** `call` for the analysis after the call; a rerun's own id. */
+  id: string;
+  trigger: 'call' | 'rerun';
+  at: string;
+  /** The agent version whose QA nodes ran. */
+  agent_version_id: number;
+  total_tokens: number;
+}
+
+/** A run as the analysis reads it. */
+export interface RunForAnalysis {
+  id: number;
+  organizationId: number;
+  agentId: number;
+  agentVersionId: number;
+  currentVersionId: number | null;
+  call: Omit<CallForAnalysis, 'visited'> & { nodePath: string[] };
+  /** The analysis the run already has (its id), if any. */
+  appliedIds: string[];
+}
+
+interface RunRow {
+  id: number;
+  organization_id: number;
+  workflow_id: number;
+  definition_id: number;
+  current_definition_id: number | null;
+  call_duration_seconds: number;
+  disposition: string | null;
+  gathered_context: Record<string, unknown>;
+  logs: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+  analysis_history: Record<string, unknown>[];
+  previous_summary: string | null;
+}
+
+/** Reading a run for its analysis and writing the results back, in one statement each. */
+export class RunAnalysisStore {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly prices: Prices,
+  ) {}
+
+  async load(runId: number): Promise<RunForAnalysis | null> {
+    const [row] = await this.dataSource.query<RunRow[]>(
+      `SELECT r.id, r.organization_id, r.workflow_id, r.definition_id, a.current_definition_id,
+              r.call_duration_seconds, r.disposition, r.gathered_context, r.logs, r.annotations, r.analysis_history,
+              (SELECT p.annotations->'analysis'->'fields'->'call_summary'->>'value'
+                 FROM runs p
+                WHERE r.called_number IS NOT NULL AND p.called_number = r.called_number
+                  AND p.workflow_id = r.workflow_id AND p.id < r.id AND p.erased_at IS NULL
+                ORDER BY p.id DESC LIMIT 1) AS previous_summary
+         FROM runs r JOIN agents a ON a.id = r.workflow_id
+        WHERE r.id = $1 AND r.is_completed AND r.erased_at IS NULL`,
+      [runId],
+    );
+    if (!row) return null;
+    const logs = row.logs;
+    const callStatus = typeof row.gathered_context.call_status === 'string' ? row.gathered_context.call_status : '';
+    const run = (row.annotations.analysis_run ?? null) as AnalysisRunInfo | null;
+    return {
+      id: row.id,
+      organizationId: row.organization_id,
+      agentId: row.workflow_id,
+      agentVersionId: row.definition_id,
+      currentVersionId: row.current_definition_id,
+      appliedIds: [
+        ...(run ? [run.id] : []),
+        ...row.analysis_history.flatMap((entry) => {
+          const id = (entry.analysis_run as AnalysisRunInfo | undefined)?.id;
+          return id ? [id] : [];
+        }),
+      ],
+      call: {
+        runId: row.id,
+        callStatus,
+        disposition: row.disposition,
+        durationSeconds: row.call_duration_seconds,
+        transcript: Array.isArray(logs.transcript) ? (logs.transcript as TranscriptLine[]) : [],
+        nodePath: Array.isArray(logs.node_path) ? (logs.node_path as string[]) : [],
+        gatheredContext: row.gathered_context,
+        ...(typeof logs.ended_by === 'string' ? { endedBy: logs.ended_by } : {}),
+        voicemail: callStatus === 'voicemail' || row.disposition === 'voicemail_left' || logs.ended_by === 'voicemail',
+        ...(Array.isArray(logs.turn_latency) ? { turnLatency: logs.turn_latency as TurnLatency[] } : {}),
+        ...(row.previous_summary ? { previousSummary: row.previous_summary } : {}),
+      },
+    };
+  }
+
+  /**
+   * Writes one analysis's results over the previous one, which moves to `analysis_history`, and
+   * adds its tokens to the run's usage and charge, in one transaction. An analysis already written
+   * (an activity run again after a crash) changes nothing: false.
+   */
+  async save(
+    runId: number,
+    results: AnalysisAnnotations,
+    info: AnalysisRunInfo,
+    usage: AnalysisUsage[],
+  ): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const [row] = await manager.query<
+        Pick<RunRow, 'annotations' | 'analysis_history' | 'call_duration_seconds'>[] &
+          { platform_token_usage: number; usage_info: Record<string, unknown> }[]
+      >(
+        `SELECT annotations, analysis_history, call_duration_seconds, platform_token_usage::float8 AS platform_token_usage, usage_info
+           FROM runs WHERE id = $1 FOR UPDATE`,
+        [runId],
+      );
+      if (!row) return false;
+      const current = row.annotations.analysis_run as AnalysisRunInfo | undefined;
+      const applied = [current?.id, ...row.analysis_history.map((entry) => (entry.analysis_run as AnalysisRunInfo).id)];
+      if (applied.includes(info.id)) return false;
+      const kept = Object.fromEntries(Object.entries(row.annotations).filter(([key]) => !isAnalysisKey(key)));
+      const previous = Object.fromEntries(Object.entries(row.annotations).filter(([key]) => isAnalysisKey(key)));
+      const history = current ? [...row.analysis_history, previous] : row.analysis_history;
+      const tokens = usage.reduce((sum, entry) => sum + entry.totalTokens, 0);
+      const platformTokens = row.platform_token_usage + tokens;
+      const usageInfo =
+        tokens > 0 ? { ...row.usage_info, analysis: addUsage(row.usage_info.analysis, usage) } : row.usage_info;
+      const charge = chargeUsd(row.call_duration_seconds, platformTokens, this.prices);
+      await manager.query(
+        `UPDATE runs
+            SET annotations = $2::jsonb, analysis_history = $3::jsonb, platform_token_usage = $4, usage_info = $5::jsonb,
+                charge_usd = $6,
+                cost_info = CASE WHEN cost_info IS NULL THEN NULL
+                                 ELSE cost_info || jsonb_build_object('platform_token_usage', $4::numeric, 'charge_usd', $6::numeric) END,
+                updated_at = now()
+          WHERE id = $1`,
+        [
+          runId,
+          JSON.stringify({ ...kept, ...results, analysis_run: info }),
+          JSON.stringify(history),
+          platformTokens,
+          JSON.stringify(usageInfo),
+          charge,
+        ],
+      );
+      return true;
+    });
+  }
+}
+
+/** `usage_info.analysis`: every analysis's tokens, summed, with the models that used them. */
+function addUsage(stored: unknown, usage: AnalysisUsage[]): Record<string, unknown> {
+  const before = (stored ?? {}) as {
+    models?: string[];
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    total_tokens?: number;
+  };
+  const sum = (key: 'promptTokens' | 'completionTokens' | 'totalTokens') =>
+    usage.reduce((total, entry) => total + entry[key], 0);
+  return {
+    models: [...new Set([...(before.models ?? []), ...usage.map((entry) => entry.model)])],
+    prompt_tokens: (before.prompt_tokens ?? 0) + sum('promptTokens'),
+    completion_tokens: (before.completion_tokens ?? 0) + sum('completionTokens'),
+    total_tokens: (before.total_tokens ?? 0) + sum('totalTokens'),
+  };
+}
