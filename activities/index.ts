@@ -6,6 +6,7 @@ import { createDataRetentionActivities, type DataRetentionActivityDeps } from '.
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
 import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
+import { createKnowledgeBaseActivities } from './knowledge-base.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
 export type ActivityDeps = HealthActivityDeps & {
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
   const versions = new AgentVersionCache(deps.dataSource);
   return {
     ...createHealthActivities(deps),
+    ...createKnowledgeBaseActivities(deps),
     ...(deps.calls ? callActivities(deps, deps.calls, versions) : {}),
     ...(deps.recordings
       ? createDataRetentionActivities({ dataSource: deps.dataSource, recordings: deps.recordings })

@@ -27,6 +27,7 @@ import { createCredentialRoutes } from './routes/credentials';
 import { createDataLifecycleRoutes } from './routes/data-lifecycle';
 import { createDoNotCallRoutes } from './routes/do-not-call';
 import { createHealthRoutes } from './routes/health';
+import { createKnowledgeBaseRoutes } from './routes/knowledge-base';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
 import { createRecordingRoutes } from './routes/recordings';
 import { createSpeechCredentialRoutes } from './routes/speech-credentials';
@@ -61,6 +62,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createCampaignSourceRoutes(deps, importSlots),
     ...createDataLifecycleRoutes(deps),
     ...createToolRoutes(deps),
+    ...createKnowledgeBaseRoutes(deps, importSlots),
   ];
 }
 
