@@ -115,7 +115,7 @@ export const converse: Converse = async (input, deps) => {
       history: [...transcript],
       calleeRepliesInNode,
       optOutHeard: optOut !== undefined,
-      tools: deps.tools?.forNode(node.data.tool_uuids) ?? [],
+      tools: deps.tools?.forNode(node.data) ?? [],
       context: { ...variables, ...gatheredContext },
     };
   };
@@ -127,7 +127,7 @@ export const converse: Converse = async (input, deps) => {
   const toolSession = (node: ConversationNode, speech: AgentReply): ToolSession => {
     let endCall: ToolOutcome['endCall'];
     return {
-      functions: deps.tools?.forNode(node.data.tool_uuids) ?? [],
+      functions: deps.tools?.forNode(node.data) ?? [],
       get endCall() {
         return endCall;
       },

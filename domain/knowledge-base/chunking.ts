@@ -27,7 +27,8 @@ interface Unit {
   page: number | null;
 }
 
-const sentences = (text: string): string[] => text.match(/[^.!?]+(?:[.!?]+["')\]]*|$)\s*/g)?.map((s) => s.trim()) ?? [text];
+const sentences = (text: string): string[] =>
+  text.match(/[^.!?]+(?:[.!?]+["')\]]*|$)\s*/g)?.map((s) => s.trim()) ?? [text];
 
 /** A text too long for one chunk, cut at sentences, and a sentence too long at words. */
 function pieces(text: string, maxTokens: number): string[] {
