@@ -54,13 +54,19 @@ export function createKnowledgeBaseRoutes(deps: ApiDeps, importSlot: ImportSlots
           201: { description: 'Stored; processing has started', schema: DocumentResponse },
           400: errorResponse("The file's content does not match its type, or the form is malformed"),
           408: errorResponse('The document arrived slower than CSV_MIN_UPLOAD_BYTES_PER_SECOND'),
-          409: errorResponse(`The same file is already in the knowledge base; or ${quotaBreach('knowledge_base_documents')}`),
+          409: errorResponse(
+            `The same file is already in the knowledge base; or ${quotaBreach('knowledge_base_documents')}`,
+          ),
           413: errorResponse('The document is larger than KNOWLEDGE_BASE_MAX_BYTES'),
           415: errorResponse(`Not multipart/form-data, or not a file type the knowledge base reads. ${UNSUPPORTED}`),
         },
       },
       async (ctx, { query, auth }) => {
-        const upload = await documentUpload(ctx.req, config.KNOWLEDGE_BASE_MAX_BYTES, config.CSV_MIN_UPLOAD_BYTES_PER_SECOND);
+        const upload = await documentUpload(
+          ctx.req,
+          config.KNOWLEDGE_BASE_MAX_BYTES,
+          config.CSV_MIN_UPLOAD_BYTES_PER_SECOND,
+        );
         const fileName = (query.file_name ?? upload.fileName ?? '').slice(0, 255);
         const fileType = fileTypeOf(fileName);
         if (!fileType) {
@@ -81,7 +87,11 @@ export function createKnowledgeBaseRoutes(deps: ApiDeps, importSlot: ImportSlots
           });
         }).finally(() => spooled.remove());
         ctx.state.log.info(
-          { event: 'knowledge_base_document_uploaded', document_uuid: document.document_uuid, bytes: document.size_bytes },
+          {
+            event: 'knowledge_base_document_uploaded',
+            document_uuid: document.document_uuid,
+            bytes: document.size_bytes,
+          },
           'knowledge-base document uploaded',
         );
         ctx.status = 201;

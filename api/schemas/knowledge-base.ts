@@ -7,12 +7,10 @@ const EXAMPLE_UUID = '5b7c1f0e-2a4d-4e8b-9c3f-1d2e3f4a5b6c';
 const EXAMPLE_TIME = '2026-01-05T10:00:00.000Z';
 
 export const DocumentUploadQuery = z.object({
-  file_name: name(255)
-    .optional()
-    .openapi({
-      description:
-        'Name to keep, whose extension gives the type (.pdf, .docx, .txt, .md, .json); multipart uploads default to the part’s filename.',
-    }),
+  file_name: name(255).optional().openapi({
+    description:
+      'Name to keep, whose extension gives the type (.pdf, .docx, .txt, .md, .json); multipart uploads default to the part’s filename.',
+  }),
   retrieval_mode: z.enum(RETRIEVAL_MODES).default('chunked').openapi({
     description:
       '`chunked`: the agent retrieves the best passages; `full_document`: the whole text is given to the model when it retrieves.',
@@ -24,7 +22,9 @@ export const DocumentUploadQuery = z.object({
 
 /** The file as the `file` field of a form. */
 export const DocumentMultipartBody = z
-  .object({ file: z.string().openapi({ format: 'binary', description: 'The document: PDF, DOCX, TXT, Markdown or JSON' }) })
+  .object({
+    file: z.string().openapi({ format: 'binary', description: 'The document: PDF, DOCX, TXT, Markdown or JSON' }),
+  })
   .openapi('DocumentMultipartBody', { example: { file: '# Opening hours\n\nWe open at 9 am on weekdays.\n' } });
 
 const EXAMPLE_DOCUMENT = {
@@ -101,20 +101,18 @@ const SearchHit = z.object({
   score: z.number().openapi({ description: 'Higher is better; comparable within one search' }),
 });
 
-export const SearchResponse = z
-  .object({ results: z.array(SearchHit) })
-  .openapi('KnowledgeBaseSearchResponse', {
-    example: {
-      results: [
-        {
-          document_uuid: EXAMPLE_UUID,
-          file_name: 'handbook.pdf',
-          position: 7,
-          heading: 'Returns > Refunds',
-          content: 'Refunds are issued within 14 days of the return reaching our warehouse.',
-          page: 3,
-          score: 0.42,
-        },
-      ],
-    },
-  });
+export const SearchResponse = z.object({ results: z.array(SearchHit) }).openapi('KnowledgeBaseSearchResponse', {
+  example: {
+    results: [
+      {
+        document_uuid: EXAMPLE_UUID,
+        file_name: 'handbook.pdf',
+        position: 7,
+        heading: 'Returns > Refunds',
+        content: 'Refunds are issued within 14 days of the return reaching our warehouse.',
+        page: 3,
+        score: 0.42,
+      },
+    ],
+  },
+});

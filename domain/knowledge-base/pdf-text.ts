@@ -30,7 +30,7 @@ export async function pdfPageTexts(data: Uint8Array): Promise<string[]> {
   const worker = new Worker(THREAD_CODE, {
     eval: true,
     workerData: { module: require.resolve('pdf-parse'), data: copy },
-    transferList: [copy.buffer as ArrayBuffer],
+    transferList: [copy.buffer],
     resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
   });
   try {

@@ -47,12 +47,12 @@ export class DocumentProcessing {
    * one transaction, with the text and counts on the document. `onStage` reports each step done.
    */
   async index(documentUuid: string, onStage: (percent: number) => Promise<void>): Promise<IndexedDocument> {
-    const [file] = (await this.dataSource.query(
+    const [file] = await this.dataSource.query<{ file_type: KnowledgeBaseFileType; content: Buffer }[]>(
       `SELECT d.file_type, f.content FROM knowledge_base_documents d
          JOIN knowledge_base_files f ON f.document_id = d.id
         WHERE d.id = $1`,
       [documentUuid],
-    )) as { file_type: KnowledgeBaseFileType; content: Buffer }[];
+    );
     if (!file) return { gone: true, chunkCount: 0, pageCount: null };
     const extracted = await extractText(file.file_type, file.content);
     await onStage(40);
@@ -61,10 +61,10 @@ export class DocumentProcessing {
     const fullText = extracted.blocks.map((block) => block.text).join('\n\n');
     const tokenCount = chunks.reduce((sum, chunk) => sum + chunk.tokenCount, 0);
     const written = await this.dataSource.transaction(async (manager) => {
-      const [document] = (await manager.query(
+      const [document] = await manager.query<{ organization_id: number; language: string }[]>(
         `SELECT organization_id, language FROM knowledge_base_documents WHERE id = $1 AND status = 'processing' FOR UPDATE`,
         [documentUuid],
-      )) as { organization_id: number; language: string }[];
+      );
       if (!document) return false;
       await manager.query('DELETE FROM knowledge_base_chunks WHERE document_id = $1', [documentUuid]);
       for (let start = 0; start < chunks.length; start += INSERT_BATCH) {

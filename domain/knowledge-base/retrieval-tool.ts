@@ -44,11 +44,11 @@ export function createRetriever(dataSource: DataSource, organizationId: number):
       return { ok: false, error: 'query must be a non-empty string' };
     }
     const uuids = documentUuids.filter((uuid) => UUID.test(uuid));
-    const documents = (await dataSource.query(
+    const documents = await dataSource.query<{ id: string; file_name: string; retrieval_mode: string }[]>(
       `SELECT id, file_name, retrieval_mode FROM knowledge_base_documents
         WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'completed'`,
       [organizationId, uuids],
-    )) as { id: string; file_name: string; retrieval_mode: string }[];
+    );
     const chunked = documents
       .filter((document) => document.retrieval_mode === 'chunked')
       .map((document) => document.id);
@@ -64,12 +64,12 @@ export function createRetriever(dataSource: DataSource, organizationId: number):
     const texts =
       whole.length === 0
         ? []
-        : ((await dataSource.query(
+        : await dataSource.query<{ file_name: string; text: string; truncated: boolean }[]>(
             `SELECT file_name, left(full_text, $3) AS text, length(full_text) > $3 AS truncated
                FROM knowledge_base_documents WHERE organization_id = $1 AND id = ANY($2::uuid[])
               ORDER BY file_name`,
             [organizationId, whole.map((document) => document.id), FULL_DOCUMENT_MAX_CHARS],
-          )) as { file_name: string; text: string; truncated: boolean }[]);
+          );
     return {
       ok: true,
       data: {

@@ -30,7 +30,7 @@ export async function fullTextSearch(
   organizationId: number,
   request: SearchRequest,
 ): Promise<SearchHit[]> {
-  const rows = (await db.query(
+  const rows = await db.query<HitRow[]>(
     `WITH documents AS (
        SELECT id, file_name, language FROM knowledge_base_documents
         WHERE organization_id = $1 AND status = 'completed'
@@ -52,7 +52,7 @@ export async function fullTextSearch(
       ORDER BY score DESC, c.document_id, c.position
       LIMIT $4`,
     [organizationId, request.documentUuids ?? null, request.query, request.topK],
-  )) as HitRow[];
+  );
   return rows.map((row) => ({
     document_uuid: row.document_id,
     file_name: row.file_name,

@@ -105,8 +105,9 @@ export function jsonBlocks(value: unknown): TextBlock[] {
       }
       return;
     }
-    if (node === null || node === '') return;
-    blocks.push({ kind: 'paragraph', text: path ? `${path}: ${String(node)}` : String(node) });
+    if (node === null || node === undefined || node === '') return;
+    const text = typeof node === 'string' ? node : JSON.stringify(node);
+    blocks.push({ kind: 'paragraph', text: path ? `${path}: ${text}` : text });
   };
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {

@@ -1,5 +1,6 @@
 import type { Worker } from '@temporalio/worker';
 import request from 'supertest';
+import { createRetriever } from '../../domain/knowledge-base/retrieval-tool';
 import { signUp, type SignedUp, type TestServer } from '../helpers/accounts';
 import {
   documentSettled,
@@ -118,6 +119,23 @@ describe('with a worker processing documents', () => {
       expect(recall).toBeGreaterThanOrEqual(0.9);
     });
 
+    it('gives a full_document document whole to a retrieval, and chunked ones by passage', async () => {
+      const whole = await ingest(makeMarkdown(DELIVERY_MARKDOWN.slice(1)), 'payments.md', {
+        retrieval_mode: 'full_document',
+      });
+      expect(whole).toMatchObject({ status: 'completed', retrieval_mode: 'full_document' });
+      const retrieve = createRetriever(services.db.dataSource, owner.user.organization_id);
+      const result = await retrieve([whole.document_uuid, uuids.docx ?? ''], 'How much is a tune-up?');
+      expect(result).toMatchObject({
+        ok: true,
+        data: {
+          results: [expect.objectContaining({ file_name: 'service.docx', heading: 'Repair service', position: 0 })],
+          documents: [{ file_name: 'payments.md', text: expect.stringContaining('Cheques are not accepted.') }],
+        },
+      });
+      expect(await retrieve([uuids.docx ?? ''], '   ')).toMatchObject({ ok: false });
+    });
+
     it('refuses the same file twice in one organization, not in another', async () => {
       const again = await uploadDocument(app, owner.token, pdf, 'copy.pdf');
       expect(again.status).toBe(409);
@@ -213,10 +231,10 @@ describe('with a worker processing documents', () => {
       expect(res.body.document_uuid).toBe(uuids.pdf);
       expect((await as('get', `/knowledge-base/documents/${uuids.pdf}`)).status).toBe(404);
       expect((await search('refund', { document_uuids: [uuids.pdf] })).body.results).toEqual([]);
-      const chunks = (await services.db.dataSource.query(
+      const chunks = await services.db.dataSource.query<{ count: number }[]>(
         'SELECT count(*)::int AS count FROM knowledge_base_chunks WHERE document_id = $1',
         [uuids.pdf],
-      )) as { count: number }[];
+      );
       expect(chunks[0]?.count).toBe(0);
       const again = await ingest(pdf, 'handbook.pdf');
       expect(again.status).toBe('completed');

@@ -71,9 +71,7 @@ export async function documentSettled(server: TestServer, token: string, uuid: s
   return waitFor(
     `document ${uuid} to finish processing`,
     async () => {
-      const res = await request(server)
-        .get(`/api/v1/knowledge-base/documents/${uuid}`)
-        .auth(token, { type: 'bearer' });
+      const res = await request(server).get(`/api/v1/knowledge-base/documents/${uuid}`).auth(token, { type: 'bearer' });
       const body = res.body as DocumentBody;
       return body.status === 'completed' || body.status === 'failed' ? body : undefined;
     },
