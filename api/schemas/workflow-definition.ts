@@ -50,7 +50,11 @@ const extractionFields = {
 
 const toolFields = {
   tool_uuids: z.array(reference).max(100).optional(),
-  document_uuids: z.array(reference).max(100).optional(),
+  document_uuids: z
+    .array(reference)
+    .max(100)
+    .optional()
+    .openapi({ description: 'Knowledge-base documents the node answers from (see docs/guides/knowledge-base.md).' }),
 };
 
 const position = z.object({ x: z.number(), y: z.number() }).default({ x: 0, y: 0 });
