@@ -8,6 +8,7 @@ import { createCampaignReportActivities, type CampaignReportDeps } from './campa
 import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
 import { createTextChatActivities } from './text-chat.activities';
+import { createKnowledgeBaseActivities } from './knowledge-base.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
 export type ActivityDeps = HealthActivityDeps & {
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
   const versions = new AgentVersionCache(deps.dataSource);
   return {
     ...createHealthActivities(deps),
+    ...createKnowledgeBaseActivities(deps),
     ...(deps.calls ? callActivities(deps, deps.calls, versions) : {}),
     ...(deps.recordings
       ? createDataRetentionActivities({ dataSource: deps.dataSource, recordings: deps.recordings })

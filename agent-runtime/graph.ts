@@ -27,6 +27,7 @@ const NodeData = z.looseObject({
   /** An end node where the callee asked not to be called again. */
   opt_out: z.boolean().default(false),
   tool_uuids: z.array(z.string()).default([]),
+  document_uuids: z.array(z.string()).default([]),
 });
 
 const Node = z.looseObject({ id: z.string().min(1), type: z.string(), data: NodeData.default(NodeData.parse({})) });

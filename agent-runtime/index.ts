@@ -144,7 +144,7 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
       history: [...transcript],
       calleeRepliesInNode,
       optOutHeard: optOut !== undefined,
-      tools: deps.tools?.forNode(node.data.tool_uuids) ?? [],
+      tools: deps.tools?.forNode(node.data) ?? [],
       context: { ...variables, ...gatheredContext },
     };
   };
@@ -156,7 +156,7 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
   const toolSession = (node: ConversationNode, speech: AgentReply): ToolSession => {
     let endCall: ToolOutcome['endCall'];
     return {
-      functions: deps.tools?.forNode(node.data.tool_uuids) ?? [],
+      functions: deps.tools?.forNode(node.data) ?? [],
       get endCall() {
         return endCall;
       },

@@ -25,7 +25,11 @@ import { OFFLINE_MODEL, UsageMeter } from './usage';
  *   with the arguments of the same name from the call's context (a tool missing a required argument
  *   is not called), and says what each answered after its first sentence; once the callee has
  *   answered, an `end_call` tool whose description shares a word with the callee's last reply is
- *   called (its reason: the tool's name) before any edge is considered.
+ *   called (its reason: the tool's name) before any edge is considered;
+ * - knowledge base: once the callee has answered, a question (a reply with '?') at a node with
+ *   documents is looked up with `retrieve_from_knowledge_base` (the reply is the query), and the
+ *   agent says the sentence of the passages found that shares the most words with it, staying in
+ *   the node; when nothing is found the edges are considered as usual.
  * Usage: each turn counts the `o200k_base` tokens (`countTokens`) of the prompt it stands for (system prompt plus
  * the conversation so far, each message counted on its own plus one token per line break between them) and of
  * the text it says; extraction and disposition cost nothing.
@@ -43,6 +47,31 @@ const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9']+/g
 
 const heardWords = (reply: string): Set<string> =>
   new Set(words(reply).filter((word) => word.length >= 3 && !STOP_WORDS.has(word)));
+
+/** A word without its plural or verb ending, so "refunds" meets "refund". */
+const stem = (word: string): string => word.replace(/(?:ies|es|s|ing|ed)$/, '') || word;
+
+/** The sentence of the retrieved passages that shares the most words with the question. */
+function answerFromPassages(question: string, data: unknown): string | undefined {
+  const { results = [], documents = [] } = (data ?? {}) as {
+    results?: { text?: unknown }[];
+    documents?: { text?: unknown }[];
+  };
+  const passages = [...results, ...documents].map((passage) => passage.text).filter((text) => typeof text === 'string');
+  const asked = new Set([...heardWords(question)].map(stem));
+  let best: { sentence: string; shared: number } | undefined;
+  for (const passage of passages) {
+    for (const sentence of passage.match(/[^.!?\n]+[.!?]?/g) ?? []) {
+      const shared = new Set(
+        words(sentence)
+          .map(stem)
+          .filter((word) => asked.has(word)),
+      ).size;
+      if (shared > 0 && (!best || shared > best.shared)) best = { sentence: sentence.trim(), shared };
+    }
+  }
+  return best?.sentence;
+}
 
 function chooseEdge(edges: EdgeChoice[], reply: string): EdgeChoice | undefined {
   const heard = heardWords(reply);
@@ -88,7 +117,9 @@ export class OfflinePolicy implements Policy {
       speech.sentence(opening);
       const answers: string[] = [];
       for (const fn of tools?.functions ?? []) {
-        const args = fn.definition.type === 'end_call' ? undefined : argumentsFromContext(fn, request.context);
+        const { type } = fn.definition;
+        const args =
+          type === 'end_call' || type === 'knowledge_base' ? undefined : argumentsFromContext(fn, request.context);
         if (!args || !tools) continue;
         const answer = spokenResult(fn, await tools.call(fn, args));
         speech.sentence(answer);
@@ -110,12 +141,25 @@ export class OfflinePolicy implements Policy {
         );
         decision = {};
       } else {
+        // A question answered from the knowledge base keeps the agent in the node for the next one.
+        const answered = await this.answerQuestion(lastReply, speech, tools);
         const optOutEdge = request.optOutHeard ? request.edges.find((choice) => choice.optOut) : undefined;
-        decision = { edge: (optOutEdge ?? chooseEdge(request.edges, lastReply))?.edge };
+        decision = answered.say ? answered : { edge: (optOutEdge ?? chooseEdge(request.edges, lastReply))?.edge };
       }
     }
     this.usage.addCounted(promptMessages(request), decision.say ?? decision.edge?.data.label ?? '');
     return decision;
+  }
+
+  /** A question answered from the node's knowledge base; `{}` when it is no question or nothing was found. */
+  private async answerQuestion(reply: string, speech: SpeechSink, tools?: ToolSession): Promise<TurnDecision> {
+    const retrieval = tools?.functions.find((fn) => fn.definition.type === 'knowledge_base');
+    if (!retrieval || !tools || !reply.includes('?')) return {};
+    const result = await tools.call(retrieval, { query: reply });
+    const answer = result.ok ? answerFromPassages(reply, result.data) : undefined;
+    if (!answer) return {};
+    speech.sentence(answer);
+    return { say: answer };
   }
 
   closing(request: TurnRequest, speech: SpeechSink): Promise<string> {

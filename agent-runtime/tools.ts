@@ -43,9 +43,15 @@ export interface ToolInvocation {
   gatheredContext: Record<string, unknown>;
 }
 
+/** What a node offers the model beside its edges: its tools, and its knowledge-base documents. */
+export interface NodeTools {
+  tool_uuids: readonly string[];
+  document_uuids: readonly string[];
+}
+
 export interface ConversationTools {
-  /** The node's tools, as functions; empty when it has none. */
-  forNode(toolUuids: readonly string[]): ToolFunction[];
+  /** The node's tools (and its knowledge base's retrieval), as functions; empty when it has none. */
+  forNode(node: NodeTools): ToolFunction[];
   invoke(invocation: ToolInvocation): Promise<ToolOutcome>;
 }
 

@@ -27,6 +27,7 @@ import { createCredentialRoutes } from './routes/credentials';
 import { createDataLifecycleRoutes } from './routes/data-lifecycle';
 import { createDoNotCallRoutes } from './routes/do-not-call';
 import { createHealthRoutes } from './routes/health';
+import { createKnowledgeBaseRoutes } from './routes/knowledge-base';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
 import { createRecordingRoutes } from './routes/recordings';
 import { createSpeechCredentialRoutes } from './routes/speech-credentials';
@@ -66,6 +67,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createDataLifecycleRoutes(deps),
     ...createToolRoutes(deps),
     ...createTextChatRoutes(deps),
+    ...createKnowledgeBaseRoutes(deps, importSlots),
   ];
 }
 

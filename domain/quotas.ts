@@ -78,6 +78,13 @@ export const QUOTAS = {
     per: 'an organization',
     noun: 'tools, archived ones included',
   },
+  knowledge_base_documents: {
+    setting: 'QUOTA_KNOWLEDGE_BASE_DOCUMENTS',
+    table: 'knowledge_base_documents',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'knowledge-base documents',
+  },
 } as const;
 
 export type QuotaName = keyof typeof QUOTAS;

@@ -27,6 +27,7 @@ import { MediaStreamClaimsAndVerifiedOptOuts1795000005700 } from './migrations/1
 import { DataLifecycle1795000006200 } from './migrations/1795000006200-DataLifecycle';
 import { PostCallAnalysis1795000007100 } from './migrations/1795000007100-PostCallAnalysis';
 import { WebCalls1795000007300 } from './migrations/1795000007300-WebCalls';
+import { KnowledgeBase1795000007400 } from './migrations/1795000007400-KnowledgeBase';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -55,6 +56,7 @@ export const migrations = [
   DataLifecycle1795000006200,
   PostCallAnalysis1795000007100,
   WebCalls1795000007300,
+  KnowledgeBase1795000007400,
 ];
 
 export interface DataSourceOptions {

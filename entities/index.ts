@@ -11,6 +11,8 @@ import { CampaignSource } from './campaign-source.entity';
 import { Credential } from './credential.entity';
 import { DialClaim } from './dial-claim.entity';
 import { DoNotCallNumber } from './do-not-call-number.entity';
+import { KnowledgeBaseChunk } from './knowledge-base-chunk.entity';
+import { KnowledgeBaseDocument } from './knowledge-base-document.entity';
 import { Organization } from './organization.entity';
 import { PhoneNumber } from './phone-number.entity';
 import { Run } from './run.entity';
@@ -34,6 +36,8 @@ export {
   Credential,
   DialClaim,
   DoNotCallNumber,
+  KnowledgeBaseChunk,
+  KnowledgeBaseDocument,
   Organization,
   PhoneNumber,
   Run,
@@ -58,6 +62,8 @@ export const entities = [
   Credential,
   DialClaim,
   DoNotCallNumber,
+  KnowledgeBaseChunk,
+  KnowledgeBaseDocument,
   Organization,
   PhoneNumber,
   Run,

@@ -80,6 +80,12 @@ export const configSchema = z.object({
   CSV_MIN_UPLOAD_BYTES_PER_SECOND: z.coerce.number().int().min(1).default(1024),
   /** CSV imports (contact lists and do-not-call lists alike) writing to PostgreSQL at once, per API process; more wait their turn. */
   CSV_MAX_CONCURRENT_IMPORTS: z.coerce.number().int().min(1).max(50).default(2),
+  /** Largest knowledge-base document accepted by `POST /knowledge-base/documents`, in bytes; larger uploads answer 413. */
+  KNOWLEDGE_BASE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(25 * 1024 * 1024),
   /** Rows a do-not-call CSV import may hold; a longer file is refused (400) and nothing is stored. */
   DNC_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
   /** Frequency cap: dials of one number per organization per rolling 24 hours, across campaigns and single calls; 0: no cap. */
@@ -289,6 +295,8 @@ export const configSchema = z.object({
   QUOTA_DO_NOT_CALL_NUMBERS: z.coerce.number().int().min(1).default(1_000_000),
   /** Tools an organization may have, archived ones included; past it creating one answers 409. */
   QUOTA_TOOLS: z.coerce.number().int().min(1).default(500),
+  /** Knowledge-base documents an organization may store; past it uploading one answers 409. */
+  QUOTA_KNOWLEDGE_BASE_DOCUMENTS: z.coerce.number().int().min(1).default(500),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),

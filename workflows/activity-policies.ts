@@ -79,6 +79,21 @@ export const ACTIVITY_POLICIES = {
     startToCloseTimeout: '2 minutes',
     retry: { maximumAttempts: 3, initialInterval: '1 second', nonRetryableErrorTypes: NON_RETRYABLE },
   },
+  /**
+   * A knowledge-base document's extraction, chunking and write: minutes for a large PDF, alive by
+   * its heartbeat, so a killed worker's try is taken up again within the heartbeat timeout. A file
+   * that cannot be read is final; other failures get a few tries, then the document fails.
+   */
+  documentIndexing: {
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '15 seconds',
+    retry: {
+      maximumAttempts: 5,
+      initialInterval: '2 seconds',
+      maximumInterval: '1 minute',
+      nonRetryableErrorTypes: ['ExtractionError'],
+    },
+  },
   /** A health check reports the current state; retrying would hide an outage. */
   healthCheck: {
     startToCloseTimeout: '5 seconds',

@@ -4,3 +4,4 @@ export { campaignWorkflow } from './campaign.workflow';
 export { dataRetentionWorkflow } from './data-retention.workflow';
 export { textChatWorkflow } from './text-chat.workflow';
 export { analysisWorkflow } from './analysis.workflow';
+export { knowledgeBaseDocumentWorkflow } from './knowledge-base-document.workflow';

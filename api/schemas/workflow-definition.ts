@@ -51,7 +51,11 @@ const extractionFields = {
 
 const toolFields = {
   tool_uuids: z.array(reference).max(100).optional(),
-  document_uuids: z.array(reference).max(100).optional(),
+  document_uuids: z
+    .array(reference)
+    .max(100)
+    .optional()
+    .openapi({ description: 'Knowledge-base documents the node answers from (see docs/guides/knowledge-base.md).' }),
 };
 
 /** A typed value the post-call analysis extracts; an `enum` lists its `choices`. */

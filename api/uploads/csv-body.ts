@@ -6,7 +6,7 @@ import { DomainError, InvalidError } from '../../domain/errors';
 import { MinimumRate } from './minimum-rate';
 
 /** Room for the multipart boundaries and part headers around the file, on top of the file limit. */
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 export const MULTIPART_FILE_FIELD = 'file';
 
 /** The CSV bytes of an upload, as a stream, and the file name the client gave, if any. */
@@ -77,7 +77,16 @@ function limited(req: IncomingMessage, maxBytes: number, minBytesPerSecond: numb
   return quietUntilRead(counter);
 }
 
-function multipartFile(req: IncomingMessage, maxBytes: number, minBytesPerSecond: number): Promise<CsvUpload> {
+/**
+ * The `file` part of a multipart form, as a stream (see `csvUpload`); `oversize` is the 413 of a
+ * file over `maxBytes`.
+ */
+export function multipartFile(
+  req: IncomingMessage,
+  maxBytes: number,
+  minBytesPerSecond: number,
+  oversize: (maxBytes: number) => AppError = tooLarge,
+): Promise<CsvUpload> {
   return new Promise((resolve, reject) => {
     let file: Readable | undefined;
     const fail = (error: Error) => {
@@ -101,14 +110,14 @@ function multipartFile(req: IncomingMessage, maxBytes: number, minBytesPerSecond
         return;
       }
       file = quietUntilRead(stream);
-      stream.on('limit', () => stream.destroy(tooLarge(maxBytes)));
+      stream.on('limit', () => stream.destroy(oversize(maxBytes)));
       resolve({ stream, fileName: info.filename || undefined });
     });
     parser.on('error', (error: Error) => fail(new InvalidError(`Malformed multipart body: ${error.message}`)));
     parser.on('close', () => {
       if (!file) reject(new InvalidError(`multipart/form-data body has no '${MULTIPART_FILE_FIELD}' file field`));
     });
-    const limit = new ByteLimit(maxBytes + MULTIPART_OVERHEAD_BYTES, maxBytes);
+    const limit = new ByteLimit(maxBytes + MULTIPART_OVERHEAD_BYTES, maxBytes, oversize);
     pipeline(req, new MinimumRate(minBytesPerSecond), limit, parser, (error) => {
       if (error)
         fail(
@@ -140,6 +149,7 @@ class ByteLimit extends Transform {
     private readonly maxBytes: number,
     /** The limit named in the 413, when the count includes framing around the file. */
     private readonly reportedLimit = maxBytes,
+    private readonly oversize: (maxBytes: number) => AppError = tooLarge,
   ) {
     super();
   }
@@ -147,7 +157,7 @@ class ByteLimit extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.seen += chunk.length;
     if (this.seen > this.maxBytes) {
-      done(tooLarge(this.reportedLimit));
+      done(this.oversize(this.reportedLimit));
       return;
     }
     done(null, chunk);

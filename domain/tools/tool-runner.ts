@@ -175,7 +175,7 @@ export class ToolRunner {
       ]),
     );
     return {
-      forNode: (uuids) => uuids.flatMap((uuid) => byUuid.get(uuid) ?? []),
+      forNode: (node) => node.tool_uuids.flatMap((uuid) => byUuid.get(uuid) ?? []),
       invoke: (invocation) => this.invoke(invocation, runId, initialContext),
     };
   }
@@ -217,6 +217,9 @@ export class ToolRunner {
           throw error;
         }
       }
+      case 'knowledge_base':
+        // Retrieval is run by the knowledge base's own tools (domain/knowledge-base/retrieval-tool.ts).
+        return { result: { ok: false, error: 'the knowledge base is not available here' } };
     }
   }
 }

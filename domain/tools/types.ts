@@ -78,13 +78,21 @@ export interface ToolChanges {
   definition: ToolDefinition;
 }
 
+/** The retrieval Switchboard offers at a node with `document_uuids`: not a stored tool. */
+export interface KnowledgeBaseDefinition {
+  schema_version: 1;
+  type: 'knowledge_base';
+  config: { document_uuids: string[] };
+}
+
 /** A function the model may call: a tool of the node, as the language model sees it. */
 export interface ToolFunction {
+  /** The stored tool's uuid; `knowledge_base` for the knowledge base's retrieval. */
   toolUuid: string;
   /** The tool's name made a function name (lower-cased, anything but `[a-z0-9_]` as `_`). */
   name: string;
   description: string;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
-  definition: ToolDefinition;
+  definition: ToolDefinition | KnowledgeBaseDefinition;
 }

@@ -272,7 +272,7 @@ describe('tools during a turn', () => {
   };
   const invocations: ToolInvocation[] = [];
   const tools: ConversationTools = {
-    forNode: (uuids) => (uuids.includes(ORDER_TOOL) ? [orderStatus] : []),
+    forNode: (node) => (node.tool_uuids.includes(ORDER_TOOL) ? [orderStatus] : []),
     invoke: (invocation) => {
       invocations.push(invocation);
       return Promise.resolve({ result: { ok: true, status_code: 200, data: { status: 'shipped' } } });

@@ -27,6 +27,7 @@ export interface OwnedIds {
   textChatRunId: number;
   /** An archived agent of A: its session start stops at 409, past the ownership check. */
   archivedWorkflowId: number;
+  documentUuid: string;
 }
 
 export interface OrgScopedRoute {
@@ -139,6 +140,8 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'post', path: (ids) => `/api/v1/tools/${ids.toolUuid}/test`, body: {} },
   { method: 'delete', path: (ids) => `/api/v1/tools/${ids.toolUuid}` },
   { method: 'post', path: (ids) => `/api/v1/tools/${ids.toolUuid}/unarchive` },
+  { method: 'get', path: (ids) => `/api/v1/knowledge-base/documents/${ids.documentUuid}` },
+  { method: 'delete', path: (ids) => `/api/v1/knowledge-base/documents/${ids.documentUuid}` },
   // A's campaign was cancelled above, so its list and then the campaign itself may be deleted.
   { method: 'delete', path: (ids) => `/api/v1/campaign/sources/${ids.sourceId}` },
   { method: 'delete', path: (ids) => `/api/v1/campaign/${ids.campaignId}` },
@@ -217,6 +220,11 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     .auth(owner.token, { type: 'bearer' })
     .send(toolOfA())
     .expect(201);
+  const { body: document } = await request(app)
+    .post('/api/v1/knowledge-base/documents')
+    .auth(owner.token, { type: 'bearer' })
+    .attach('file', Buffer.from('# Opening hours\n\nWe open at 9 am.\n'), 'hours.md')
+    .expect(201);
   const agent = await createAgent(app, owner.token, definitionWithTrigger());
   const runId = await insertRun(db.dataSource, {
     workflowId: agent.id,
@@ -257,6 +265,7 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     sourceId: campaign?.source_id ?? '',
     textChatRunId: textChat?.id ?? 0,
     archivedWorkflowId: archived.id,
+    documentUuid: (document as { document_uuid: string }).document_uuid,
   };
 }
 

@@ -1,6 +1,6 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { converse } from '../../agent-runtime';
+import { converse, type LlmSettings } from '../../agent-runtime';
 import type { DialRules } from '../../domain/compliance/dial-rules';
 import { Secrets } from '../../telephony/secrets';
 import type { TestServices } from './services';
@@ -17,6 +17,8 @@ export interface CallWorkerOptions {
   worker?: Partial<WorkerOptions>;
   /** Default: the do-not-call list only, no frequency caps. */
   dialRules?: DialRules;
+  /** A language model (a local fake); default: the offline policy. */
+  llm?: LlmSettings;
 }
 
 /** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
@@ -37,6 +39,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
           pricePerMinuteUsd: prices.perMinuteUsd,
           pricePer1kTokensUsd: prices.per1kTokensUsd,
           dialRules: options.dialRules,
+          ...(options.llm ? { llm: options.llm } : {}),
         },
         converse,
         temporal: services.temporal.client,
