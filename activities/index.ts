@@ -6,12 +6,13 @@ import { createDataRetentionActivities, type DataRetentionActivityDeps } from '.
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
 import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
+import { createOrganizationEventActivities } from './organization-events.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
 export type ActivityDeps = HealthActivityDeps & {
   /** The call activities' own deps; without them (health-only workers in tests) no call activity is registered. */
   calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'> & CampaignReportDeps;
-  /** Post-call webhooks, registered with the call activities; default: no private addresses. */
+  /** Post-call webhooks and organization webhook subscriptions, registered with the call activities; default: no private addresses. */
   webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions' | 'secrets'>;
   /** Where recordings live; with it the retention sweep's activity is registered. */
   recordings?: DataRetentionActivityDeps['recordings'];
@@ -43,6 +44,12 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
       dataSource: deps.dataSource,
       versions,
       secrets: calls.secrets,
+      ...(deps.webhooks ?? { allowPrivate: false }),
+    }),
+    ...createOrganizationEventActivities({
+      dataSource: deps.dataSource,
+      secrets: calls.secrets,
+      temporal: calls.temporal,
       ...(deps.webhooks ?? { allowPrivate: false }),
     }),
   };

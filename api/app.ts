@@ -35,6 +35,7 @@ import { createTelephonyInboundRoutes } from './routes/telephony-inbound';
 import { createTelephonyWebhookRoutes } from './routes/telephony-webhooks';
 import { createUsageRoutes } from './routes/usage';
 import { createWebhookSigningSecretRoutes } from './routes/webhook-signing-secret';
+import { createWebhookSubscriptionRoutes } from './routes/webhook-subscriptions';
 import { createImportSlots } from './uploads/import-slots';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
@@ -52,6 +53,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createSpeechCredentialRoutes(deps),
     ...createCredentialRoutes(deps),
     ...createWebhookSigningSecretRoutes(deps),
+    ...createWebhookSubscriptionRoutes(deps),
     ...createDoNotCallRoutes(deps, importSlots),
     ...createCallRoutes(deps),
     ...createRecordingRoutes(deps),

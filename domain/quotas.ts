@@ -78,6 +78,13 @@ export const QUOTAS = {
     per: 'an organization',
     noun: 'tools, archived ones included',
   },
+  webhook_subscriptions: {
+    setting: 'QUOTA_WEBHOOK_SUBSCRIPTIONS',
+    table: 'webhook_subscriptions',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'webhook subscriptions',
+  },
 } as const;
 
 export type QuotaName = keyof typeof QUOTAS;

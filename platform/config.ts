@@ -256,6 +256,8 @@ export const configSchema = z.object({
   QUOTA_DO_NOT_CALL_NUMBERS: z.coerce.number().int().min(1).default(1_000_000),
   /** Tools an organization may have, archived ones included; past it creating one answers 409. */
   QUOTA_TOOLS: z.coerce.number().int().min(1).default(500),
+  /** Webhook subscriptions an organization may have; past it creating one answers 409. */
+  QUOTA_WEBHOOK_SUBSCRIPTIONS: z.coerce.number().int().min(1).default(50),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),

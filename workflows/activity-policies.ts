@@ -50,6 +50,14 @@ export const ACTIVITY_POLICIES = {
       nonRetryableErrorTypes: ['WebhookRefusedError', 'WebhookRejectedError'],
     },
   },
+  /**
+   * Storing an organization event for its subscriptions (their deliveries are then retried on their
+   * own): a few tries, so a database outage does not hold a call or campaign up for long.
+   */
+  eventEmit: {
+    startToCloseTimeout: '20 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 8 },
+  },
   /** Bookkeeping of a webhook that failed: retried until it succeeds, within reason. */
   webhookBookkeeping: {
     startToCloseTimeout: '20 seconds',
