@@ -7,6 +7,7 @@ import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
+  DeletedWebhookSubscription,
   WebhookDeliveryList,
   WebhookDeliveryQuery,
   WebhookDeliveryResponse,
@@ -125,11 +126,14 @@ export function createWebhookSubscriptionRoutes(
         tags,
         security,
         params: WebhookSubscriptionParams,
-        responses: { 204: { description: 'Deleted' }, 404: errorResponse(NOT_FOUND) },
+        responses: {
+          200: { description: 'Deleted', schema: DeletedWebhookSubscription },
+          404: errorResponse(NOT_FOUND),
+        },
       },
       async (ctx, { params, auth }) => {
         await subscriptions.remove(auth.organizationId, params.subscription_uuid);
-        ctx.status = 204;
+        ctx.body = { status: 'deleted', subscription_uuid: params.subscription_uuid };
       },
     ),
     defineRoute(

@@ -72,6 +72,10 @@ export const WebhookSubscriptionList = z
     example: { subscriptions: [EXAMPLE_SUBSCRIPTION] },
   });
 
+export const DeletedWebhookSubscription = z
+  .object({ status: z.literal('deleted'), subscription_uuid: z.uuid() })
+  .openapi('DeletedWebhookSubscription', { example: { status: 'deleted', subscription_uuid: EXAMPLE_UUID } });
+
 export const WebhookSubscriptionParams = z.object({
   subscription_uuid: z.uuid().openapi({ example: EXAMPLE_UUID }),
 });
