@@ -22,6 +22,7 @@ export interface OwnedIds {
   doNotCallEntryId: number;
   credentialUuid: string;
   toolUuid: string;
+  webhookSubscriptionUuid: string;
   sourceId: string;
 }
 
@@ -133,6 +134,16 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'post', path: (ids) => `/api/v1/tools/${ids.toolUuid}/test`, body: {} },
   { method: 'delete', path: (ids) => `/api/v1/tools/${ids.toolUuid}` },
   { method: 'post', path: (ids) => `/api/v1/tools/${ids.toolUuid}/unarchive` },
+  { method: 'get', path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}` },
+  {
+    method: 'put',
+    path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}`,
+    body: subscriptionOfA('edited by A'),
+  },
+  { method: 'get', path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}/deliveries` },
+  // The host does not resolve here: the test delivery is logged as refused, 200.
+  { method: 'post', path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}/test` },
+  { method: 'delete', path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}` },
   // A's campaign was cancelled above, so its list and then the campaign itself may be deleted.
   { method: 'delete', path: (ids) => `/api/v1/campaign/sources/${ids.sourceId}` },
   { method: 'delete', path: (ids) => `/api/v1/campaign/${ids.campaignId}` },
@@ -147,6 +158,11 @@ function toolOfA(name = 'of A') {
     name,
     definition: { type: 'http_api', config: { method: 'GET', url: 'https://tools.example.invalid/orders' } },
   };
+}
+
+/** A webhook subscription of organization A; its host is never reached (it does not resolve here). */
+function subscriptionOfA(description = 'of A') {
+  return { url: 'https://hooks.example.invalid/events', events: ['call.ended'], description };
 }
 
 /**
@@ -184,6 +200,11 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     .auth(owner.token, { type: 'bearer' })
     .send(toolOfA())
     .expect(201);
+  const { body: subscription } = await request(app)
+    .post('/api/v1/webhook-subscriptions')
+    .auth(owner.token, { type: 'bearer' })
+    .send(subscriptionOfA())
+    .expect(201);
   const agent = await createAgent(app, owner.token, definitionWithTrigger());
   const runId = await insertRun(db.dataSource, {
     workflowId: agent.id,
@@ -209,6 +230,7 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     doNotCallEntryId: (listed as { id: number }).id,
     credentialUuid: (credential as { uuid: string }).uuid,
     toolUuid: (tool as { tool_uuid: string }).tool_uuid,
+    webhookSubscriptionUuid: (subscription as { subscription_uuid: string }).subscription_uuid,
     sourceId: campaign?.source_id ?? '',
   };
 }
