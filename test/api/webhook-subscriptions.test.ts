@@ -81,7 +81,10 @@ describe('webhook subscriptions', () => {
 
     const listed = await as(app, 'get', '/webhook-subscriptions');
     expect(listed.status).toBe(200);
-    expect(listed.body.subscriptions.map((s: { subscription_uuid: string }) => s.subscription_uuid)).toContain(uuid);
+    const listedUuids = (listed.body as { subscriptions: { subscription_uuid: string }[] }).subscriptions.map(
+      (s) => s.subscription_uuid,
+    );
+    expect(listedUuids).toContain(uuid);
     expect((await as(app, 'get', `/webhook-subscriptions/${uuid}`)).body).toEqual(created.body);
 
     const replaced = await as(app, 'put', `/webhook-subscriptions/${uuid}`).send({

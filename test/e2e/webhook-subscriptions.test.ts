@@ -64,7 +64,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   port = (receiver.address() as AddressInfo).port;
-  bed = await campaignTestBed(services, taskQueue);
+  bed = await campaignTestBed(services, taskQueue, { ALLOW_PRIVATE_WEBHOOKS: 'true' });
   org = await bed.organization({ ring_seconds: 0, talk_seconds: 1 });
   secret = (await api('post', '/organizations/webhook-signing-secret/rotate')).body.secret as string;
   for (const [name, events, active] of [
@@ -90,6 +90,12 @@ afterAll(async () => {
 const received = (path: string, type: string) =>
   seen.filter((entry) => entry.path === path && entry.event.type === type);
 
+/** For `waitFor`: the requests received so far, or null while there are none. */
+const arrived = (path: string, type: string) => {
+  const found = received(path, type);
+  return found.length > 0 ? found : null;
+};
+
 const deliveriesOf = async (name: string) =>
   (await api('get', `/webhook-subscriptions/${subscriptions[name]}/deliveries`)).body.deliveries as {
     event_type: string;
@@ -114,8 +120,8 @@ describe('organization webhook subscriptions, end to end', () => {
       const runId = placed.body.workflow_run_id as number;
       await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
 
-      const [started] = await waitFor('call.started', () => received('/events', 'call.started'), { timeoutMs: 60_000 });
-      const [ended] = await waitFor('call.ended', () => received('/events', 'call.ended'), { timeoutMs: 60_000 });
+      const [started] = await waitFor('call.started', () => arrived('/events', 'call.started'), { timeoutMs: 60_000 });
+      const [ended] = await waitFor('call.ended', () => arrived('/events', 'call.ended'), { timeoutMs: 60_000 });
       expect(started?.event.data).toMatchObject({ workflow_run_id: runId, direction: 'outbound', campaign_id: null });
       expect(ended?.event.data).toMatchObject({
         workflow_run_id: runId,
@@ -132,7 +138,10 @@ describe('organization webhook subscriptions, end to end', () => {
       // Failed twice with 503, then delivered: three attempts in the log, one request received.
       const [flaky] = await waitFor(
         'the flaky delivery',
-        async () => (await deliveriesOf('flaky')).filter((delivery) => delivery.status === 'delivered'),
+        async () => {
+          const delivered = (await deliveriesOf('flaky')).filter((delivery) => delivery.status === 'delivered');
+          return delivered.length > 0 ? delivered : null;
+        },
         { timeoutMs: 60_000, intervalMs: 200 },
       );
       expect(flaky?.attempts.map((attempt) => attempt.status_code)).toEqual([503, 503, 200]);
@@ -143,7 +152,7 @@ describe('organization webhook subscriptions, end to end', () => {
       const { campaignId } = await insertCampaign(services.db.dataSource, org, [{ phoneNumber: '+14155550124' }]);
       const campaign = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
       await campaign.result();
-      const [completed] = await waitFor('campaign.completed', () => received('/events', 'campaign.completed'), {
+      const [completed] = await waitFor('campaign.completed', () => arrived('/events', 'campaign.completed'), {
         timeoutMs: 60_000,
       });
       expect(completed?.event.data).toMatchObject({
@@ -165,7 +174,7 @@ describe('organization webhook subscriptions, end to end', () => {
       const eventId = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
       expect(await emitCallAnalyzed(deliveries, { ...analysis, eventId })).toHaveLength(1);
       await emitCallAnalyzed(deliveries, { ...analysis, eventId });
-      const [analyzed] = await waitFor('call_analyzed', () => received('/events', 'call_analyzed'), {
+      const [analyzed] = await waitFor('call_analyzed', () => arrived('/events', 'call_analyzed'), {
         timeoutMs: 60_000,
       });
       expect(analyzed?.event).toMatchObject({
