@@ -56,7 +56,7 @@ export const ACTIVITY_POLICIES = {
    */
   eventEmit: {
     startToCloseTimeout: '20 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 8 },
+    retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
   },
   /** Bookkeeping of a webhook that failed: retried until it succeeds, within reason. */
   webhookBookkeeping: {
