@@ -19,6 +19,8 @@ export const RUN_ELSEWHERE: Record<string, string> = {
   'README.md': 'the doc test runs the tour; the quick start is what test/e2e/npm-start.test.ts runs',
   'docs/guides/running-locally.md': 'the quick start again (test/e2e/npm-start.test.ts)',
   'docs/operations/production.md': 'docker compose, which needs a container engine',
+  'docs/operations/going-live.md':
+    'docker compose, a public name and a tunnel, which a test machine lacks; test/scripts/doctor.test.ts runs the doctor',
   'docs/reference/temporal-names.md': 'test/e2e/operator-cli.test.ts runs its command-line examples on a campaign',
   'docs/workflow-versioning.md':
     'worker deployment commands of a deploy; test/workflows/worker-versioning.test.ts promotes builds as they do',
