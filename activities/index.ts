@@ -6,7 +6,8 @@ import { createDataRetentionActivities, type DataRetentionActivityDeps } from '.
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
 import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
-import { createOrganizationEventActivities } from './organization-events.activities';
+import { withCallEvents } from './call-events';
+import { createCallEventEmitter, createOrganizationEventActivities } from './organization-events.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
 export type ActivityDeps = HealthActivityDeps & {
@@ -34,10 +35,18 @@ export function createActivities(deps: ActivityDeps) {
 function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['calls']>, versions: AgentVersionCache) {
   const steps = createCallActivities({ dataSource: deps.dataSource, versions, ...calls });
   const reports = createCampaignReportActivities(calls);
+  const events = {
+    dataSource: deps.dataSource,
+    secrets: calls.secrets,
+    temporal: calls.temporal,
+    ...(deps.webhooks ?? { allowPrivate: false }),
+  };
+  const conclusion = createCallConclusionActivities({ ...steps, ...reports });
   return {
     ...steps,
     ...reports,
-    ...createCallConclusionActivities({ ...steps, ...reports }),
+    ...conclusion,
+    ...withCallEvents(steps, conclusion, createCallEventEmitter(events)),
     ...createCampaignActivities({ dataSource: deps.dataSource, ...calls }),
     ...createDialRuleActivities({ dataSource: deps.dataSource, rules: calls.settings.dialRules }),
     ...createWebhookActivities({
@@ -46,11 +55,6 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
       secrets: calls.secrets,
       ...(deps.webhooks ?? { allowPrivate: false }),
     }),
-    ...createOrganizationEventActivities({
-      dataSource: deps.dataSource,
-      secrets: calls.secrets,
-      temporal: calls.temporal,
-      ...(deps.webhooks ?? { allowPrivate: false }),
-    }),
+    ...createOrganizationEventActivities(events),
   };
 }

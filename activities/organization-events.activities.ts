@@ -1,4 +1,5 @@
-import { Context } from '@temporalio/activity';
+import { createHash } from 'node:crypto';
+import { Context, log as activityLog } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { deliveryStarter } from '../domain/webhooks/delivery-workflow';
@@ -23,11 +24,12 @@ export interface OrganizationEventActivityDeps {
   resolve?: Resolver;
 }
 
-export interface CallEventInput {
-  runId: number;
-  type: Extract<OrganizationEventType, 'call.started' | 'call.ended'>;
-  /** Chosen by the workflow: the same on every retry of the activity. */
-  eventId: string;
+export type CallEventType = Extract<OrganizationEventType, 'call.started' | 'call.ended'>;
+
+/** A call event's id, the same for every retry of the step that emits it: a UUID from the run and the type. */
+export function callEventId(runId: number, type: CallEventType): string {
+  const hex = createHash('sha256').update(`${type}/run-${runId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 export interface CampaignEventInput {
@@ -38,24 +40,26 @@ export interface CampaignEventInput {
   log: CampaignLogEntry;
 }
 
-/** Organization webhook events where they happen (calls, campaigns), and each delivery's attempts. */
-export function createOrganizationEventActivities(deps: OrganizationEventActivityDeps) {
-  const deliveries = (taskQueue?: string) =>
-    new WebhookDeliveries({
-      dataSource: deps.dataSource,
-      secrets: deps.secrets,
-      allowPrivate: deps.allowPrivate,
-      signV1: deps.signV1 ?? true,
-      ...(deps.limits ? { limits: deps.limits } : {}),
-      ...(deps.resolve ? { resolve: deps.resolve } : {}),
-      ...(taskQueue ? { startDelivery: deliveryStarter(deps.temporal, taskQueue) } : {}),
-    });
-  // Deliveries run on the queue of the worker that emitted them.
-  const emitter = () => deliveries(Context.current().info.taskQueue);
+/** The deliveries of organization events over the activity dependencies, started on `taskQueue`. */
+const webhookDeliveries = (deps: OrganizationEventActivityDeps, taskQueue?: string) =>
+  new WebhookDeliveries({
+    dataSource: deps.dataSource,
+    secrets: deps.secrets,
+    allowPrivate: deps.allowPrivate,
+    signV1: deps.signV1 ?? true,
+    ...(deps.limits ? { limits: deps.limits } : {}),
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    ...(taskQueue ? { startDelivery: deliveryStarter(deps.temporal, taskQueue) } : {}),
+  });
 
-  return {
-    /** `call.started` once the call is placed (or an inbound call answered), `call.ended` once its outcome is written. */
-    async emitCallEvent({ runId, type, eventId }: CallEventInput): Promise<number> {
+/**
+ * `call.started` once a call is placed, `call.ended` once its outcome is written, emitted by those
+ * steps themselves (activities/call-events.ts), so a call has no step more; run in an activity, its
+ * deliveries start on that activity's task queue. A failure is logged, never the call's.
+ */
+export function createCallEventEmitter(deps: OrganizationEventActivityDeps) {
+  return async (runId: number, type: CallEventType): Promise<void> => {
+    try {
       const run = await deps.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
       const data: Record<string, unknown> = {
         workflow_run_id: run.id,
@@ -71,9 +75,25 @@ export function createOrganizationEventActivities(deps: OrganizationEventActivit
             }
           : {}),
       };
-      return (await emitter().emit(run.organizationId, type, data, eventId)).length;
-    },
+      await webhookDeliveries(deps, Context.current().info.taskQueue).emit(
+        run.organizationId,
+        type,
+        data,
+        callEventId(runId, type),
+      );
+    } catch (error) {
+      activityLog.warn('call event not stored', { runId, type, error: String(error) });
+    }
+  };
+}
 
+/** Organization webhook events of campaigns, and each delivery's attempts. */
+export function createOrganizationEventActivities(deps: OrganizationEventActivityDeps) {
+  const deliveries = (taskQueue?: string) => webhookDeliveries(deps, taskQueue);
+  // Deliveries run on the queue of the worker that emitted them.
+  const emitter = () => deliveries(Context.current().info.taskQueue);
+
+  return {
     async emitCampaignEvent({ campaignId, type, eventId, log }: CampaignEventInput): Promise<number> {
       const campaign = await deps.dataSource.getRepository(Campaign).findOneByOrFail({ id: campaignId });
       const data: Record<string, unknown> = {

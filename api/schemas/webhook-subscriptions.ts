@@ -7,7 +7,7 @@ import { DateTimeString, EXAMPLE_TIME, text, type Documents, type SameShape } fr
 
 const EventType = z.enum(ORGANIZATION_EVENT_TYPES).openapi('OrganizationEventType', {
   description:
-    '`call.started`: a call was placed (or an inbound call answered); `call.ended`: its outcome is recorded; ' +
+    '`call.started`: an outbound call was placed with the provider; `call.ended`: its outcome is recorded; ' +
     '`campaign.paused`: paused by a person or by its circuit breaker (with the figures); `campaign.completed`: ' +
     'every contact has a final outcome; `call_analyzed`: the analysis of a run is stored.',
 });

@@ -45,12 +45,6 @@ const conversation: ConversationResult = {
   usage: { model: 'offline', promptTokens: 3, completionTokens: 2, totalTokens: 5 },
 };
 
-/** Every dial allowed; organization events go nowhere (no organization here subscribes to any). */
-const dialsAllowedNoSubscribers = {
-  checkDialRules: () => Promise.resolve({ dial: true }),
-  emitCallEvent: () => Promise.resolve(0),
-};
-
 /** Fake activities (the engine included): each test replaces the ones it is about. */
 function fakeActivities(overrides: Partial<CallActivities> = {}) {
   const finalizeRun = jest.fn((_input: FinalizeRunInput) => Promise.resolve({ postCallWebhooks: [] }));
@@ -138,9 +132,8 @@ async function runCallWithHistory(
     taskQueue,
     workflowBundle: testWorkflowBundle(),
     dataConverter: testDataConverter,
-    // The dial rules allow every dial here; test/workflows/dial-rules.test.ts refuses some. No
-    // organization subscribes to events here; test/e2e/webhook-subscriptions.test.ts sends them.
-    activities: { ...dialsAllowedNoSubscribers, ...activities },
+    // The dial rules allow every dial here; test/workflows/dial-rules.test.ts refuses some.
+    activities: { checkDialRules: () => Promise.resolve({ dial: true }), ...activities },
   });
   return worker.runUntil(async () => {
     const handle = await temporal.client.workflow.start(callWorkflow, {
@@ -318,7 +311,7 @@ describe('callWorkflow', () => {
       taskQueue,
       workflowBundle: testWorkflowBundle(),
       dataConverter: testDataConverter,
-      activities: { ...dialsAllowedNoSubscribers, ...activities },
+      activities: { checkDialRules: () => Promise.resolve({ dial: true }), ...activities },
     });
     const finished = { completed: '', busy: '' };
     await worker.runUntil(async () => {

@@ -2,7 +2,6 @@ import { proxyLocalActivities, setCurrentDetails, upsertSearchAttributes } from 
 import type { createCallConclusionActivities } from '../../activities/call-conclusion.activities';
 import { CALL_LENGTH_POLICIES } from '../activity-policies';
 import type { CallOutcome } from '../definitions';
-import { emitCallLifecycleEvent } from '../organization-events';
 import { sendPostCallWebhooks } from '../post-call-webhooks';
 import { CallStatusAttribute, DispositionAttribute } from '../search-attributes';
 import type { CallEnding, CallRun } from './call-run';
@@ -10,7 +9,7 @@ import { concludeForCampaign } from './campaign-report';
 
 /**
  * The last phase: writes the outcome in one local activity (with `simulate`, the call's
- * conversation runs in it too), tells a campaign that asked, emits `call.ended` and sends the post-call webhooks.
+ * conversation runs in it too), tells a campaign that asked, and sends the post-call webhooks.
  */
 export async function conclude(call: CallRun, ending: CallEnding): Promise<CallOutcome> {
   const { input, state, runId } = call;
@@ -33,7 +32,6 @@ export async function conclude(call: CallRun, ending: CallEnding): Promise<CallO
         ...(voicemail ? { voicemail } : {}),
       }),
   );
-  await emitCallLifecycleEvent(runId, 'call.ended');
   await sendPostCallWebhooks(runId, concluded.postCallWebhooks);
   return { runId, callStatus, durationSeconds, disposition: concluded.disposition };
 }

@@ -2,7 +2,6 @@ import { ActivityFailure, ApplicationFailure, log, proxyLocalActivities, workflo
 import type { createDialRuleActivities } from '../../activities/dial-rules.activities';
 import { endWith, type CallEnding, type CallRun, type PhaseResult } from './call-run';
 import { ACTIVITY_POLICIES } from '../activity-policies';
-import { emitCallLifecycleEvent } from '../organization-events';
 import { dialOnTurn } from './paced-dial';
 
 // The do-not-call list and the frequency caps, just before the dial: a database check, retried until it answers.
@@ -49,7 +48,6 @@ async function place(call: CallRun): Promise<CallEnding | null> {
     // The provider rang us and the inbound webhook's reply answered the call: nothing to dial.
     if (!input.providerCallId) return { callStatus: 'error', durationSeconds: 0 };
     state.answeredInbound(input.providerCallId, Date.now());
-    await emitCallLifecycleEvent(runId, 'call.started');
     return null;
   }
   // A number on the do-not-call list, or over a frequency cap, is not dialed: the call ends unplaced.
@@ -63,6 +61,5 @@ async function place(call: CallRun): Promise<CallEnding | null> {
     return { callStatus: refused(error) ? 'failed' : 'error', durationSeconds: 0 };
   }
   state.placed(callId, Date.now());
-  await emitCallLifecycleEvent(runId, 'call.started');
   return null;
 }
