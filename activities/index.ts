@@ -9,12 +9,14 @@ import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
 import { createTextChatActivities } from './text-chat.activities';
 import { createKnowledgeBaseActivities } from './knowledge-base.activities';
+import { withCallEvents } from './call-events';
+import { createCallEventEmitter, createOrganizationEventActivities } from './organization-events.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
 export type ActivityDeps = HealthActivityDeps & {
   /** The call activities' own deps; without them (health-only workers in tests) no call activity is registered. */
   calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'> & CampaignReportDeps;
-  /** Post-call webhooks, registered with the call activities; default: no private addresses. */
+  /** Post-call webhooks and organization webhook subscriptions, registered with the call activities; default: no private addresses. */
   webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions' | 'secrets'>;
   /** Where recordings live; with it the retention sweep's activity is registered. */
   recordings?: DataRetentionActivityDeps['recordings'];
@@ -37,10 +39,18 @@ export function createActivities(deps: ActivityDeps) {
 function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['calls']>, versions: AgentVersionCache) {
   const steps = createCallActivities({ dataSource: deps.dataSource, versions, ...calls });
   const reports = createCampaignReportActivities(calls);
+  const events = {
+    dataSource: deps.dataSource,
+    secrets: calls.secrets,
+    temporal: calls.temporal,
+    ...(deps.webhooks ?? { allowPrivate: false }),
+  };
+  const conclusion = createCallConclusionActivities({ ...steps, ...reports });
   return {
     ...steps,
     ...reports,
-    ...createCallConclusionActivities({ ...steps, ...reports }),
+    ...conclusion,
+    ...withCallEvents(steps, conclusion, createCallEventEmitter(events)),
     ...createTextChatActivities({
       dataSource: deps.dataSource,
       versions,
@@ -64,5 +74,6 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
       secrets: calls.secrets,
       ...(deps.webhooks ?? { allowPrivate: false }),
     }),
+    ...createOrganizationEventActivities(events),
   };
 }

@@ -39,6 +39,7 @@ import { createUsageRoutes } from './routes/usage';
 import { createWebhookSigningSecretRoutes } from './routes/webhook-signing-secret';
 import { createWebCallRoutes } from './routes/web-calls';
 import { createWebCallPageRouter } from './web-call/page';
+import { createWebhookSubscriptionRoutes } from './routes/webhook-subscriptions';
 import { createImportSlots } from './uploads/import-slots';
 
 /** Every route of the API, in one list: the router and the OpenAPI document are both built from it. */
@@ -56,6 +57,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createSpeechCredentialRoutes(deps),
     ...createCredentialRoutes(deps),
     ...createWebhookSigningSecretRoutes(deps),
+    ...createWebhookSubscriptionRoutes(deps),
     ...createDoNotCallRoutes(deps, importSlots),
     ...createCallRoutes(deps),
     ...createWebCallRoutes(deps),

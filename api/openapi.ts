@@ -77,7 +77,11 @@ const TAGS = [
     description:
       'Tools an agent can use during a call: HTTP requests the model fills in, ending the call, a calculator (docs/guides/tools.md).',
   },
-  { name: 'webhooks', description: "The organization's post-call webhook signing secret." },
+  {
+    name: 'webhooks',
+    description:
+      "The organization's webhook signing secret, and its subscriptions to call and campaign events with their delivery log.",
+  },
   { name: 'calls', description: 'Placing outbound calls with an agent.' },
   {
     name: 'text-chat',

@@ -85,6 +85,13 @@ export const QUOTAS = {
     per: 'an organization',
     noun: 'knowledge-base documents',
   },
+  webhook_subscriptions: {
+    setting: 'QUOTA_WEBHOOK_SUBSCRIPTIONS',
+    table: 'webhook_subscriptions',
+    scope: 'organization_id',
+    per: 'an organization',
+    noun: 'webhook subscriptions',
+  },
 } as const;
 
 export type QuotaName = keyof typeof QUOTAS;

@@ -28,6 +28,7 @@ import { DataLifecycle1795000006200 } from './migrations/1795000006200-DataLifec
 import { PostCallAnalysis1795000007100 } from './migrations/1795000007100-PostCallAnalysis';
 import { WebCalls1795000007300 } from './migrations/1795000007300-WebCalls';
 import { KnowledgeBase1795000007400 } from './migrations/1795000007400-KnowledgeBase';
+import { WebhookSubscriptions1795000007600 } from './migrations/1795000007600-WebhookSubscriptions';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -57,6 +58,7 @@ export const migrations = [
   PostCallAnalysis1795000007100,
   WebCalls1795000007300,
   KnowledgeBase1795000007400,
+  WebhookSubscriptions1795000007600,
 ];
 
 export interface DataSourceOptions {

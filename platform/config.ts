@@ -297,6 +297,8 @@ export const configSchema = z.object({
   QUOTA_TOOLS: z.coerce.number().int().min(1).default(500),
   /** Knowledge-base documents an organization may store; past it uploading one answers 409. */
   QUOTA_KNOWLEDGE_BASE_DOCUMENTS: z.coerce.number().int().min(1).default(500),
+  /** Webhook subscriptions an organization may have; past it creating one answers 409. */
+  QUOTA_WEBHOOK_SUBSCRIPTIONS: z.coerce.number().int().min(1).default(50),
 
   /** `false`: `POST /auth/signup` answers 403; accounts come from ADMIN_EMAIL or an operator. */
   ENABLE_SIGNUP: envBoolean(true),

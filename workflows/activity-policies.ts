@@ -58,6 +58,14 @@ export const ACTIVITY_POLICIES = {
     startToCloseTimeout: '5 minutes',
     retry: { maximumAttempts: 4, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
   },
+  /**
+   * Storing an organization event for its subscriptions (their deliveries are then retried on their
+   * own): a few tries, so a database outage does not hold a call or campaign up for long.
+   */
+  eventEmit: {
+    startToCloseTimeout: '20 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+  },
   /** Bookkeeping of a webhook that failed: retried until it succeeds, within reason. */
   webhookBookkeeping: {
     startToCloseTimeout: '20 seconds',

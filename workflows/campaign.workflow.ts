@@ -91,11 +91,11 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     }
     const wakeAt = tracker.wakeAt(heldUntil);
     if (wakeAt === Infinity) {
-      setCurrentDetails(campaignDetails(tracker.progress()));
+      setCurrentDetails(campaignDetails(tracker.dialingState()));
       await condition(() => tracker.shouldWake());
     } else {
       const summary = tracker.wakeSummary(wakeAt, Date.now());
-      setCurrentDetails(campaignDetails(tracker.progress(), summary));
+      setCurrentDetails(campaignDetails(tracker.dialingState(), summary));
       await condition(() => tracker.shouldWake(), Math.max(1, wakeAt - Date.now()), { summary });
     }
   }

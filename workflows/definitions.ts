@@ -222,6 +222,10 @@ export interface CampaignProgress {
   outcomes: Partial<Record<TerminalCallStatus, number>>;
   /** Set while waiting for a schedule window. */
   next_open_at: string | null;
+  /** The Query only: the queued dials' waits by cause, for saying why the campaign is not dialing. */
+  waiting?: { cause: WaitCause; count: number; next_due_at: string }[];
+  /** The Query only: the most calls it places at once. */
+  max_concurrency?: number;
 }
 
 export const campaignCallFinishedSignal = defineSignal<[CampaignCallResult]>('campaignCallFinished');

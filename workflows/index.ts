@@ -5,3 +5,4 @@ export { dataRetentionWorkflow } from './data-retention.workflow';
 export { textChatWorkflow } from './text-chat.workflow';
 export { analysisWorkflow } from './analysis.workflow';
 export { knowledgeBaseDocumentWorkflow } from './knowledge-base-document.workflow';
+export { organizationWebhookWorkflow } from './organization-webhook.workflow';

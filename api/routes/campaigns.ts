@@ -3,6 +3,7 @@ import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
   Campaign,
+  CampaignDetail,
   CampaignIdParams,
   CampaignList,
   CampaignListQuery,
@@ -25,7 +26,8 @@ import {
   updateCampaign,
   type CampaignTransitionDeps,
 } from '../../domain/campaigns/campaign-transitions';
-import { campaignPage, campaignViewById, campaignViewOf } from '../../domain/campaigns/campaign-views';
+import { campaignPage, campaignViewOf, findCampaign } from '../../domain/campaigns/campaign-views';
+import { notDialing } from '../../domain/campaigns/not-dialing';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 
 const security = ['ApiKey', 'SessionToken'] as const;
@@ -138,16 +140,22 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         method: 'get',
         path: '/campaign/{campaign_id}',
         operationId: 'getCampaign',
-        summary: 'One campaign, with its logs',
+        summary: 'One campaign, with its logs and why it is not dialing',
         description:
-          "The campaign's settings, counters and log entries. 404 when it is unknown or another organization's.",
+          "The campaign's settings, counters and log entries, and `not_dialing`: why it places no new call now. " +
+          "404 when it is unknown or another organization's.",
         tags,
         security,
         params: CampaignIdParams,
-        responses: { 200: { description: 'The campaign', schema: Campaign }, 404: notFound },
+        responses: { 200: { description: 'The campaign', schema: CampaignDetail }, 404: notFound },
       },
       async (ctx, { params, auth }) => {
-        ctx.body = await campaignViewById(dataSource, auth, params.campaign_id);
+        const row = await findCampaign(dataSource, auth, params.campaign_id);
+        const [view, reasons] = await Promise.all([
+          campaignViewOf(dataSource, row),
+          notDialing({ dataSource, temporal }, row),
+        ]);
+        ctx.body = { ...view, not_dialing: reasons };
       },
     ),
     defineRoute(

@@ -349,6 +349,53 @@ export const Campaign = z
   })
   .openapi('Campaign', { example: EXAMPLE_CAMPAIGN });
 
+const NotDialingReason = z
+  .object({
+    reason: z.enum([
+      'not_started',
+      'paused',
+      'paused_by_circuit_breaker',
+      'failed',
+      'outside_calling_window',
+      'at_concurrency_limit',
+      'waiting_for_dial_turn',
+      'frequency_capped',
+      'no_telephony_route',
+      'waiting_for_retries',
+    ]),
+    message: z.string(),
+    until: DateTimeString.nullable().openapi({ description: 'When it ends by itself, if it does.' }),
+    count: z.number().int().nullable().openapi({ description: 'The contacts or calls it holds.' }),
+    details: z.record(z.string(), z.unknown()).openapi({
+      description: "Figures: the circuit breaker's failure rate, counts, threshold and window; a failure's error.",
+    }),
+  })
+  .openapi('NotDialingReason');
+
+export const CampaignDetail = Campaign.extend({
+  not_dialing: z
+    .object({ reasons: z.array(NotDialingReason) })
+    .nullable()
+    .openapi({
+      description:
+        'Why the campaign places no new call now; null while it dials, and once it has finished. A running ' +
+        "campaign's reasons come from its workflow: outside its calling window (until when), every slot in use, " +
+        'calls waiting for the dial rate, contacts held by frequency caps, no usable telephony route, retries not ' +
+        'yet due.',
+      example: {
+        reasons: [
+          {
+            reason: 'outside_calling_window',
+            message: 'Outside its calling window until 2026-03-03T14:00:00.000Z',
+            until: '2026-03-03T14:00:00.000Z',
+            count: null,
+            details: {},
+          },
+        ],
+      },
+    }),
+}).openapi('CampaignDetail', { example: { ...EXAMPLE_CAMPAIGN, not_dialing: null } });
+
 export const CampaignList = z
   .object({
     campaigns: z.array(Campaign),

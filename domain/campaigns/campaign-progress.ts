@@ -11,7 +11,7 @@ import { withinDeadline } from './campaign-workflow';
 const percentage = (done: number, total: number): number => (total > 0 ? Math.round((done / total) * 1000) / 10 : 0);
 
 /** The running workflow's own figures; null when it has no workflow to ask (it ended, or never ran). */
-async function workflowProgress(temporal: Client, campaignId: number): Promise<CampaignProgress | null> {
+export async function workflowProgress(temporal: Client, campaignId: number): Promise<CampaignProgress | null> {
   try {
     const handle = temporal.workflow.getHandle(campaignWorkflowId(campaignId));
     return await withinDeadline(temporal, () => handle.query(campaignProgressQuery));

@@ -118,10 +118,6 @@ export async function findCampaign(dataSource: DataSource, caller: Actor, id: nu
   return row;
 }
 
-export async function campaignViewById(dataSource: DataSource, caller: Actor, id: number) {
-  return campaignViewOf(dataSource, await findCampaign(dataSource, caller, id));
-}
-
 /** The caller's campaigns, newest first, optionally in one state. */
 export async function campaignPage(dataSource: DataSource, caller: Actor, query: CampaignListRequest) {
   const [rows, total] = await dataSource.getRepository(Campaign).findAndCount({

@@ -138,12 +138,25 @@ describe('POST /campaign/create', () => {
   });
 });
 
+/** A draft's `not_dialing`. */
+const notStarted = (id: number) => ({
+  reasons: [
+    {
+      reason: 'not_started',
+      message: `Not started: POST /campaign/${id}/start starts it`,
+      until: null,
+      count: null,
+      details: {},
+    },
+  ],
+});
+
 describe('GET /campaign and /campaign/{id}', () => {
-  it('answers one campaign exactly as created', async () => {
+  it('answers one campaign exactly as created, and why it is not dialing (not started)', async () => {
     const created = await createCampaign(server(), org.owner.token, minimalBody());
     const res = await api().get(`/campaign/${created.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(created);
+    expect(res.body).toEqual({ ...created, not_dialing: notStarted(created.id) });
   });
 
   it('pages newest first and filters by state', async () => {
@@ -200,7 +213,10 @@ describe('PATCH /campaign/{id} on a draft', () => {
         details: { fields: ['name', 'max_concurrency', 'retry_config', 'schedule_config', 'circuit_breaker'] },
       },
     ]);
-    expect((await api().get(`/campaign/${created.id}`)).body).toEqual(res.body);
+    expect((await api().get(`/campaign/${created.id}`)).body).toEqual({
+      ...res.body,
+      not_dialing: notStarted(created.id),
+    });
 
     const cleared = await api().patch(`/campaign/${created.id}`, { schedule_config: null });
     expect(cleared.body.schedule_config).toBeNull();

@@ -22,6 +22,7 @@ export interface OwnedIds {
   doNotCallEntryId: number;
   credentialUuid: string;
   toolUuid: string;
+  webhookSubscriptionUuid: string;
   sourceId: string;
   /** An ended text chat session of A's agent. */
   textChatRunId: number;
@@ -142,6 +143,16 @@ export const orgScopedRoutes: OrgScopedRoute[] = [
   { method: 'post', path: (ids) => `/api/v1/tools/${ids.toolUuid}/unarchive` },
   { method: 'get', path: (ids) => `/api/v1/knowledge-base/documents/${ids.documentUuid}` },
   { method: 'delete', path: (ids) => `/api/v1/knowledge-base/documents/${ids.documentUuid}` },
+  { method: 'get', path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}` },
+  {
+    method: 'put',
+    path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}`,
+    body: subscriptionOfA('edited by A'),
+  },
+  { method: 'get', path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}/deliveries` },
+  // The host does not resolve here: the test delivery is logged as refused, 200.
+  { method: 'post', path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}/test` },
+  { method: 'delete', path: (ids) => `/api/v1/webhook-subscriptions/${ids.webhookSubscriptionUuid}` },
   // A's campaign was cancelled above, so its list and then the campaign itself may be deleted.
   { method: 'delete', path: (ids) => `/api/v1/campaign/sources/${ids.sourceId}` },
   { method: 'delete', path: (ids) => `/api/v1/campaign/${ids.campaignId}` },
@@ -185,6 +196,11 @@ function toolOfA(name = 'of A') {
   };
 }
 
+/** A webhook subscription of organization A; its host is never reached (it does not resolve here). */
+function subscriptionOfA(description = 'of A') {
+  return { url: 'https://hooks.example.invalid/events', events: ['call.ended'], description };
+}
+
 /**
  * Routes with a path parameter that is not one of A's resources: the same path names each
  * organization's own row, so B's call acts on B's. Their isolation is tested in their own file.
@@ -225,6 +241,11 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     .auth(owner.token, { type: 'bearer' })
     .attach('file', Buffer.from('# Opening hours\n\nWe open at 9 am.\n'), 'hours.md')
     .expect(201);
+  const { body: subscription } = await request(app)
+    .post('/api/v1/webhook-subscriptions')
+    .auth(owner.token, { type: 'bearer' })
+    .send(subscriptionOfA())
+    .expect(201);
   const agent = await createAgent(app, owner.token, definitionWithTrigger());
   const runId = await insertRun(db.dataSource, {
     workflowId: agent.id,
@@ -262,6 +283,7 @@ async function createOwnedResources(app: TestServer, owner: SignedUp): Promise<O
     doNotCallEntryId: (listed as { id: number }).id,
     credentialUuid: (credential as { uuid: string }).uuid,
     toolUuid: (tool as { tool_uuid: string }).tool_uuid,
+    webhookSubscriptionUuid: (subscription as { subscription_uuid: string }).subscription_uuid,
     sourceId: campaign?.source_id ?? '',
     textChatRunId: textChat?.id ?? 0,
     archivedWorkflowId: archived.id,

@@ -1,5 +1,5 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import { createActivities, type ActivityDeps } from '../../activities';
 import { converse, type LlmSettings } from '../../agent-runtime';
 import type { DialRules } from '../../domain/compliance/dial-rules';
 import { Secrets } from '../../telephony/secrets';
@@ -19,6 +19,8 @@ export interface CallWorkerOptions {
   dialRules?: DialRules;
   /** A language model (a local fake); default: the offline policy. */
   llm?: LlmSettings;
+  /** Webhook deliveries' address policy and limits; default: no private addresses. */
+  webhooks?: ActivityDeps['webhooks'];
 }
 
 /** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
@@ -44,6 +46,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
         converse,
         temporal: services.temporal.client,
       },
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     }),
     ...options.worker,
   });

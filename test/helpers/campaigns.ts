@@ -188,16 +188,20 @@ export interface CampaignTestBed {
 
 /**
  * What a campaign test needs around its worker: the app listening on a real port for the
- * simulator's webhooks.
+ * simulator's webhooks (`env`: settings over the test defaults).
  */
-export async function campaignTestBed(services: TestServices, taskQueue: string): Promise<CampaignTestBed> {
+export async function campaignTestBed(
+  services: TestServices,
+  taskQueue: string,
+  env: Record<string, string> = {},
+): Promise<CampaignTestBed> {
   const { dataSource } = services.db;
   const http: Server = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const { app } = buildTestApp(
     { dataSource, temporal: services.temporal.client },
-    { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
+    { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY, ...env },
   );
   const handle = app.callback();
   http.on('request', (req, res) => void handle(req, res));

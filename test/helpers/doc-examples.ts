@@ -22,6 +22,8 @@ export const RUN_ELSEWHERE: Record<string, string> = {
   'docs/operations/production.md': 'docker compose, which needs a container engine',
   'docs/guides/testing-agents.md':
     'test/e2e/text-chat.test.ts sends the text chat requests it shows; a web call needs a browser, and test/e2e/web-call.test.ts makes the same request and opens the page',
+  'docs/operations/going-live.md':
+    'docker compose, a public name and a tunnel, which a test machine lacks; test/scripts/doctor.test.ts runs the doctor',
   'docs/reference/temporal-names.md': 'test/e2e/operator-cli.test.ts runs its command-line examples on a campaign',
   'docs/workflow-versioning.md':
     'worker deployment commands of a deploy; test/workflows/worker-versioning.test.ts promotes builds as they do',

@@ -30,7 +30,7 @@ export function registerCampaignHandlers(run: CampaignRun): void {
     };
 
   setHandler(campaignCallFinishedSignal, (result) => tracker.receive(result));
-  setHandler(campaignProgressQuery, () => tracker.progress());
+  setHandler(campaignProgressQuery, () => tracker.dialingState());
 
   /** An Update that moves the campaign from one of `from` to `to` and logs `event`. */
   const transitionOn = (

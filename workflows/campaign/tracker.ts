@@ -17,6 +17,7 @@ import {
   type WaitCause,
 } from '../definitions';
 import { isTerminalCampaignState } from '../../domain/campaigns/settings';
+import { waitGroups } from '../../domain/campaigns/not-dialing-reasons';
 import { breakerTrip, isBreakerFailure, withinWindow, type BreakerEntry, type BreakerFigures } from './breaker';
 import { shouldRetry } from './retry';
 import { nextOpening, windowZone } from './schedule';
@@ -218,6 +219,15 @@ export class CampaignTracker {
   receive(result: Reported): void {
     const entry = this.takeInFlight(result.contactId, result.attempt);
     if (entry) this.reported.push({ ...result, timezone: entry.timezone });
+  }
+
+  /** The progress with what says why it is not dialing: the waits by cause and the concurrency limit. */
+  dialingState(): CampaignProgress {
+    return {
+      ...this.progress(),
+      waiting: waitGroups(this.carried.retries),
+      ...(this.carried.settings ? { max_concurrency: this.carried.settings.max_concurrency } : {}),
+    };
   }
 
   progress(): CampaignProgress {

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { PreparedAttempt } from '../../activities/campaign.activities';
 import type { CampaignProgress, WaitCause } from '../definitions';
 import { spokenDuration } from '../spoken-duration';
+import { runningReasons } from '../../domain/campaigns/not-dialing-reasons';
 
 /**
  * What the Temporal UI shows of a campaign and its calls without opening any JSON: the list shows
@@ -24,6 +25,7 @@ export function campaignDetails(progress: CampaignProgress, waitingFor?: string)
     `Outcomes: ${outcomes.length > 0 ? outcomes.join(', ') : 'none yet'}`,
     ...(progress.next_open_at ? [`Next calling window opens ${progress.next_open_at}`] : []),
     ...(waitingFor ? [`Waiting: ${waitingFor}`] : []),
+    ...(progress.state === 'running' ? runningReasons(progress).map(({ message }) => `Not dialing: ${message}`) : []),
   ].join('\n\n');
 }
 

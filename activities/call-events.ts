@@ -1,0 +1,26 @@
+import type { createCallConclusionActivities } from './call-conclusion.activities';
+import type { createCallActivities } from './call.activities';
+import type { CallEventType } from './organization-events.activities';
+
+type Emit = (runId: number, type: CallEventType) => Promise<void>;
+type Steps = Pick<ReturnType<typeof createCallActivities>, 'placeCall'>;
+type Conclusion = Pick<ReturnType<typeof createCallConclusionActivities>, 'concludeCall'>;
+
+/**
+ * The call steps that mark a call's events: placing it emits `call.started`, writing its outcome
+ * `call.ended`. Each event has one id per run, so a step run again emits nothing new.
+ */
+export function withCallEvents(steps: Steps, conclusion: Conclusion, emit: Emit): Steps & Conclusion {
+  return {
+    async placeCall(input) {
+      const placed = await steps.placeCall(input);
+      if ('providerCallId' in placed) await emit(input.runId, 'call.started');
+      return placed;
+    },
+    async concludeCall(input) {
+      const concluded = await conclusion.concludeCall(input);
+      await emit(input.runId, 'call.ended');
+      return concluded;
+    },
+  };
+}

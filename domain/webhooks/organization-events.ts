@@ -1,0 +1,24 @@
+/**
+ * The events an organization can subscribe to, and the envelope every delivery carries:
+ * `{id, type, created_at, data}`. `id` is the event's; one event sent to several subscriptions
+ * has one id, each delivery its own `webhook-id`.
+ */
+export const ORGANIZATION_EVENT_TYPES = [
+  'call.started',
+  'call.ended',
+  'campaign.paused',
+  'campaign.completed',
+  'call_analyzed',
+] as const;
+export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
+
+/** What the test endpoint sends; never subscribed to, always deliverable. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+export type DeliveredEventType = OrganizationEventType | typeof TEST_EVENT_TYPE;
+
+export interface OrganizationEventEnvelope {
+  id: string;
+  type: DeliveredEventType;
+  created_at: string;
+  data: Record<string, unknown>;
+}
