@@ -1,4 +1,5 @@
 import { AgentVersionCache } from '../domain/agents/version-cache';
+import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import { createCallConclusionActivities } from './call-conclusion.activities';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';
@@ -6,6 +7,7 @@ import { createDataRetentionActivities, type DataRetentionActivityDeps } from '.
 import { createCampaignReportActivities, type CampaignReportDeps } from './campaign-report.activities';
 import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
+import { createPreCallFetchActivities } from './pre-call-fetch.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
 export type ActivityDeps = HealthActivityDeps & {
@@ -39,6 +41,15 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
     ...createCallConclusionActivities({ ...steps, ...reports }),
     ...createCampaignActivities({ dataSource: deps.dataSource, ...calls }),
     ...createDialRuleActivities({ dataSource: deps.dataSource, rules: calls.settings.dialRules }),
+    ...createPreCallFetchActivities({
+      dataSource: deps.dataSource,
+      versions,
+      outbound: createToolRunnerDeps({
+        dataSource: deps.dataSource,
+        secrets: calls.secrets,
+        config: { ALLOW_PRIVATE_WEBHOOKS: calls.settings.allowPrivateWebhooks ?? false },
+      }),
+    }),
     ...createWebhookActivities({
       dataSource: deps.dataSource,
       versions,

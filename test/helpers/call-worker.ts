@@ -17,6 +17,8 @@ export interface CallWorkerOptions {
   worker?: Partial<WorkerOptions>;
   /** Default: the do-not-call list only, no frequency caps. */
   dialRules?: DialRules;
+  /** `ALLOW_PRIVATE_WEBHOOKS` for tools and pre-call fetch (default false, as in production). */
+  allowPrivateWebhooks?: boolean;
 }
 
 /** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
@@ -37,6 +39,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
           pricePerMinuteUsd: prices.perMinuteUsd,
           pricePer1kTokensUsd: prices.per1kTokensUsd,
           dialRules: options.dialRules,
+          allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
         },
         converse,
         temporal: services.temporal.client,
