@@ -7,6 +7,8 @@ import { ConversationGraph } from '../../agent-runtime/graph';
 import { loadConversationSource } from '../../domain/calls/conversation-source';
 import { fetchesFor, PRE_CALL_FETCH_BUDGET_MS, preCallFetchSettings } from '../../domain/calls/pre-call-fetch';
 import { listOptOut } from '../../domain/compliance/do-not-call';
+import { loadConversationTools } from '../../domain/tools/conversation-tools';
+import { createToolRunnerDeps } from '../../domain/tools/tool-runner-deps';
 import { AgentVersion, Run } from '../../entities';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
@@ -44,8 +46,10 @@ const LANGUAGE = 'en-US';
 
 /**
  * Runs the agent's conversation on a call's media stream, in the process that holds the stream:
- * the run's agent version and speech providers are loaded, the engine talks with the caller
- * through a `LiveParty`, and the result (transcript, gathered context, disposition, usage, turn
+ * the run's agent version, its tools and speech providers are loaded, the engine talks with the
+ * caller through a `LiveParty` (running the node's tools as the simulated path does: an HTTP
+ * tool's `customMessage` is spoken before its request, a slow result gets a short line, and the
+ * caller may interrupt either), and the result (transcript, gathered context, disposition, usage, turn
  * latencies) goes to the run's call workflow as `conversationEnded`, which hangs up, waits for the
  * provider's final status and writes the run. Never throws: a conversation that cannot start or
  * breaks down (a speech provider refusing its key, say) is logged and reported as ended by
@@ -92,7 +96,14 @@ async function runLiveConversation(
   deps: LiveConversationDeps,
   log: Logger,
 ): Promise<void> {
-  const source = await loadConversationSource(deps.dataSource, await withPreCallFetch(deps.dataSource, run, log));
+  const started = await withPreCallFetch(deps.dataSource, run, log);
+  const source = await loadConversationSource(deps.dataSource, started);
+  const tools = await loadConversationTools(
+    deps.dataSource,
+    createToolRunnerDeps({ dataSource: deps.dataSource, secrets: deps.secrets, config: deps.config }),
+    started,
+    source.workflowDefinition,
+  );
   const settings = turnSettingsOf(source.workflowConfigurations);
   const speech = selectSpeech(
     source.workflowConfigurations,
@@ -129,6 +140,7 @@ async function runLiveConversation(
     result = await converse(conversationInput(source, settings.maxCallSeconds, { kind: 'live' }), {
       llm: deps.llm,
       party,
+      tools,
     });
     if (voicemail) result = withVoicemail(result, await voicemail, session.isEnded);
   } finally {
