@@ -1,5 +1,5 @@
 import { renderTemplate } from '../domain/agents/templates';
-import type { ConversationResult, Converse, TranscriptLine } from './contract';
+import type { ConversationResult, Converse, TranscriptEntry, TranscriptLine } from './contract';
 import { ConversationGraph, functionName, type ConversationNode } from './graph';
 import { LlmPolicy } from './llm-policy';
 import { OfflinePolicy } from './offline-policy';
@@ -256,7 +256,7 @@ export const converse: Converse = async (input, deps) => {
   else disposition = optOut ? 'opt_out' : DEFAULT_DISPOSITIONS[finalEndedBy];
 
   const result: ConversationResult = {
-    transcript,
+    transcript: withToolEvents(transcript, toolCalls),
     gatheredContext,
     disposition,
     endedBy: finalEndedBy,
@@ -268,3 +268,30 @@ export const converse: Converse = async (input, deps) => {
   };
   return result;
 };
+
+/** A tool call as a transcript line: `function(arguments) → ok 200`, arguments cut short. */
+export function toolEvent(call: ToolCallLog): TranscriptEntry {
+  const args = JSON.stringify(call.arguments);
+  const shown = args.length > 200 ? `${args.slice(0, 200)}…` : args;
+  const code = call.status_code === undefined ? '' : ` ${call.status_code}`;
+  return {
+    at: call.at,
+    role: 'tool',
+    text: `${call.function}(${shown}) → ${call.status}${code}`,
+    tool_call: call.sequence,
+  };
+}
+
+/** The lines with the tool calls between them, in time order (a call after the lines that began before it). */
+function withToolEvents(lines: TranscriptLine[], calls: ToolCallLog[]): TranscriptEntry[] {
+  if (calls.length === 0) return lines;
+  const merged: TranscriptEntry[] = [];
+  let next = 0;
+  for (const line of lines) {
+    while (next < calls.length && (calls[next] as ToolCallLog).at < line.at)
+      merged.push(toolEvent(calls[next++] as ToolCallLog));
+    merged.push(line);
+  }
+  while (next < calls.length) merged.push(toolEvent(calls[next++] as ToolCallLog));
+  return merged;
+}
