@@ -205,16 +205,20 @@ describe('a simulated campaign whose agent calls an HTTP tool on every call', ()
     runs = await services.db.dataSource.getRepository(Run).findBy({ campaignId });
   }, 150_000);
 
-  it('calls the tool once per call, authenticated, signed, and keyed by run', () => {
+  it('calls the tool on every call, authenticated, signed, and keyed by run', () => {
     expect(runs).toHaveLength(CONTACTS.length);
-    expect(shopRequests).toHaveLength(CONTACTS.length);
-    expect(shopRequests.map((entry) => entry.path).sort()).toEqual(CONTACTS.map((c) => `/orders/${c.order}`));
+    // A step that ran the conversation may run again (local activities run at least once): a repeat
+    // carries the same key, so the shop can drop it.
+    expect(shopRequests.length).toBeGreaterThanOrEqual(CONTACTS.length);
+    expect(new Set(shopRequests.map((entry) => entry.path))).toEqual(
+      new Set(CONTACTS.map((c) => `/orders/${c.order}`)),
+    );
     for (const entry of shopRequests) {
       expect(entry).toMatchObject({ signed: true, authorized: true });
       expect(entry.body).toEqual({ order_id: expect.any(String), customer: expect.any(String) });
     }
-    expect(shopRequests.map((entry) => entry.idempotencyKey).sort()).toEqual(
-      runs.map((run) => `run-${run.id}-tool-1`).sort(),
+    expect(new Set(shopRequests.map((entry) => entry.idempotencyKey))).toEqual(
+      new Set(runs.map((run) => `run-${run.id}-tool-1`)),
     );
   });
 

@@ -11,7 +11,7 @@ import { callingOrganization, triggerPathOf, type CallingOrganization } from '..
 import { callWorker } from '../helpers/call-worker';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
-import { TEST_SECRETS_KEY } from '../helpers/telephony';
+import { createPhoneNumber, TEST_SECRETS_KEY } from '../helpers/telephony';
 
 const services = useTestServices();
 
@@ -189,9 +189,10 @@ describe('pre-call fetch (private addresses allowed, as in development)', () => 
   });
 
   it('sends the call, the credential, an idempotency key and a v2 signature', () => {
-    const [delivery, ...more] = to('/account');
-    expect(more).toHaveLength(0);
+    // Once, or again under the same key when a workflow task that ran it is retried (local activities run at least once).
+    const [delivery, ...again] = to('/account');
     expect(delivery?.dialedBefore).toBeNull();
+    for (const repeat of again) expect(repeat.headers['idempotency-key']).toBe(delivery?.headers['idempotency-key']);
     expect(delivery?.method).toBe('POST');
     const runId = (runs['/account'] as Run).id;
     expect(JSON.parse(delivery?.body ?? '')).toEqual({
@@ -209,16 +210,17 @@ describe('pre-call fetch (private addresses allowed, as in development)', () => 
 
   it('tries again after a 5xx answer, under the same idempotency key', () => {
     const deliveries = to('/flaky');
-    expect(deliveries).toHaveLength(2);
+    expect(deliveries.length).toBeGreaterThanOrEqual(2);
     expect(new Set(deliveries.map((delivery) => delivery.headers['idempotency-key'])).size).toBe(1);
     const run = runs['/flaky'] as Run;
-    expect(run.logs.pre_call_fetch).toMatchObject({ status: 'ok', attempts: 2 });
+    expect(run.logs.pre_call_fetch).toMatchObject({ status: 'ok' });
     expect(greeting(run)).toBe('Hello Ada, your tier is silver.');
   });
 
   it('goes on without it when the endpoint keeps failing, answers no JSON object or hangs, and says why', () => {
     const down = runs['/down'] as Run;
-    expect(to('/down')).toHaveLength(PRE_CALL_FETCH_ATTEMPTS);
+    expect(to('/down').length % PRE_CALL_FETCH_ATTEMPTS).toBe(0);
+    expect(to('/down').length).toBeGreaterThanOrEqual(PRE_CALL_FETCH_ATTEMPTS);
     expect(down.logs.pre_call_fetch).toMatchObject({
       status: 'failed',
       status_code: 500,
@@ -226,7 +228,7 @@ describe('pre-call fetch (private addresses allowed, as in development)', () => 
       error: 'the endpoint answered 500',
     });
     const text = runs['/text'] as Run;
-    expect(to('/text')).toHaveLength(1);
+    expect(to('/text').length).toBeGreaterThanOrEqual(1);
     expect(text.logs.pre_call_fetch).toMatchObject({ status: 'failed', attempts: 1, error: 'the answer is not JSON' });
     const hang = runs['/hang'] as Run;
     expect(hang.logs.pre_call_fetch).toMatchObject({
@@ -250,6 +252,40 @@ describe('pre-call fetch (private addresses allowed, as in development)', () => 
   it('never puts the credential on the run', () => {
     for (const run of Object.values(runs)) expect(JSON.stringify(run)).not.toContain(TOKEN);
   });
+});
+
+describe('pre-call fetch on an inbound call', () => {
+  it('asks once the call is answered, before the agent speaks', async () => {
+    const agent = await agentFetching('/account', 'inbound');
+    const number = '+14155550177';
+    await createPhoneNumber(app.callback(), org.owner.token, org.configuration.id, {
+      address: number,
+      inbound_workflow_id: agent.id,
+    });
+    const worker = await callWorker(services, { taskQueue, baseUrl, identity: 'inbound', allowPrivateWebhooks: true });
+    const before = to('/account').length;
+    const run = await worker.runUntil(async () => {
+      const res = await request(app.callback())
+        .post('/api/v1/telephony/simulator/ring')
+        .set('X-API-Key', org.apiKey)
+        .send({ to: number, from: '+14155550199' });
+      expect(res.status).toBe(200);
+      const runId = res.body.workflow_run_id as number;
+      await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
+      return services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+    });
+    const deliveries = to('/account').slice(before);
+    expect(deliveries.length).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse(deliveries[0]?.body ?? '')).toMatchObject({
+      run_id: run.id,
+      direction: 'inbound',
+      called_number: number,
+      caller_number: '+14155550199',
+    });
+    expect(run.logs.pre_call_fetch).toMatchObject({ status: 'ok', attempts: 1 });
+    expect(run.initialContext).toMatchObject({ account_tier: 'gold', direction: 'inbound' });
+    expect(greeting(run)).toContain('your tier is gold.');
+  }, 60_000);
 });
 
 describe('pre-call fetch (private addresses refused, as in production)', () => {
