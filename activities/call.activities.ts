@@ -275,6 +275,10 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
                   completion_tokens: conversation.usage.completionTokens,
                   total_tokens: conversation.usage.totalTokens,
                 },
+                tool_calls: {
+                  total: conversation.toolCalls?.length ?? 0,
+                  failed: conversation.toolCalls?.filter((call) => call.status === 'failed').length ?? 0,
+                },
               }
             : {}),
         },

@@ -1,5 +1,6 @@
 import { AgentVersionCache } from '../domain/agents/version-cache';
 import { createAnalysisActivities } from './analysis.activities';
+import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import { createCallConclusionActivities } from './call-conclusion.activities';
 import { createCallActivities, type CallActivityDeps } from './call.activities';
 import { createCampaignActivities } from './campaign.activities';
@@ -11,6 +12,7 @@ import { createTextChatActivities } from './text-chat.activities';
 import { createKnowledgeBaseActivities } from './knowledge-base.activities';
 import { withCallEvents } from './call-events';
 import { createCallEventEmitter, createOrganizationEventActivities } from './organization-events.activities';
+import { createPreCallFetchActivities } from './pre-call-fetch.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
 export type ActivityDeps = HealthActivityDeps & {
@@ -67,6 +69,15 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
       prices: { perMinuteUsd: calls.settings.pricePerMinuteUsd, per1kTokensUsd: calls.settings.pricePer1kTokensUsd },
       allowPrivate: deps.webhooks?.allowPrivate ?? false,
       ...(deps.webhooks?.resolve ? { resolve: deps.webhooks.resolve } : {}),
+    }),
+    ...createPreCallFetchActivities({
+      dataSource: deps.dataSource,
+      versions,
+      outbound: createToolRunnerDeps({
+        dataSource: deps.dataSource,
+        secrets: calls.secrets,
+        config: { ALLOW_PRIVATE_WEBHOOKS: calls.settings.allowPrivateWebhooks ?? false },
+      }),
     }),
     ...createWebhookActivities({
       dataSource: deps.dataSource,

@@ -74,7 +74,9 @@ export function createTextChatActivities({
         ...(checkpoint ? { resume: checkpoint } : {}),
       });
       const said = 'paused' in step ? step.paused.transcript : step.ended.transcript;
-      const reply = said.slice(checkpoint?.transcript.length ?? 0).filter((line) => line.role === 'assistant');
+      // The checkpoint keeps what was said only; an ended conversation's transcript has tool calls between.
+      const spoken = said.filter((line): line is TranscriptLine => line.role !== 'tool');
+      const reply = spoken.slice(checkpoint?.transcript.length ?? 0).filter((line) => line.role === 'assistant');
       return 'paused' in step ? { reply, paused: step.paused } : { reply, ended: step.ended };
     },
 

@@ -70,8 +70,23 @@ export interface ConversationUsage {
   totalTokens: number;
 }
 
+/** A tool call in the stored transcript, where it happened; the policies' history leaves it out. */
+export interface ToolTranscriptEvent {
+  /** ISO time the call started. */
+  at: string;
+  role: 'tool';
+  /** `function(arguments) → ok 200`, short. */
+  text: string;
+  /** Its `sequence` in `logs.tool_calls`. */
+  tool_call: number;
+}
+
+/** What the run's transcript keeps: what was said, and the tool calls between. */
+export type TranscriptEntry = TranscriptLine | ToolTranscriptEvent;
+
 export interface ConversationResult {
-  transcript: TranscriptLine[];
+  /** What was said and the tool calls made, in time order. */
+  transcript: TranscriptEntry[];
   /** Extracted variables, merged into the run's `gathered_context`. */
   gatheredContext: Record<string, unknown>;
   /** `gathered_context.mapped_call_disposition` of a connected call. */

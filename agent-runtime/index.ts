@@ -6,6 +6,7 @@ import type {
   ConversationResult,
   ConversationStep,
   Converse,
+  TranscriptEntry,
   TranscriptLine,
 } from './contract';
 import { ConversationGraph, functionName, type ConversationNode } from './graph';
@@ -303,7 +304,7 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
   else disposition = optOut ? 'opt_out' : DEFAULT_DISPOSITIONS[finalEndedBy];
 
   const result: ConversationResult = {
-    transcript,
+    transcript: withToolEvents(transcript, toolCalls),
     gatheredContext,
     disposition,
     endedBy: finalEndedBy,
@@ -315,3 +316,30 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
   };
   return { ended: result };
 };
+
+/** A tool call as a transcript line: `function(arguments) → ok 200`, arguments cut short. */
+export function toolEvent(call: ToolCallLog): TranscriptEntry {
+  const args = JSON.stringify(call.arguments);
+  const shown = args.length > 200 ? `${args.slice(0, 200)}…` : args;
+  const code = call.status_code === undefined ? '' : ` ${call.status_code}`;
+  return {
+    at: call.at,
+    role: 'tool',
+    text: `${call.function}(${shown}) → ${call.status}${code}`,
+    tool_call: call.sequence,
+  };
+}
+
+/** The lines with the tool calls between them, in time order (a call after the lines that began before it). */
+function withToolEvents(lines: TranscriptLine[], calls: ToolCallLog[]): TranscriptEntry[] {
+  if (calls.length === 0) return lines;
+  const merged: TranscriptEntry[] = [];
+  let next = 0;
+  for (const line of lines) {
+    while (next < calls.length && (calls[next] as ToolCallLog).at < line.at)
+      merged.push(toolEvent(calls[next++] as ToolCallLog));
+    merged.push(line);
+  }
+  while (next < calls.length) merged.push(toolEvent(calls[next++] as ToolCallLog));
+  return merged;
+}

@@ -1,4 +1,4 @@
-import type { ConversationResult, TranscriptLine } from './contract';
+import type { ConversationResult, TranscriptEntry, TranscriptLine } from './contract';
 import type { ConversationEdge, ConversationNode, ExtractionVariable } from './graph';
 import type { SpeechSink } from './party';
 import type { ToolFunction, ToolSession } from './tools';
@@ -84,5 +84,5 @@ export function coerce(value: unknown, type: ExtractionVariable['type']): string
 }
 
 /** `[timestamp] role: text` lines, as stored at the run's transcript_url. */
-export const formatTranscript = (lines: TranscriptLine[]): string =>
+export const formatTranscript = (lines: readonly Pick<TranscriptEntry, 'at' | 'role' | 'text'>[]): string =>
   lines.map((line) => `[${line.at}] ${line.role}: ${line.text}\n`).join('');

@@ -34,6 +34,15 @@ export const ACTIVITY_POLICIES = {
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
   },
+  /**
+   * The pre-call fetch: its own retries stay within 15 s (domain/calls/pre-call-fetch.ts); this
+   * retries only a lost worker or a failed database write, which repeat the request under the same
+   * idempotency key.
+   */
+  preCallFetch: {
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+  },
   /** The voicemail steps: a database read, and a notification to the API process holding a live call's stream. */
   voicemailStep: {
     startToCloseTimeout: '20 seconds',

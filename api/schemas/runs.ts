@@ -183,6 +183,7 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
     disposition: 'completed',
     usage_info: {
       llm: { model: 'gpt-4o-mini', total_tokens: 1830, prompt_tokens: 1520, completion_tokens: 310 },
+      tool_calls: { total: 2, failed: 0 },
       call_duration_seconds: 74,
     },
     analysis_history: [],
@@ -237,6 +238,10 @@ export const UsageRunItem = z
     initial_context: JsonObject,
     gathered_context: JsonObject,
     charge_usd: z.number(),
+    tool_calls: z
+      .number()
+      .int()
+      .openapi({ description: "The tool calls the run's agent made (`usage_info.tool_calls.total`)." }),
   })
   .openapi('UsageRun');
 
@@ -245,6 +250,7 @@ export const UsageRunsPage = z
     runs: z.array(UsageRunItem),
     total_dograh_tokens: z.number().openapi({ description: 'Sum of `platform_token_usage` over every matching run.' }),
     total_duration_seconds: z.number().int().openapi({ description: 'Over every matching run, not just the page.' }),
+    total_tool_calls: z.number().int().openapi({ description: 'Tool calls made over every matching run.' }),
     total_count: z.number().int(),
     page: z.number().int(),
     limit: z.number().int(),
@@ -272,10 +278,12 @@ export const UsageRunsPage = z
           initial_context: { first_name: 'Ada' },
           gathered_context: { call_status: 'completed', mapped_call_disposition: 'completed' },
           charge_usd: 0.0925,
+          tool_calls: 2,
         },
       ],
       total_dograh_tokens: 1830,
       total_duration_seconds: 74,
+      total_tool_calls: 2,
       total_count: 1,
       page: 1,
       limit: 50,

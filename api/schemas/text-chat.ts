@@ -63,7 +63,9 @@ export const TextChatEndRequest = z
 const TranscriptLine = z
   .object({
     at: z.string().openapi({ format: 'date-time' }),
-    role: z.enum(['user', 'assistant']),
+    role: z.enum(['user', 'assistant', 'tool']).openapi({
+      description: '`tool`: a tool call the agent made, once the session has ended (`function(arguments) → outcome`).',
+    }),
     text: z.string(),
   })
   .openapi('TextChatLine');

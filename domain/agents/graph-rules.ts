@@ -85,6 +85,17 @@ export function graphProblems({ nodes, edges }: Graph): GraphProblem[] {
     if (NEEDS_INCOMING.has(node.type) && !withIncoming.has(node.id)) {
       problems.push({ path: ['nodes', index], message: `The ${node.type} node '${node.id}' has no incoming edge` });
     }
+    const data = node.data as { pre_call_fetch_mode?: string; pre_call_fetch_url?: string };
+    if (
+      node.type === 'startCall' &&
+      (data.pre_call_fetch_mode ?? 'disabled') !== 'disabled' &&
+      !data.pre_call_fetch_url
+    ) {
+      problems.push({
+        path: ['nodes', index, 'data', 'pre_call_fetch_url'],
+        message: `pre_call_fetch_mode '${data.pre_call_fetch_mode}' needs a pre_call_fetch_url`,
+      });
+    }
   });
   return problems;
 }

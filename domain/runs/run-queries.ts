@@ -105,7 +105,14 @@ const usageRunItem = (row: RunRow, prices: Prices): UsageRunItem => ({
   initial_context: row.initial_context,
   gathered_context: row.gathered_context,
   charge_usd: chargeUsd(row.call_duration_seconds, row.platform_token_usage, prices),
+  tool_calls: toolCallsOf(row.usage_info),
 });
+
+/** `usage_info.tool_calls.total`; 0 for runs without tools (or from before tools were counted). */
+const toolCallsOf = (usage: Record<string, unknown> | null): number => {
+  const total = (usage?.tool_calls as { total?: unknown } | undefined)?.total;
+  return typeof total === 'number' ? total : 0;
+};
 
 const totalPages = (count: number, limit: number) => Math.ceil(count / limit);
 
@@ -198,9 +205,10 @@ export async function usageRunsPage(
   applyFilters(query.filters, USAGE_RUN_FILTERS, where, 'Invalid filters format');
   const page = where.withExtra(query.limit, (query.page - 1) * query.limit);
   const [[totals], rows] = await Promise.all([
-    dataSource.query<{ total: number; tokens: number; seconds: number }[]>(
+    dataSource.query<{ total: number; tokens: number; seconds: number; tool_calls: number }[]>(
       `SELECT count(*)::int AS total, coalesce(sum(r.platform_token_usage), 0)::float8 AS tokens,
-              coalesce(sum(r.call_duration_seconds), 0)::float8 AS seconds
+              coalesce(sum(r.call_duration_seconds), 0)::float8 AS seconds,
+              coalesce(sum((r.usage_info -> 'tool_calls' ->> 'total')::int), 0)::int AS tool_calls
          FROM runs r WHERE ${where.sql}`,
       where.params,
     ),
@@ -217,6 +225,7 @@ export async function usageRunsPage(
     runs: rows.map((row) => usageRunItem(row, prices)),
     total_dograh_tokens: totals?.tokens ?? 0,
     total_duration_seconds: totals?.seconds ?? 0,
+    total_tool_calls: totals?.tool_calls ?? 0,
     total_count: total,
     page: query.page,
     limit: query.limit,

@@ -100,6 +100,8 @@ export interface UsageRunItem {
   initial_context: JsonObject;
   gathered_context: JsonObject;
   charge_usd: number;
+  /** The tool calls the run's agent made (`usage_info.tool_calls.total`). */
+  tool_calls: number;
 }
 
 export interface UsageRunsPage {
@@ -107,6 +109,7 @@ export interface UsageRunsPage {
   /** Over every matching run, not just the page. */
   total_dograh_tokens: number;
   total_duration_seconds: number;
+  total_tool_calls: number;
   total_count: number;
   page: number;
   limit: number;

@@ -73,6 +73,7 @@ describe('GET /api/v1/organizations/usage/runs', () => {
     expect(res.body).toMatchObject({
       total_dograh_tokens: 1500,
       total_duration_seconds: 180,
+      total_tool_calls: 0,
       total_count: 3,
       page: 1,
       limit: 50,
@@ -99,6 +100,7 @@ describe('GET /api/v1/organizations/usage/runs', () => {
       gathered_context: { mapped_call_disposition: 'busy' },
       // 0.5 min × 0.02 + 0.5 k tokens × 0.003
       charge_usd: 0.0115,
+      tool_calls: 0,
     });
   });
 

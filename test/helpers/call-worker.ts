@@ -21,6 +21,8 @@ export interface CallWorkerOptions {
   llm?: LlmSettings;
   /** Webhook deliveries' address policy and limits; default: no private addresses. */
   webhooks?: ActivityDeps['webhooks'];
+  /** `ALLOW_PRIVATE_WEBHOOKS` for tools and pre-call fetch (default false, as in production). */
+  allowPrivateWebhooks?: boolean;
 }
 
 /** A worker as `workers/main.ts` runs it, on the test's task queue, with every call activity. */
@@ -42,6 +44,7 @@ export function callWorker(services: TestServices, options: CallWorkerOptions): 
           pricePer1kTokensUsd: prices.per1kTokensUsd,
           dialRules: options.dialRules,
           ...(options.llm ? { llm: options.llm } : {}),
+          allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
         },
         converse,
         temporal: services.temporal.client,

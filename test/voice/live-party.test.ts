@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { converse, IDLE_REMINDER, type ConversationInput } from '../../agent-runtime';
+import { converse, IDLE_REMINDER, type ConversationInput, type TranscriptLine } from '../../agent-runtime';
 import { createLogger } from '../../platform/logger';
 import { MediaSession, type MediaTransport } from '../../voice/media-session';
 import { LiveParty, type VoiceEvent } from '../../voice/pipeline/live-party';
@@ -224,7 +224,7 @@ describe('a live party', () => {
     expect(result.endedBy).toBe('callee_hangup');
     expect(result.disposition).toBe('user_hangup');
     expect(result.transcript).toHaveLength(1);
-    expect(result.transcript[0]?.end).toBeLessThan(2);
+    expect((result.transcript[0] as TranscriptLine).end).toBeLessThan(2);
   }, 20_000);
 });
 

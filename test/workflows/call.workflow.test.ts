@@ -45,6 +45,9 @@ const conversation: ConversationResult = {
   usage: { model: 'offline', promptTokens: 3, completionTokens: 2, totalTokens: 5 },
 };
 
+/** The agents here fetch nothing before their calls (test/e2e/pre-call-fetch.test.ts is about that step). */
+const noPreCallFetch = () => Promise.resolve({ fetched: false as const });
+
 /** Fake activities (the engine included): each test replaces the ones it is about. */
 function fakeActivities(overrides: Partial<CallActivities> = {}) {
   const finalizeRun = jest.fn((_input: FinalizeRunInput) => Promise.resolve({ postCallWebhooks: [] }));
@@ -132,8 +135,8 @@ async function runCallWithHistory(
     taskQueue,
     workflowBundle: testWorkflowBundle(),
     dataConverter: testDataConverter,
-    // The dial rules allow every dial here; test/workflows/dial-rules.test.ts refuses some.
-    activities: { checkDialRules: () => Promise.resolve({ dial: true }), ...activities },
+    // The dial rules allow every dial here; test/workflows/dial-rules.test.ts refuses some. No agent fetches before its call.
+    activities: { checkDialRules: () => Promise.resolve({ dial: true }), preCallFetch: noPreCallFetch, ...activities },
   });
   return worker.runUntil(async () => {
     const handle = await temporal.client.workflow.start(callWorkflow, {
@@ -311,7 +314,11 @@ describe('callWorkflow', () => {
       taskQueue,
       workflowBundle: testWorkflowBundle(),
       dataConverter: testDataConverter,
-      activities: { checkDialRules: () => Promise.resolve({ dial: true }), ...activities },
+      activities: {
+        checkDialRules: () => Promise.resolve({ dial: true }),
+        preCallFetch: noPreCallFetch,
+        ...activities,
+      },
     });
     const finished = { completed: '', busy: '' };
     await worker.runUntil(async () => {
@@ -429,7 +436,7 @@ describe('callWorkflow, ending in one local activity', () => {
       simulatedCampaignCall,
     );
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 5, disposition: 'interested' });
-    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'preCallFetch', 'placeCall', 'concludeCall']);
     expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 5, conversation });
     expect(reports).toEqual([]);
   });
@@ -444,6 +451,7 @@ describe('callWorkflow, ending in one local activity', () => {
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 4, disposition: 'interested' });
     expect(localActivities).toEqual([
       'checkDialRules',
+      'preCallFetch',
       'placeCall',
       'runConversation',
       'getCallStatus',
@@ -461,7 +469,7 @@ describe('callWorkflow, ending in one local activity', () => {
       simulatedCampaignCall,
     );
     expect(outcome).toEqual({ runId: 7, callStatus: 'busy', durationSeconds: 0, disposition: 'busy' });
-    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'preCallFetch', 'placeCall', 'concludeCall']);
     expect(mocks.runConversation).not.toHaveBeenCalled();
     expect(finalizeRun.mock.calls[0]?.[0]).toMatchObject({ callStatus: 'busy', conversation: null });
     expect(reports).toEqual([]);
@@ -503,7 +511,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
     const { activities, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(activities, completed, input);
     expect(outcome.callStatus).toBe('completed');
-    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'preCallFetch', 'placeCall', 'concludeCall']);
     expect(reports).toEqual([]);
   });
 
@@ -512,7 +520,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
     const { localActivities } = await runCallWithHistory(activities, completed, input, {
       before: (handle) => handle.signal(campaignReportRequestedSignal),
     });
-    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
+    expect(localActivities).toEqual(['checkDialRules', 'preCallFetch', 'placeCall', 'concludeCall']);
     expect(reports.length).toBeGreaterThan(0);
     for (const report of reports) expect(report).toEqual({ ...link, runId: 7, outcome: 'completed' });
   });
@@ -530,7 +538,13 @@ describe('a campaign call, which reports by signal only when asked', () => {
       }),
     });
     const { localActivities } = await runCallWithHistory(activities, completed, input, { workflowTaskTimeout: '2s' });
-    expect(localActivities).toEqual(['checkDialRules', 'placeCall', 'concludeCall', 'reportCampaignCall']);
+    expect(localActivities).toEqual([
+      'checkDialRules',
+      'preCallFetch',
+      'placeCall',
+      'concludeCall',
+      'reportCampaignCall',
+    ]);
     expect(reports).toEqual([{ ...link, runId: 7, outcome: 'completed' }]);
   }, 30_000);
 });

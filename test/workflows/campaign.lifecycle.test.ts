@@ -144,7 +144,7 @@ describe('campaign lifecycle', () => {
     const childEvents =
       (await services.temporal.client.workflow.getHandle(first?.temporal_workflow_id ?? '').fetchHistory()).events ??
       [];
-    expect(localActivityTypes(childEvents)).toEqual(['checkDialRules', 'placeCall', 'concludeCall']);
+    expect(localActivityTypes(childEvents)).toEqual(['checkDialRules', 'preCallFetch', 'placeCall', 'concludeCall']);
     expect(childEvents.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
     expect(childEvents.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(2);
   });

@@ -300,6 +300,7 @@ function fakeCallActivities() {
     reportCampaignCall,
     ...createCallConclusionActivities({ ...steps, reportCampaignCall }),
     checkDialRules: () => Promise.resolve({ dial: true as const }),
+    preCallFetch: () => Promise.resolve({ fetched: false as const }),
     deliverPostCallWebhook: () => Promise.resolve({ httpStatus: 200 }),
     recordWebhookFailure: () => Promise.resolve(),
   };

@@ -156,6 +156,7 @@ describe('pinned calls across a promotion', () => {
         workerDeploymentOptions: workerDeploymentOptions(version),
         activities: {
           checkDialRules: () => Promise.resolve({ dial: true }),
+          preCallFetch: () => Promise.resolve({ fetched: false }),
           placeCall: () => hold.then(() => Promise.reject(new ProviderRefusedError('test'))),
           concludeCall: (input: { runId: number }) => {
             concludedOn[String(input.runId)] = version.buildId;

@@ -5,8 +5,11 @@ import type { ConversationResult, LlmSettings, TranscriptLine, TurnLatency } fro
 import { conversationInput } from '../../agent-runtime/conversation-input';
 import { ConversationGraph } from '../../agent-runtime/graph';
 import { loadConversationSource } from '../../domain/calls/conversation-source';
+import { fetchesFor, PRE_CALL_FETCH_BUDGET_MS, preCallFetchSettings } from '../../domain/calls/pre-call-fetch';
 import { listOptOut } from '../../domain/compliance/do-not-call';
-import { Run } from '../../entities';
+import { loadConversationTools } from '../../domain/tools/conversation-tools';
+import { createToolRunnerDeps } from '../../domain/tools/tool-runner-deps';
+import { AgentVersion, Run } from '../../entities';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import type { Secrets } from '../../telephony/secrets';
@@ -43,8 +46,10 @@ const LANGUAGE = 'en-US';
 
 /**
  * Runs the agent's conversation on a call's media stream, in the process that holds the stream:
- * the run's agent version and speech providers are loaded, the engine talks with the caller
- * through a `LiveParty`, and the result (transcript, gathered context, disposition, usage, turn
+ * the run's agent version, its tools and speech providers are loaded, the engine talks with the
+ * caller through a `LiveParty` (running the node's tools as the simulated path does: an HTTP
+ * tool's `customMessage` is spoken before its request, a slow result gets a short line, and the
+ * caller may interrupt either), and the result (transcript, gathered context, disposition, usage, turn
  * latencies) goes to the run's call workflow as `conversationEnded`, which hangs up, waits for the
  * provider's final status and writes the run. Never throws: a conversation that cannot start or
  * breaks down (a speech provider refusing its key, say) is logged and reported as ended by
@@ -91,7 +96,14 @@ async function runLiveConversation(
   deps: LiveConversationDeps,
   log: Logger,
 ): Promise<void> {
-  const source = await loadConversationSource(deps.dataSource, run);
+  const started = await withPreCallFetch(deps.dataSource, run, log);
+  const source = await loadConversationSource(deps.dataSource, started);
+  const tools = await loadConversationTools(
+    deps.dataSource,
+    createToolRunnerDeps({ dataSource: deps.dataSource, secrets: deps.secrets, config: deps.config }),
+    started,
+    source.workflowDefinition,
+  );
   const settings = turnSettingsOf(source.workflowConfigurations);
   const speech = selectSpeech(
     source.workflowConfigurations,
@@ -131,6 +143,7 @@ async function runLiveConversation(
     result = await converse(conversationInput(source, settings.maxCallSeconds, { kind: 'live' }), {
       llm: deps.llm,
       party,
+      tools,
     });
     if (voicemail) result = withVoicemail(result, await voicemail, session.isEnded);
   } finally {
@@ -177,6 +190,31 @@ async function tellWorkflow(temporal: Client, workflowId: string, result: Conver
       log.warn({ err: error, attempt }, 'conversation signal failed; trying again');
       await delay(SIGNAL_RETRY_MS);
     }
+  }
+}
+
+/** How long an inbound call's conversation waits for its workflow's pre-call fetch, beyond the fetch's own bound. */
+const PRE_CALL_FETCH_GRACE_MS = 10_000;
+const PRE_CALL_FETCH_POLL_MS = 100;
+
+/**
+ * The run as its conversation starts from it. An inbound call's stream can open while its workflow
+ * still runs the agent's pre-call fetch (an outbound call is dialed after it): the conversation
+ * waits for the fetch to be on the run, within a bound, so the greeting can use what it brought.
+ */
+async function withPreCallFetch(dataSource: DataSource, run: Run, log: Logger): Promise<Run> {
+  const direction = run.callType === 'inbound' ? 'inbound' : 'outbound';
+  const version = await dataSource.getRepository(AgentVersion).findOneByOrFail({ id: run.agentVersionId });
+  if (!fetchesFor(preCallFetchSettings(version.workflowDefinition), direction)) return run;
+  const deadline = Date.now() + PRE_CALL_FETCH_BUDGET_MS + PRE_CALL_FETCH_GRACE_MS;
+  for (let current = run; ;) {
+    if ('pre_call_fetch' in current.logs) return current;
+    if (Date.now() >= deadline) {
+      log.warn('the pre-call fetch did not finish in time; the conversation starts without it');
+      return current;
+    }
+    await delay(PRE_CALL_FETCH_POLL_MS);
+    current = await dataSource.getRepository(Run).findOneByOrFail({ id: run.id });
   }
 }
 

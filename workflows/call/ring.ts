@@ -3,6 +3,7 @@ import type { createDialRuleActivities } from '../../activities/dial-rules.activ
 import { endWith, type CallEnding, type CallRun, type PhaseResult } from './call-run';
 import { ACTIVITY_POLICIES } from '../activity-policies';
 import { dialOnTurn } from './paced-dial';
+import { fetchBeforeCall } from './pre-call-fetch';
 
 // The do-not-call list and the frequency caps, just before the dial: a database check, retried until it answers.
 const { checkDialRules } = proxyLocalActivities<ReturnType<typeof createDialRuleActivities>>(
@@ -18,7 +19,7 @@ const refused = (error: unknown): boolean => {
 };
 
 /**
- * The first phase: dials (an inbound call is answered already), then waits for the answer until the
+ * The first phase: runs the agent's pre-call fetch, dials (an inbound call is answered already), then waits for the answer until the
  * ring timeout, and hangs up a call nobody answered as `no-answer`. A machine's answer leads to the
  * voicemail phase, a person's to the conversation.
  */
@@ -48,11 +49,13 @@ async function place(call: CallRun): Promise<CallEnding | null> {
     // The provider rang us and the inbound webhook's reply answered the call: nothing to dial.
     if (!input.providerCallId) return { callStatus: 'error', durationSeconds: 0 };
     state.answeredInbound(input.providerCallId, Date.now());
+    await fetchBeforeCall(call);
     return null;
   }
   // A number on the do-not-call list, or over a frequency cap, is not dialed: the call ends unplaced.
   const rules = await checkDialRules({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt });
   if (!rules.dial) return { callStatus: 'canceled', durationSeconds: 0 };
+  await fetchBeforeCall(call);
   let callId: string;
   try {
     callId = await dialOnTurn({ runId, workflowId: workflowInfo().workflowId, attempt: input.attempt }, input.provider);

@@ -1,7 +1,7 @@
 /** A text chat session's input, Updates, Query and views: shared by the API, the worker and the tests. */
 
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { TranscriptLine } from '../../agent-runtime/contract';
+import type { TranscriptEntry, TranscriptLine } from '../../agent-runtime/contract';
 
 /** A text chat session's workflow id: the run's business key. */
 export const textChatWorkflowId = (runId: number): string => `text-chat-${runId}`;
@@ -25,7 +25,7 @@ export interface TextChatView {
   revision: number;
   /** Messages of the person answered so far (after a rewind: kept). */
   turns: number;
-  transcript: TranscriptLine[];
+  transcript: TranscriptEntry[];
   gatheredContext: Record<string, unknown>;
   /** Set once ended. */
   endedBy?: string;
