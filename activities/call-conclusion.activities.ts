@@ -3,6 +3,7 @@ import type { ConversationResult } from '../agent-runtime/contract';
 import {
   callDisposition,
   type CampaignCallLink,
+  type RunTransfer,
   type TerminalCallStatus,
   type VoicemailMessage,
 } from '../workflows/definitions';
@@ -32,6 +33,8 @@ export interface ConcludeCallInput {
   campaign?: CampaignCallLink;
   /** The voicemail message left on a machine that answered. */
   voicemail?: VoicemailMessage;
+  /** The call's transfer attempts, oldest first. */
+  transfers?: RunTransfer[];
 }
 
 export interface ConcludedCall extends FinalizedRun {
@@ -66,7 +69,7 @@ export function createCallConclusionActivities({
 
   return {
     async concludeCall(input: ConcludeCallInput): Promise<ConcludedCall> {
-      const { runId, callStatus, durationSeconds, campaign, voicemail } = input;
+      const { runId, callStatus, durationSeconds, campaign, voicemail, transfers } = input;
       const conversation = input.simulate
         ? await simulate(runId, input.simulate.maxDurationSeconds)
         : input.conversation;
@@ -76,6 +79,7 @@ export function createCallConclusionActivities({
         durationSeconds,
         conversation,
         ...(voicemail ? { voicemail } : {}),
+        ...(transfers ? { transfers } : {}),
       });
       countCallEnded(callStatus);
       if (campaign) await reportCampaignCall({ ...campaign, runId, outcome: callStatus });

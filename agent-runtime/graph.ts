@@ -88,6 +88,11 @@ export class ConversationGraph {
     }
   }
 
+  /** A node by id (a conversation carried on from where it stopped); the start node when it is gone. */
+  node(id: string | undefined): ConversationNode {
+    return (id === undefined ? undefined : this.nodes.get(id)) ?? this.start;
+  }
+
   /** The edges leaving a node, in definition order. */
   edgesFrom(node: ConversationNode): ConversationEdge[] {
     return node.type === 'endCall' ? [] : (this.outgoing.get(node.id) ?? []);

@@ -14,6 +14,7 @@ import {
   type ToolCallLog,
   type ToolOutcome,
   type ToolSession,
+  type TransferRequest,
 } from './tools';
 
 export type * from './contract';
@@ -44,6 +45,12 @@ export const MAX_TURNS = 50;
 /** What the agent says when a live caller has been silent for `max_user_idle_timeout`. */
 export const IDLE_REMINDER = 'Are you still there?';
 
+/** The disposition of a call handed to a person. */
+export const TRANSFERRED = 'transferred';
+
+/** Transfers one call may try; past them the node's transfer tools are no longer offered. */
+export const MAX_TRANSFER_ATTEMPTS = 2;
+
 /** The disposition when the agent has no codes to choose from (dograh's EndTaskReason values). */
 const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
   end_node: 'completed',
@@ -52,11 +59,16 @@ const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
   user_idle: 'user_idle_max_duration_exceeded',
   error: 'pipeline_error',
   voicemail: 'voicemail_left',
+  transfer: TRANSFERRED,
 };
 
 export const converse: Converse = async (input, deps) => {
   const graph = new ConversationGraph(input.definition);
   const policy: Policy = deps.llm ? new LlmPolicy(deps.llm) : new OfflinePolicy();
+  const { resume } = input;
+  const previous = resume?.previous;
+  if (previous)
+    policy.usage.add(previous.usage.promptTokens, previous.usage.completionTokens, previous.usage.totalTokens);
   const party: ConversationParty =
     deps.party ??
     new SimulatedParty({
@@ -64,14 +76,33 @@ export const converse: Converse = async (input, deps) => {
       initialContext: input.initialContext,
       maxDurationSeconds: input.maxDurationSeconds,
       talkSeconds: input.callee.kind === 'simulated' ? input.callee.talkSeconds : input.maxDurationSeconds,
+      ...(previous
+        ? {
+            resumeAt: {
+              elapsedSeconds: previous.durationSeconds ?? 0,
+              calleeReplies: previous.transcript.filter((line) => line.role === 'user').length,
+            },
+          }
+        : {}),
     });
   const variables = { ...input.templateContextVariables, ...input.initialContext };
-  const gatheredContext: Record<string, unknown> = {};
-  const transcript: TranscriptLine[] = [];
-  const nodePath: string[] = [];
+  const gatheredContext: Record<string, unknown> = { ...previous?.gatheredContext };
+  const transcript: TranscriptLine[] = [...(previous?.transcript ?? [])];
+  const nodePath: string[] = [...(previous?.nodePath ?? [])];
   let endedBy: EndedBy | undefined;
-  let optOut: ConversationResult['optOut'];
-  const toolCalls: ToolCallLog[] = [];
+  let optOut: ConversationResult['optOut'] = previous?.optOut;
+  const toolCalls: ToolCallLog[] = (previous?.toolCalls ?? []).map((call) =>
+    resume && call.sequence === previous?.transfer?.sequence
+      ? { ...call, status: 'failed', result_excerpt: resultExcerpt({ ok: false, error: resume.transferFailed }) }
+      : call,
+  );
+  let transferAsked: TransferRequest | undefined;
+  const transferAttempts = resume?.attempts ?? 0;
+  /** The node's tools; transfer tools only while the call may try another transfer. */
+  const toolsOf = (node: ConversationNode) =>
+    (deps.tools?.forNode(node.data.tool_uuids) ?? []).filter(
+      (fn) => fn.definition.type !== 'transfer_call' || transferAttempts < MAX_TRANSFER_ATTEMPTS,
+    );
 
   const render = (template: string) =>
     renderTemplate(template, { initialContext: variables, gatheredContext, now: party.now() });
@@ -115,7 +146,7 @@ export const converse: Converse = async (input, deps) => {
       history: [...transcript],
       calleeRepliesInNode,
       optOutHeard: optOut !== undefined,
-      tools: deps.tools?.forNode(node.data.tool_uuids) ?? [],
+      tools: toolsOf(node),
       context: { ...variables, ...gatheredContext },
     };
   };
@@ -127,9 +158,12 @@ export const converse: Converse = async (input, deps) => {
   const toolSession = (node: ConversationNode, speech: AgentReply): ToolSession => {
     let endCall: ToolOutcome['endCall'];
     return {
-      functions: deps.tools?.forNode(node.data.tool_uuids) ?? [],
+      functions: toolsOf(node),
       get endCall() {
         return endCall;
+      },
+      get transfer() {
+        return transferAsked;
       },
       call: async (fn, args) => {
         const tools = deps.tools;
@@ -169,6 +203,10 @@ export const converse: Converse = async (input, deps) => {
           result_excerpt: resultExcerpt(outcome.result),
         });
         if (outcome.endCall) endCall = outcome.endCall;
+        if (outcome.transfer && !transferAsked) {
+          if (outcome.transfer.message) speech.sentence(render(outcome.transfer.message));
+          transferAsked = { ...outcome.transfer.request, sequence, toolUuid: fn.toolUuid };
+        }
         return outcome.result;
       },
     };
@@ -188,13 +226,20 @@ export const converse: Converse = async (input, deps) => {
     );
   };
 
-  let node = graph.start;
-  nodePath.push(node.id);
+  let node = previous ? graph.node(nodePath.at(-1)) : graph.start;
+  if (!previous) nodePath.push(node.id);
   let calleeReplies = 0;
   let turns = 0;
-  const { greeting, greeting_type } = node.data;
-  if (greeting && greeting_type === 'text' && !(await say(node, render(greeting))).over) {
-    if (await hear(node)) calleeReplies = 1;
+  /** Told to the policy on its next turn: why the transfer did not connect. */
+  let notice = resume ? resume.transferFailed : undefined;
+  if (previous) {
+    // Back from a transfer: the agent speaks first, in the node it transferred from.
+    calleeReplies = 1;
+  } else {
+    const { greeting, greeting_type } = node.data;
+    if (greeting && greeting_type === 'text' && !(await say(node, render(greeting))).over) {
+      if (await hear(node)) calleeReplies = 1;
+    }
   }
   while (!endedBy) {
     if (node.type === 'endCall' && node.data.opt_out) optOut ??= 'node';
@@ -217,7 +262,17 @@ export const converse: Converse = async (input, deps) => {
     turns += 1;
     const reply = replyIn(node);
     const tools = toolSession(node, reply);
-    const decision = await policy.turn(request(node, calleeReplies), reply, tools);
+    const decision = await policy.turn(
+      { ...request(node, calleeReplies), ...(notice ? { notice } : {}) },
+      reply,
+      tools,
+    );
+    notice = undefined;
+    if (tools.transfer) {
+      // The call leaves the conversation for the transfer: its message (said with the turn) first.
+      if (record(await reply.finish())) endedBy = 'transfer';
+      break;
+    }
     if (tools.endCall) {
       const { reason, message } = tools.endCall;
       if (message) reply.sentence(render(message));
@@ -250,7 +305,9 @@ export const converse: Converse = async (input, deps) => {
   const finalEndedBy = endedBy ?? 'max_duration';
   const extracted = gatheredContext.call_disposition;
   let disposition: string;
-  if (typeof extracted === 'string' && extracted.trim() !== '') disposition = extracted.trim();
+  // A transfer that connects makes the call `transferred`; one that does not carries the conversation on.
+  if (finalEndedBy === 'transfer') disposition = TRANSFERRED;
+  else if (typeof extracted === 'string' && extracted.trim() !== '') disposition = extracted.trim();
   else if (input.dispositionCodes.length > 0)
     disposition = await policy.dispose(input.dispositionCodes, transcript, finalEndedBy);
   else disposition = optOut ? 'opt_out' : DEFAULT_DISPOSITIONS[finalEndedBy];
@@ -265,6 +322,7 @@ export const converse: Converse = async (input, deps) => {
     durationSeconds: party.durationSeconds(finalEndedBy),
     ...(optOut ? { optOut } : {}),
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    ...(finalEndedBy === 'transfer' && transferAsked ? { transfer: transferAsked } : {}),
   };
   return result;
 };

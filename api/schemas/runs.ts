@@ -1,5 +1,6 @@
 import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, IsoDateTime, PageQuery, text } from './common';
+import { TRANSFER_OUTCOMES } from '../../domain/runs/types';
 import type {
   RunDetail,
   RunItem,
@@ -133,6 +134,31 @@ export const WorkflowRunItem = z
   })
   .openapi('WorkflowRun');
 
+export const RunTransfer = z
+  .object({
+    destination: z.string().openapi({ description: 'Masked: its first three and last two characters.' }),
+    mode: z.enum(['blind', 'warm']),
+    outcome: z.enum(TRANSFER_OUTCOMES).openapi({
+      description:
+        '`joined`: the person answered and took the caller (the disposition is `transferred`); `busy`, ' +
+        '`no-answer` (rang past the ring timeout), `failed`: the agent came back to the caller; `canceled`: ' +
+        'the caller hung up while it rang.',
+    }),
+    ring_seconds: z.number().int(),
+    started_at: DateTimeString,
+    reason: z.string().optional().openapi({ description: 'What the model was told when it did not connect.' }),
+  })
+  .openapi('RunTransfer', {
+    description: "The call's last transfer attempt (every attempt is in `logs.transfers`).",
+    example: {
+      destination: '+14********23',
+      mode: 'blind',
+      outcome: 'joined',
+      ring_seconds: 6,
+      started_at: EXAMPLE_TIME,
+    },
+  });
+
 export const WorkflowRunDetail = WorkflowRunItem.extend({
   call_type: z.enum(['inbound', 'outbound']),
   state: z.enum(['initialized', 'running', 'completed']),
@@ -141,6 +167,7 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
   called_number: z.string().nullable(),
   disposition: z.string().nullable(),
   usage_info: JsonObject,
+  transfer: RunTransfer.nullable(),
 }).openapi('WorkflowRunDetail', {
   example: {
     ...EXAMPLE_RUN,
@@ -154,6 +181,7 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
       llm: { model: 'gpt-4o-mini', total_tokens: 1830, prompt_tokens: 1520, completion_tokens: 310 },
       call_duration_seconds: 74,
     },
+    transfer: null,
   },
 });
 

@@ -30,6 +30,7 @@ export async function conclude(call: CallRun, ending: CallEnding): Promise<CallO
         simulate,
         campaign,
         ...(voicemail ? { voicemail } : {}),
+        ...(call.transfers.length > 0 ? { transfers: call.transfers } : {}),
       }),
   );
   await sendPostCallWebhooks(runId, concluded.postCallWebhooks);
