@@ -25,7 +25,7 @@ import { DoNotCallListIndexes1795000004800 } from './migrations/1795000004800-Do
 import { Tools1795000005500 } from './migrations/1795000005500-Tools';
 import { MediaStreamClaimsAndVerifiedOptOuts1795000005700 } from './migrations/1795000005700-MediaStreamClaimsAndVerifiedOptOuts';
 import { DataLifecycle1795000006200 } from './migrations/1795000006200-DataLifecycle';
-import { SimulatorTransfers1795000007000 } from './migrations/1795000007000-SimulatorTransfers';
+import { CallTransfers1795000007000 } from './migrations/1795000007000-CallTransfers';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -52,7 +52,7 @@ export const migrations = [
   Tools1795000005500,
   MediaStreamClaimsAndVerifiedOptOuts1795000005700,
   DataLifecycle1795000006200,
-  SimulatorTransfers1795000007000,
+  CallTransfers1795000007000,
 ];
 
 export interface DataSourceOptions {

@@ -19,7 +19,7 @@ const { startTransfer, cancelTransfer, getTransferStatus } = proxyLocalActivitie
 const CALLER_HUNG_UP = 'user_hangup';
 
 /** What the model is told when a transfer does not connect, by how it ended. */
-const FAILURE_REASONS: Partial<Record<TransferStatus, string>> = {
+const FAILURE_REASONS: Partial<Record<RunTransfer['outcome'], string>> = {
   busy: 'the line was busy',
   'no-answer': 'nobody answered',
   failed: 'the call to the destination failed',
@@ -46,19 +46,20 @@ export async function transfer(call: CallRun): Promise<PhaseResult> {
     ringTimeoutSeconds: request.ringTimeoutSeconds,
     idempotencyKey: `${workflowInfo().workflowId}:transfer-${request.sequence}`,
   });
-  let status: TransferStatus;
+  let outcome: RunTransfer['outcome'];
   let reason: string | undefined;
   if ('refused' in started) {
-    status = 'failed';
+    outcome = 'failed';
     reason = `the transfer could not start: ${started.refused}`;
   } else {
-    status = await ringOut(call, started.transferId, startedAt + request.ringTimeoutSeconds * 1000);
-    reason = FAILURE_REASONS[status];
+    const status = await ringOut(call, started.transferId, startedAt + request.ringTimeoutSeconds * 1000);
+    outcome = status === 'answered' ? 'joined' : status === 'ringing' ? 'no-answer' : status;
+    reason = FAILURE_REASONS[outcome];
   }
   const attempt: RunTransfer = {
     destination: request.destination,
     mode: request.mode,
-    outcome: status === 'answered' ? 'joined' : status === 'ringing' ? 'no-answer' : status,
+    outcome,
     ring_seconds: Math.round((Date.now() - startedAt) / 1000),
     started_at: new Date(startedAt).toISOString(),
     ...(reason ? { reason: `transfer_failed: ${reason}` } : {}),

@@ -1,10 +1,16 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The simulator's call transfers: like its calls, a row and the clock give each one's status in any process. */
-export class SimulatorTransfers1795000007000 implements MigrationInterface {
-  name = 'SimulatorTransfers1795000007000';
+/**
+ * Call transfers: the `transfer_call` tool category, and the simulator's transfers (like its calls,
+ * a row and the clock give each one's status in any process).
+ */
+export class CallTransfers1795000007000 implements MigrationInterface {
+  name = 'CallTransfers1795000007000';
 
   async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE tools DROP CONSTRAINT tools_category_check,
+                     ADD CONSTRAINT tools_category_check
+                       CHECK (category IN ('http_api', 'end_call', 'calculator', 'transfer_call'))`);
     await q.query(`CREATE TABLE simulator_transfers (
       transfer_id text PRIMARY KEY,
       provider_call_id text NOT NULL REFERENCES simulator_calls (provider_call_id) ON DELETE CASCADE,
@@ -22,5 +28,8 @@ export class SimulatorTransfers1795000007000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE simulator_transfers`);
+    await q.query(`DELETE FROM tools WHERE category = 'transfer_call'`);
+    await q.query(`ALTER TABLE tools DROP CONSTRAINT tools_category_check,
+                     ADD CONSTRAINT tools_category_check CHECK (category IN ('http_api', 'end_call', 'calculator'))`);
   }
 }
