@@ -115,26 +115,23 @@ export class ToolsService {
   }
 
   /**
-   * A transfer mode every provider the organization calls through must carry out (every provider,
-   * while it has no telephony configuration yet), so a call never learns at transfer time that it cannot.
+   * A transfer mode every provider the organization calls through must carry out (while it has no
+   * telephony configuration yet, some provider must), so a call never learns at transfer time that it cannot.
    */
   private async transferProblems(organizationId: number, mode: 'blind' | 'warm'): Promise<ValidationIssue[]> {
     const rows = await this.deps.dataSource.query<{ provider: string }[]>(
       'SELECT DISTINCT provider FROM telephony_configurations WHERE organization_id = $1 ORDER BY provider',
       [organizationId],
     );
-    const providers = rows.length > 0 ? rows.map((row) => row.provider) : providerDefinitions.map((d) => d.name);
-    const unable = providers.filter((name) => !providerDefinition(name)?.transferModes.includes(mode));
-    if (unable.length === 0) return [];
-    return [
-      {
-        loc: ['body', 'definition', 'config', 'mode'],
-        msg:
-          `A ${mode} transfer is not supported by ${unable.join(', ')}` +
-          (rows.length > 0 ? " (this organization's telephony providers)" : ''),
-        type: 'value_error',
-      },
-    ];
+    const able = (name: string) => providerDefinition(name)?.transferModes.includes(mode) === true;
+    const unable = rows.map((row) => row.provider).filter((name) => !able(name));
+    let msg: string | undefined;
+    if (rows.length === 0 && !providerDefinitions.some((definition) => able(definition.name))) {
+      msg = `A ${mode} transfer is not supported by any telephony provider`;
+    } else if (unable.length > 0) {
+      msg = `A ${mode} transfer is not supported by ${unable.join(', ')} (this organization's telephony providers)`;
+    }
+    return msg ? [{ loc: ['body', 'definition', 'config', 'mode'], msg, type: 'value_error' }] : [];
   }
 
   private async checked(organizationId: number, changes: ToolChanges): Promise<void> {
