@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { callWorkflowId } from '../../workflows/definitions';
-import { sampleDefinition } from '../helpers/agents';
+import { transferringAgent } from '../helpers/transfer-agent';
 import { buildTestApp } from '../helpers/app';
 import { callWorker } from '../helpers/call-worker';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
@@ -19,40 +19,10 @@ let app: ReturnType<typeof buildTestApp>['app'];
 let org: CallingOrganization;
 let workflowId: number;
 
-/**
- * An agent whose start node offers a transfer tool: the offline policy calls it when the callee's
- * reply shares a word with its description ("sounds good" → "sounds").
- */
-async function transferringAgent(destinationSource: object): Promise<string> {
-  const tool = await request(app.callback())
-    .post('/api/v1/tools')
-    .auth(org.owner.token, { type: 'bearer' })
-    .send({
-      name: 'Put through',
-      description: 'Transfer when the caller sounds interested',
-      definition: {
-        type: 'transfer_call',
-        config: { ...destinationSource, ring_timeout_seconds: 5, message: 'Let me put you through.' },
-      },
-    });
-  if (tool.status !== 201) throw new Error(`tool creation answered ${tool.status}: ${JSON.stringify(tool.body)}`);
-  const definition = sampleDefinition();
-  const start = definition.nodes[0] as { data: Record<string, unknown> };
-  start.data = { ...start.data, tool_uuids: [tool.body.tool_uuid] };
-  const nodes = [
-    ...definition.nodes,
-    { id: 'api', type: 'trigger', position: { x: 200, y: 0 }, data: { name: 'API trigger' } },
-  ];
-  const agent = await request(app.callback())
-    .post('/api/v1/workflow/create/definition')
-    .auth(org.owner.token, { type: 'bearer' })
-    .send({ name: `Transfers ${tool.body.tool_uuid}`, workflow_definition: { ...definition, nodes } });
-  expect(agent.status).toBe(201);
-  workflowId = agent.body.id as number;
-  const trigger = (agent.body.workflow_definition.nodes as { type: string; data: { trigger_path?: string } }[]).find(
-    (node) => node.type === 'trigger',
-  );
-  return trigger?.data.trigger_path as string;
+async function agentWith(config: Record<string, unknown>): Promise<string> {
+  const agent = await transferringAgent(app.callback(), org.owner.token, { ring_timeout_seconds: 5, ...config });
+  workflowId = agent.workflowId;
+  return agent.triggerPath;
 }
 
 beforeAll(async () => {
@@ -113,7 +83,7 @@ const detail = async (runId: number): Promise<RunDetailBody> => {
 describe('transfers through the API, Temporal, a worker and the simulator', () => {
   it('joins the caller with a person who answers: the run is transferred, the destination masked', async () => {
     {
-      const triggerPath = await transferringAgent({ destination_source: 'static', destination: '+14155550999' });
+      const triggerPath = await agentWith({ destination_source: 'static', destination: '+14155550999' });
       const runId = await callToTheEnd(triggerPath);
       const run = await detail(runId);
       expect(run.disposition).toBe('transferred');
@@ -133,7 +103,7 @@ describe('transfers through the API, Temporal, a worker and the simulator', () =
     'comes back to the caller when the destination is %s, and the conversation carries on',
     async (_, to, outcome, reason) => {
       {
-        const triggerPath = await transferringAgent({ destination_source: 'dynamic', allowed_destinations: [to] });
+        const triggerPath = await agentWith({ destination_source: 'dynamic', allowed_destinations: [to] });
         const runId = await callToTheEnd(triggerPath, { destination: to });
         const run = await detail(runId);
         expect(run.transfer).toMatchObject({ mode: 'blind', outcome, reason: `transfer_failed: ${reason}` });
@@ -148,6 +118,13 @@ describe('transfers through the API, Temporal, a worker and the simulator', () =
         expect(said.length).toBeGreaterThan(back + 2);
         expect(run.logs.tool_calls?.[0]).toMatchObject({ status: 'failed' });
         expect(run.logs.tool_calls?.[0]?.result_excerpt).toContain(reason);
+        // The destination leg is not left ringing.
+        const [leg] = await services.db.dataSource.query<{ canceled_at: Date | null; planned_outcome: string }[]>(
+          `SELECT t.canceled_at, t.planned_outcome FROM simulator_transfers t
+           JOIN runs r ON r.provider_call_id = t.provider_call_id WHERE r.id = $1`,
+          [runId],
+        );
+        if (leg?.planned_outcome === 'no-answer') expect(leg.canceled_at).not.toBeNull();
       }
     },
     120_000,
