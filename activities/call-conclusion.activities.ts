@@ -3,6 +3,7 @@ import type { ConversationResult } from '../agent-runtime/contract';
 import {
   callDisposition,
   type CampaignCallLink,
+  type RunTransfer,
   type TerminalCallStatus,
   type VoicemailMessage,
 } from '../workflows/definitions';
@@ -37,6 +38,8 @@ export interface ConcludeCallInput {
   campaignIfAnalyzed?: CampaignCallLink;
   /** The voicemail message left on a machine that answered. */
   voicemail?: VoicemailMessage;
+  /** The call's transfer attempts, oldest first. */
+  transfers?: RunTransfer[];
 }
 
 export interface ConcludedCall extends FinalizedRun {
@@ -73,7 +76,7 @@ export function createCallConclusionActivities({
 
   return {
     async concludeCall(input: ConcludeCallInput): Promise<ConcludedCall> {
-      const { runId, callStatus, durationSeconds, voicemail } = input;
+      const { runId, callStatus, durationSeconds, voicemail, transfers } = input;
       const conversation = input.simulate
         ? await simulate(runId, input.simulate.maxDurationSeconds)
         : input.conversation;
@@ -83,6 +86,7 @@ export function createCallConclusionActivities({
         durationSeconds,
         conversation,
         ...(voicemail ? { voicemail } : {}),
+        ...(transfers ? { transfers } : {}),
       });
       countCallEnded(callStatus);
       const campaign = input.campaign ?? (finalized.analyze ? input.campaignIfAnalyzed : undefined);

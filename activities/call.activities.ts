@@ -2,7 +2,7 @@ import { loadConversationTools } from '../domain/tools/conversation-tools';
 import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import type { ConversationResult, Converse } from '../agent-runtime/contract';
+import type { ConversationResult, ConversationResume, Converse } from '../agent-runtime/contract';
 import { conversationInput } from '../agent-runtime/conversation-input';
 import type { AgentVersionCache } from '../domain/agents/version-cache';
 import { conversationSourceOf } from '../domain/calls/conversation-source';
@@ -10,18 +10,28 @@ import { listOptOut } from '../domain/compliance/do-not-call';
 import { chargeUsd } from '../domain/runs/run-queries';
 import { enabledQaSettingsOf } from '../domain/analysis/qa-settings';
 import { openCredentials } from '../telephony/credentials';
-import { ProviderError, type StatusEvent, type TelephonyProvider } from '../telephony/provider';
+import {
+  ProviderError,
+  type StatusEvent,
+  type TelephonyProvider,
+  type TelephonyTransfer,
+  type TransferMode,
+} from '../telephony/provider';
 import { ariEndpointPolicy } from '../telephony/providers/ari/endpoint';
 import { createWebProvider } from '../telephony/providers/web/adapter';
 import { WEB_PROVIDER } from '../telephony/providers/web/web-calls';
 import { providerDefinition, providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
+import { maskPhoneNumber } from '../platform/log-redaction';
+import { transferCallbackUrl } from '../telephony/inbound';
 import { VOICEMAIL_CHANNEL, voicemailPayload } from '../voice/pipeline/voicemail-requests';
 import { renderTemplate } from '../domain/agents/templates';
 import {
   callDisposition,
   type CallStatusUpdate,
+  type RunTransfer,
   type TerminalCallStatus,
+  type TransferStatusUpdate,
   type VoicemailMessage,
 } from '../workflows/definitions';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
@@ -66,6 +76,26 @@ export interface FinalizeRunInput {
   conversation: ConversationResult | null;
   /** The voicemail message left on a machine that answered. */
   voicemail?: VoicemailMessage;
+  /** The call's transfer attempts, oldest first. */
+  transfers?: RunTransfer[];
+}
+
+export interface StartTransferInput {
+  runId: number;
+  providerCallId: string;
+  destination: string;
+  mode: TransferMode;
+  ringTimeoutSeconds: number;
+  idempotencyKey: string;
+}
+
+/** The transfer rings; or the provider refused it, and why (the model is told). */
+export type StartedTransfer = { transferId: string } | { refused: string };
+
+export interface TransferLookup {
+  runId: number;
+  providerCallId: string;
+  transferId: string;
 }
 
 export interface FinalizedRun {
@@ -109,6 +139,11 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       dataSource,
       endpointPolicy: ariEndpointPolicy(settings.allowPrivateAriEndpoints ?? false),
     });
+  };
+
+  const transferOf = (provider: TelephonyProvider): TelephonyTransfer => {
+    if (!provider.transfer) throw new ProviderRefusedError('this telephony provider cannot transfer calls');
+    return provider.transfer;
   };
 
   /** How long the simulated callee talks: the simulator's `talk_seconds`, else the whole allowed duration. */
@@ -180,6 +215,49 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
     },
 
     /**
+     * Rings the transfer's destination, once per idempotency key. A refusal (the provider's, or a
+     * provider that cannot transfer) is an answer, not a failure: the agent tells the caller.
+     */
+    async startTransfer(input: StartTransferInput): Promise<StartedTransfer> {
+      const run = await records.load(input.runId);
+      const provider = adapterOf(run);
+      if (!provider.transfer) return { refused: 'this telephony provider cannot transfer calls' };
+      const urls = callUrls(settings, run.provider, input.runId, secrets);
+      try {
+        return await provider.transfer.start({
+          ...input,
+          from: run.callerNumber,
+          transferCallbackUrl: transferCallbackUrl(settings.publicBaseUrl, run.provider, input.runId),
+          answerUrl: urls.answerUrl,
+          mediaStreamUrl: urls.mediaStreamUrl,
+        });
+      } catch (error) {
+        if (error instanceof ProviderError && !error.retryable) return { refused: error.message };
+        throw error;
+      }
+    },
+
+    /** Stops a destination still ringing; a transfer that is over stays as it is. */
+    async cancelTransfer({ runId, providerCallId, transferId }: TransferLookup): Promise<void> {
+      try {
+        await transferOf(adapterOf(await records.load(runId))).cancel(providerCallId, transferId);
+      } catch (error) {
+        if (error instanceof ProviderError && error.status === 404) return;
+        throw error;
+      }
+    },
+
+    /** The provider's view of the transfer; null when it does not know it. */
+    async getTransferStatus({
+      runId,
+      providerCallId,
+      transferId,
+    }: TransferLookup): Promise<TransferStatusUpdate | null> {
+      const event = await transferOf(adapterOf(await records.load(runId))).status(providerCallId, transferId);
+      return event ? { status: event.status, transferId } : null;
+    },
+
+    /**
      * The agent's `voicemail_message` rendered with the call's variables (the contact's fields),
      * and how long speaking it takes; null when the agent has none.
      */
@@ -205,7 +283,16 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
     },
 
     /** Runs the agent's conversation with the callee of the connected call. */
-    async runConversation({ runId, maxDurationSeconds }: { runId: number; maxDurationSeconds: number }) {
+    async runConversation({
+      runId,
+      maxDurationSeconds,
+      resume,
+    }: {
+      runId: number;
+      maxDurationSeconds: number;
+      /** Carries on a conversation that stopped for a transfer that did not connect. */
+      resume?: ConversationResume;
+    }) {
       const run = await records.load(runId);
       const source = conversationSourceOf(run, await versions.get(run.agentVersionId), run.callDispositionCodes);
       // Heartbeats tell Temporal this worker is alive, so a conversation lost with a killed worker is
@@ -215,10 +302,13 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       const beat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), CONVERSATION_HEARTBEAT_MS);
       try {
         const callee = { kind: 'simulated' as const, talkSeconds: talkSecondsOf(run, maxDurationSeconds) };
-        const conversation = await converse(conversationInput(source, maxDurationSeconds, callee), {
-          llm: settings.llm,
-          tools: await conversationTools(run, source.workflowDefinition),
-        });
+        const conversation = await converse(
+          { ...conversationInput(source, maxDurationSeconds, callee), resume },
+          {
+            llm: settings.llm,
+            tools: await conversationTools(run, source.workflowDefinition),
+          },
+        );
         // On the list as soon as the callee asked, before the call ends; the run's conclusion lists it too.
         if (conversation.optOut) await listOptOut(dataSource.manager, runId);
         return conversation;
@@ -237,6 +327,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       durationSeconds,
       conversation,
       voicemail,
+      transfers,
     }: FinalizeRunInput): Promise<FinalizedRun> {
       const disposition = callDisposition(callStatus, conversation, voicemail !== undefined);
       const tokens = conversation?.usage.totalTokens ?? 0;
@@ -263,6 +354,9 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           ...(conversation?.optOut ? { opt_out: conversation.optOut } : {}),
           ...(conversation?.turnLatency ? { turn_latency: conversation.turnLatency } : {}),
           ...(conversation?.toolCalls ? { tool_calls: conversation.toolCalls } : {}),
+          ...(transfers && transfers.length > 0
+            ? { transfers: transfers.map((item) => ({ ...item, destination: maskPhoneNumber(item.destination) })) }
+            : {}),
         },
         hasTranscript: conversation !== null || voicemail !== undefined,
         usageInfo: {

@@ -1,5 +1,5 @@
 import type { ConversationParty } from './party';
-import type { ConversationTools, ToolCallLog } from './tools';
+import type { ConversationTools, ToolCallLog, TransferRequest } from './tools';
 
 /**
  * What the call workflow asks of the conversation engine, and what it gets back. The engine walks
@@ -32,6 +32,18 @@ export interface ConversationInput {
   /** From `workflow_configurations.max_call_duration`, default 300. */
   maxDurationSeconds: number;
   callee: Callee;
+  /** Carries on a conversation that stopped for a transfer that did not connect. */
+  resume?: ConversationResume;
+}
+
+/** A conversation that stopped for a transfer, and why the transfer did not connect. */
+export interface ConversationResume {
+  /** The conversation as it stopped (`endedBy: 'transfer'`). */
+  previous: ConversationResult;
+  /** Told to the model as the transfer tool's result (`transfer_failed: ...`). */
+  transferFailed: string;
+  /** Transfers tried in this call so far: past MAX_TRANSFER_ATTEMPTS the tools are no longer offered. */
+  attempts: number;
 }
 
 export interface TranscriptLine {
@@ -95,7 +107,7 @@ export interface ConversationResult {
    * Reported by `voice/pipeline`, never by the engine: `error`, a live call's pipeline broke down;
    * `voicemail`, a machine answered and the agent's voicemail message was played to its end.
    */
-  endedBy: 'end_node' | 'max_duration' | 'callee_hangup' | 'user_idle' | 'error' | 'voicemail';
+  endedBy: 'end_node' | 'max_duration' | 'callee_hangup' | 'user_idle' | 'error' | 'voicemail' | 'transfer';
   /** Node ids in the order the conversation visited them. */
   nodePath: string[];
   usage: ConversationUsage;
@@ -110,6 +122,8 @@ export interface ConversationResult {
   optOut?: 'phrase' | 'node';
   /** Every tool call the agent made, in order (`logs.tool_calls`). */
   toolCalls?: ToolCallLog[];
+  /** With `endedBy: 'transfer'`: the transfer the agent asked for; the call workflow carries it out. */
+  transfer?: TransferRequest;
 }
 
 export interface ConversationDeps {

@@ -89,11 +89,9 @@ export class ConversationGraph {
     }
   }
 
-  /** The node of an id (a paused conversation's place). */
-  node(id: string): ConversationNode {
-    const node = this.nodes.get(id);
-    if (!node) throw new Error(`Invalid workflow definition: no node ${id}`);
-    return node;
+  /** A node by id (a conversation carried on from where it stopped); the start node when it is gone. */
+  node(id: string | undefined): ConversationNode {
+    return (id === undefined ? undefined : this.nodes.get(id)) ?? this.start;
   }
 
   /** The edges leaving a node, in definition order. */

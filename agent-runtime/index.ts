@@ -23,6 +23,7 @@ import {
   type ToolCallLog,
   type ToolOutcome,
   type ToolSession,
+  type TransferRequest,
 } from './tools';
 
 export type * from './contract';
@@ -54,6 +55,12 @@ export const MAX_TURNS = 50;
 /** What the agent says when a live caller has been silent for `max_user_idle_timeout`. */
 export const IDLE_REMINDER = 'Are you still there?';
 
+/** The disposition of a call handed to a person. */
+export const TRANSFERRED = 'transferred';
+
+/** Transfers one call may try; past them the node's transfer tools are no longer offered. */
+export const MAX_TRANSFER_ATTEMPTS = 2;
+
 /** The disposition when the agent has no codes to choose from (dograh's EndTaskReason values). */
 const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
   end_node: 'completed',
@@ -62,6 +69,7 @@ const DEFAULT_DISPOSITIONS: Record<EndedBy, string> = {
   user_idle: 'user_idle_max_duration_exceeded',
   error: 'pipeline_error',
   voicemail: 'voicemail_left',
+  transfer: TRANSFERRED,
 };
 
 export const converse: Converse = async (input, deps) => {
@@ -79,6 +87,11 @@ export const converse: Converse = async (input, deps) => {
 export const converseStep = async (input: ConversationInput, deps: ConversationDeps): Promise<ConversationStep> => {
   const graph = new ConversationGraph(input.definition);
   const policy: Policy = deps.llm ? new LlmPolicy(deps.llm) : new OfflinePolicy();
+  /** A call back from a transfer that did not connect: its conversation carries on. */
+  const afterTransfer = input.resume;
+  const previous = afterTransfer?.previous;
+  if (previous)
+    policy.usage.add(previous.usage.promptTokens, previous.usage.completionTokens, previous.usage.totalTokens);
   const party: ConversationParty =
     deps.party ??
     new SimulatedParty({
@@ -86,18 +99,48 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
       initialContext: input.initialContext,
       maxDurationSeconds: input.maxDurationSeconds,
       talkSeconds: input.callee.kind === 'simulated' ? input.callee.talkSeconds : input.maxDurationSeconds,
+      ...(previous
+        ? {
+            resumeAt: {
+              elapsedSeconds: previous.durationSeconds ?? 0,
+              calleeReplies: previous.transcript.filter((line) => line.role === 'user').length,
+            },
+          }
+        : {}),
     });
-  const { resume } = deps;
+  /** A paused walk (a text chat between messages) to continue. */
+  const checkpoint = deps.resume;
   const variables = { ...input.templateContextVariables, ...input.initialContext };
-  const gatheredContext: Record<string, unknown> = { ...resume?.gatheredContext };
-  const transcript: TranscriptLine[] = [...(resume?.transcript ?? [])];
-  const nodePath: string[] = [...(resume?.nodePath ?? [])];
+  const gatheredContext: Record<string, unknown> = { ...(checkpoint?.gatheredContext ?? previous?.gatheredContext) };
+  const transcript: TranscriptLine[] = checkpoint
+    ? [...checkpoint.transcript]
+    : (previous?.transcript ?? []).filter((line): line is TranscriptLine => line.role !== 'tool');
+  const nodePath: string[] = [...(checkpoint?.nodePath ?? previous?.nodePath ?? [])];
   let endedBy: EndedBy | undefined;
-  let optOut: ConversationResult['optOut'] = resume?.optOut;
-  const toolCalls: ToolCallLog[] = [...(resume?.toolCalls ?? [])];
+  let optOut: ConversationResult['optOut'] = checkpoint?.optOut ?? previous?.optOut;
+  const toolCalls: ToolCallLog[] = checkpoint
+    ? [...checkpoint.toolCalls]
+    : (previous?.toolCalls ?? []).map((call) =>
+        afterTransfer && call.sequence === previous?.transfer?.sequence
+          ? {
+              ...call,
+              status: 'failed',
+              result_excerpt: resultExcerpt({ ok: false, error: afterTransfer.transferFailed }),
+            }
+          : call,
+      );
   /** The party has no answer yet: the walk stops where it stands. */
   let paused = false;
-  if (resume) policy.usage.add(resume.usage.promptTokens, resume.usage.completionTokens, resume.usage.totalTokens);
+  if (checkpoint) {
+    policy.usage.add(checkpoint.usage.promptTokens, checkpoint.usage.completionTokens, checkpoint.usage.totalTokens);
+  }
+  let transferAsked: TransferRequest | undefined;
+  const transferAttempts = afterTransfer?.attempts ?? 0;
+  /** The node's tools; transfer tools only while the call may try another transfer. */
+  const toolsOf = (node: ConversationNode) =>
+    (deps.tools?.forNode(node.data) ?? []).filter(
+      (fn) => fn.definition.type !== 'transfer_call' || transferAttempts < MAX_TRANSFER_ATTEMPTS,
+    );
 
   const render = (template: string) =>
     renderTemplate(template, { initialContext: variables, gatheredContext, now: party.now() });
@@ -145,7 +188,7 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
       history: [...transcript],
       calleeRepliesInNode,
       optOutHeard: optOut !== undefined,
-      tools: deps.tools?.forNode(node.data) ?? [],
+      tools: toolsOf(node),
       context: { ...variables, ...gatheredContext },
     };
   };
@@ -157,9 +200,12 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
   const toolSession = (node: ConversationNode, speech: AgentReply): ToolSession => {
     let endCall: ToolOutcome['endCall'];
     return {
-      functions: deps.tools?.forNode(node.data) ?? [],
+      functions: toolsOf(node),
       get endCall() {
         return endCall;
+      },
+      get transfer() {
+        return transferAsked;
       },
       call: async (fn, args) => {
         const tools = deps.tools;
@@ -199,6 +245,10 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
           result_excerpt: resultExcerpt(outcome.result),
         });
         if (outcome.endCall) endCall = outcome.endCall;
+        if (outcome.transfer && !transferAsked) {
+          if (outcome.transfer.message) speech.sentence(render(outcome.transfer.message));
+          transferAsked = { ...outcome.transfer.request, sequence, toolUuid: fn.toolUuid };
+        }
         return outcome.result;
       },
     };
@@ -218,11 +268,16 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
     );
   };
 
-  let node = resume ? graph.node(resume.nodeId) : graph.start;
-  let calleeReplies = resume?.calleeRepliesInNode ?? 0;
-  let turns = resume?.turns ?? 0;
-  if (resume) {
+  let node = checkpoint ? graph.node(checkpoint.nodeId) : previous ? graph.node(nodePath.at(-1)) : graph.start;
+  let calleeReplies = checkpoint?.calleeRepliesInNode ?? 0;
+  let turns = checkpoint?.turns ?? 0;
+  /** Told to the policy on its next turn: why the transfer did not connect. */
+  let notice = afterTransfer ? afterTransfer.transferFailed : undefined;
+  if (checkpoint) {
     if (await hear(node)) calleeReplies += 1;
+  } else if (previous) {
+    // Back from a transfer: the agent speaks first, in the node it transferred from.
+    calleeReplies = 1;
   } else {
     nodePath.push(node.id);
     const { greeting, greeting_type } = node.data;
@@ -251,7 +306,17 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
     turns += 1;
     const reply = replyIn(node);
     const tools = toolSession(node, reply);
-    const decision = await policy.turn(request(node, calleeReplies), reply, tools);
+    const decision = await policy.turn(
+      { ...request(node, calleeReplies), ...(notice ? { notice } : {}) },
+      reply,
+      tools,
+    );
+    notice = undefined;
+    if (tools.transfer) {
+      // The call leaves the conversation for the transfer: its message (said with the turn) first.
+      if (record(await reply.finish())) endedBy = 'transfer';
+      break;
+    }
     if (tools.endCall) {
       const { reason, message } = tools.endCall;
       if (message) reply.sentence(render(message));
@@ -298,7 +363,9 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
   const finalEndedBy = endedBy ?? 'max_duration';
   const extracted = gatheredContext.call_disposition;
   let disposition: string;
-  if (typeof extracted === 'string' && extracted.trim() !== '') disposition = extracted.trim();
+  // A transfer that connects makes the call `transferred`; one that does not carries the conversation on.
+  if (finalEndedBy === 'transfer') disposition = TRANSFERRED;
+  else if (typeof extracted === 'string' && extracted.trim() !== '') disposition = extracted.trim();
   else if (input.dispositionCodes.length > 0)
     disposition = await policy.dispose(input.dispositionCodes, transcript, finalEndedBy);
   else disposition = optOut ? 'opt_out' : DEFAULT_DISPOSITIONS[finalEndedBy];
@@ -313,6 +380,7 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
     durationSeconds: party.durationSeconds(finalEndedBy),
     ...(optOut ? { optOut } : {}),
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    ...(finalEndedBy === 'transfer' && transferAsked ? { transfer: transferAsked } : {}),
   };
   return { ended: result };
 };

@@ -173,6 +173,7 @@ export class LlmPolicy implements Policy {
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: `${request.systemPrompt}\n\n${CALL_INSTRUCTIONS}` },
       ...toMessages(request.history),
+      ...(request.notice ? [{ role: 'system' as const, content: request.notice }] : []),
     ];
     const said: string[] = [];
     for (let round = 0; ; round += 1) {
@@ -207,7 +208,7 @@ export class LlmPolicy implements Policy {
           content: JSON.stringify(results[index]),
         }),
       );
-      if (tools.endCall) {
+      if (tools.endCall || tools.transfer) {
         const say = said.join(' ');
         return say ? { say } : {};
       }

@@ -25,11 +25,13 @@ import { OFFLINE_MODEL, UsageMeter } from './usage';
  *   with the arguments of the same name from the call's context (a tool missing a required argument
  *   is not called), and says what each answered after its first sentence; once the callee has
  *   answered, an `end_call` tool whose description shares a word with the callee's last reply is
- *   called (its reason: the tool's name) before any edge is considered;
+ *   called (its reason: the tool's name) before any edge is considered; a `transfer_call` tool whose
+ *   description shares a word with it comes first (a `dynamic` one passes the context's `destination`);
  * - knowledge base: once the callee has answered, a question (a reply with '?') at a node with
  *   documents is looked up with `retrieve_from_knowledge_base` (the reply is the query), and the
  *   agent says the sentence of the passages found that shares the most words with it, staying in
- *   the node; when nothing is found the edges are considered as usual.
+ *   the node; when nothing is found the edges are considered as usual;
+ * - back from a transfer that did not connect, it says so with the reason before anything else.
  * Usage: each turn counts the `o200k_base` tokens (`countTokens`) of the prompt it stands for (system prompt plus
  * the conversation so far, each message counted on its own plus one token per line break between them) and of
  * the text it says; extraction and disposition cost nothing.
@@ -112,14 +114,18 @@ export class OfflinePolicy implements Policy {
 
   async turn(request: TurnRequest, speech: SpeechSink, tools?: ToolSession): Promise<TurnDecision> {
     let decision: TurnDecision;
-    if (request.calleeRepliesInNode === 0) {
+    if (request.notice) {
+      // Back from a transfer that did not connect: the caller hears why, then the call carries on.
+      const line = `I could not put you through (${request.notice}). Let us carry on.`;
+      speech.sentence(line);
+      decision = { say: line };
+    } else if (request.calleeRepliesInNode === 0) {
       const opening = firstSentence(request.nodePrompt) || request.node.data.name;
       speech.sentence(opening);
       const answers: string[] = [];
       for (const fn of tools?.functions ?? []) {
-        const { type } = fn.definition;
-        const args =
-          type === 'end_call' || type === 'knowledge_base' ? undefined : argumentsFromContext(fn, request.context);
+        const called = fn.definition.type === 'http_api' || fn.definition.type === 'calculator';
+        const args = called ? argumentsFromContext(fn, request.context) : undefined;
         if (!args || !tools) continue;
         const answer = spokenResult(fn, await tools.call(fn, args));
         speech.sentence(answer);
@@ -132,7 +138,13 @@ export class OfflinePolicy implements Policy {
       const endCall = tools?.functions.find(
         (fn) => fn.definition.type === 'end_call' && words(fn.description).some((word) => heard.has(word)),
       );
-      if (endCall && tools) {
+      const transfer = tools?.functions.find(
+        (fn) => fn.definition.type === 'transfer_call' && words(fn.description).some((word) => heard.has(word)),
+      );
+      if (transfer && tools) {
+        await tools.call(transfer, argumentsFromContext(transfer, request.context) ?? {});
+        decision = {};
+      } else if (endCall && tools) {
         await tools.call(
           endCall,
           endCall.definition.type === 'end_call' && endCall.definition.config.endCallReason

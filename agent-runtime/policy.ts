@@ -30,6 +30,8 @@ export interface TurnRequest {
   tools: ToolFunction[];
   /** The rendered context, for a policy that fills tool arguments from it (the offline policy). */
   context: Record<string, unknown>;
+  /** What happened outside the conversation that the agent must act on first (`transfer_failed: busy`). */
+  notice?: string;
 }
 
 /** What the agent does on its turn: say something, take an edge, or both (speech first). */

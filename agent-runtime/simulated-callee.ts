@@ -14,12 +14,14 @@ const NAME_KEYS = ['first_name', 'name', 'customer_name'];
 export const OPT_OUT_SUFFIX = '0688';
 
 export class SimulatedCallee {
-  private replies = 0;
+  private replies: number;
   private readonly name: string | undefined;
   private readonly optsOut: boolean;
   private readonly question: string | undefined;
 
-  constructor(initialContext: Record<string, unknown>) {
+  /** `repliesSoFar`: replies already given in this call (a conversation carried on after a transfer). */
+  constructor(initialContext: Record<string, unknown>, repliesSoFar = 0) {
+    this.replies = repliesSoFar;
     const name = NAME_KEYS.map((key) => initialContext[key]).find(
       (value): value is string => typeof value === 'string' && value.trim() !== '',
     );

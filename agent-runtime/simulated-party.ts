@@ -12,6 +12,8 @@ export interface SimulatedPartyOptions {
   maxDurationSeconds: number;
   /** When the simulated callee hangs up. */
   talkSeconds: number;
+  /** A conversation carried on (after a transfer that did not connect): its clock and the callee's replies so far. */
+  resumeAt?: { elapsedSeconds: number; calleeReplies: number };
 }
 
 /**
@@ -21,13 +23,14 @@ export interface SimulatedPartyOptions {
  * Nothing is said once the call is over.
  */
 export class SimulatedParty implements ConversationParty {
-  private elapsed = 0;
+  private elapsed: number;
   private ended: EndedBy | undefined;
   private readonly callee: SimulatedCallee;
   private readonly limits: [number, EndedBy][];
 
   constructor(private readonly options: SimulatedPartyOptions) {
-    this.callee = new SimulatedCallee(options.initialContext);
+    this.callee = new SimulatedCallee(options.initialContext, options.resumeAt?.calleeReplies ?? 0);
+    this.elapsed = options.resumeAt?.elapsedSeconds ?? 0;
     this.limits = [
       [options.maxDurationSeconds, 'max_duration'],
       [options.talkSeconds, 'callee_hangup'],

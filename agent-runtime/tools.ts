@@ -29,10 +29,25 @@ export interface ToolCallLog {
   node_id: string;
 }
 
-/** What running a tool produced; `endCall` when the tool ends the call (the `end_call` type). */
+/** A `transfer_call` tool was called: the conversation hands the call to the workflow to transfer. */
+export interface TransferRequest {
+  /** The tool call's number in the conversation. */
+  sequence: number;
+  toolUuid: string;
+  /** E.164 or a SIP URI. */
+  destination: string;
+  mode: 'blind' | 'warm';
+  ringTimeoutSeconds: number;
+}
+
+/**
+ * What running a tool produced: `endCall` when the tool ends the call (the `end_call` type),
+ * `transfer` when it asks to transfer it (`transfer_call`, with the message said first).
+ */
 export interface ToolOutcome {
   result: ToolResult;
   endCall?: { reason?: string; message?: string };
+  transfer?: { request: Omit<TransferRequest, 'sequence' | 'toolUuid'>; message?: string };
 }
 
 export interface ToolInvocation {
@@ -62,6 +77,8 @@ export interface ToolSession {
   call(fn: ToolFunction, args: Record<string, unknown>): Promise<ToolResult>;
   /** An `end_call` tool was called: the call ends after this turn. */
   readonly endCall: ToolOutcome['endCall'] | undefined;
+  /** A `transfer_call` tool was called: the conversation stops after this turn for the transfer. */
+  readonly transfer: TransferRequest | undefined;
 }
 
 /** Most tool rounds in one turn before the model must answer without tools. */

@@ -25,6 +25,7 @@ import { DoNotCallListIndexes1795000004800 } from './migrations/1795000004800-Do
 import { Tools1795000005500 } from './migrations/1795000005500-Tools';
 import { MediaStreamClaimsAndVerifiedOptOuts1795000005700 } from './migrations/1795000005700-MediaStreamClaimsAndVerifiedOptOuts';
 import { DataLifecycle1795000006200 } from './migrations/1795000006200-DataLifecycle';
+import { CallTransfers1795000007000 } from './migrations/1795000007000-CallTransfers';
 import { PostCallAnalysis1795000007100 } from './migrations/1795000007100-PostCallAnalysis';
 import { WebCalls1795000007300 } from './migrations/1795000007300-WebCalls';
 import { KnowledgeBase1795000007400 } from './migrations/1795000007400-KnowledgeBase';
@@ -55,6 +56,7 @@ export const migrations = [
   Tools1795000005500,
   MediaStreamClaimsAndVerifiedOptOuts1795000005700,
   DataLifecycle1795000006200,
+  CallTransfers1795000007000,
   PostCallAnalysis1795000007100,
   WebCalls1795000007300,
   KnowledgeBase1795000007400,

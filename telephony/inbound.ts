@@ -64,6 +64,10 @@ export function optionalField(fields: Record<string, unknown>, name: string): st
  * the media URL carries a short-lived token bound to the provider and the run. `answerUrl` is where
  * an answered outbound call fetches its markup.
  */
+/** Where a run's transfer events go: `${PUBLIC_BASE_URL}/api/v1/telephony/{provider}/transfer/{runId}`. */
+export const transferCallbackUrl = (publicBaseUrl: string, provider: string, runId: number): string =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/${provider}/transfer/${runId}`;
+
 export function answerUrls(
   publicBaseUrl: string,
   provider: string,

@@ -165,6 +165,55 @@ export interface TelephonyProvider {
   answerCall(target: AnswerTarget): Promise<ProviderReply>;
   /** The provider's polite refusal of an inbound call that no agent takes. Never throws. */
   rejectCall(providerCallId: string): Promise<ProviderReply>;
+  /** Call transfer; absent where this adapter cannot transfer (`ProviderDefinition.transferModes` is empty). */
+  transfer?: TelephonyTransfer;
+}
+
+export type TransferMode = 'blind' | 'warm';
+
+/** How a transfer's destination leg stands: ringing, then answered (and joined), or how it failed. */
+export const TRANSFER_STATUSES = ['ringing', 'answered', 'busy', 'no-answer', 'failed', 'canceled'] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+
+export interface StartTransferRequest {
+  runId: number;
+  providerCallId: string;
+  /** E.164 or a SIP URI. */
+  destination: string;
+  /** The caller id shown to the destination (E.164); null where the provider takes none. */
+  from: string | null;
+  mode: TransferMode;
+  ringTimeoutSeconds: number;
+  /** Derived from the workflow and the tool call: the same key never transfers twice. */
+  idempotencyKey: string;
+  /** `${PUBLIC_BASE_URL}/api/v1/telephony/{provider}/transfer/{runId}`: where transfer events go. */
+  transferCallbackUrl: string;
+  /** Where the provider fetches the caller's next instructions (markup providers), as for an answer. */
+  answerUrl: string;
+  mediaStreamUrl: string;
+}
+
+export interface TransferEvent {
+  status: TransferStatus;
+  /** The provider's id of the destination leg (or of the transfer), when it names one. */
+  transferId?: string;
+  providerCallId?: string;
+  raw: Record<string, unknown>;
+}
+
+/**
+ * Call transfer, on adapters whose provider can hand a call to another number: the destination
+ * is dialed and, once it answers, joined with the caller; events arrive at the transfer callback.
+ */
+export interface TelephonyTransfer {
+  /** Starts ringing the destination; returns the transfer's id. Throws ProviderError on a refusal. */
+  start(request: StartTransferRequest): Promise<{ transferId: string }>;
+  /** Stops a destination still ringing; the caller stays on the call. Never throws for a transfer that is over. */
+  cancel(providerCallId: string, transferId: string): Promise<void>;
+  /** The transfer's current status (reconciliation); null when the provider does not know it. */
+  status(providerCallId: string, transferId: string): Promise<TransferEvent | null>;
+  /** One transfer event from a transfer webhook; throws ProviderError when the payload is not one. */
+  parseWebhook(request: WebhookRequest): TransferEvent;
 }
 
 export interface ProviderField {
@@ -208,6 +257,8 @@ export interface ProviderDefinition<Config extends Record<string, unknown> = Rec
    * default account limit; null where it documents none that applies (its calls are not paced).
    */
   defaultCallsPerSecond: number | null;
+  /** Which transfer modes its adapter's `transfer` carries out; a tool needing another is refused at save. */
+  transferModes: readonly TransferMode[];
   create(config: Config, context?: ProviderContext): TelephonyProvider;
   inbound: InboundWebhooks;
   /**

@@ -2,7 +2,8 @@
 
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ConversationResult } from '../agent-runtime/contract';
-import type { CallStatus, TERMINAL_STATUS_LIST } from '../telephony/provider';
+import type { CallStatus, TERMINAL_STATUS_LIST, TransferStatus } from '../telephony/provider';
+import type { RunTransfer } from '../domain/runs/types';
 import type { CampaignSettings, CampaignState, VoicemailAction } from '../domain/campaigns/settings';
 
 // The campaign's vocabulary (states, settings) is the domain's; workflow code reads it from here too.
@@ -119,6 +120,18 @@ export interface VoicemailMessage {
   /** How long speaking it takes. */
   seconds: number;
 }
+
+/** A transfer event, as the transfer webhook route (or a status lookup) delivers it to the workflow. */
+export interface TransferStatusUpdate {
+  status: TransferStatus;
+  /** The transfer it is about; events of other transfers are ignored. */
+  transferId?: string;
+}
+
+export type { RunTransfer };
+
+/** The provider reported a transfer's status (the transfer webhook route sends it). */
+export const transferStatusSignal = defineSignal<[TransferStatusUpdate]>('transferStatus');
 
 /** The provider reported a call status (the webhook route sends it; repeats and late ones are ignored). */
 export const callStatusSignal = defineSignal<[CallStatusUpdate]>('callStatus');

@@ -64,6 +64,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
             display_name: definition.displayName,
             docs_url: definition.docsUrl,
             connectivity: definition.connectivity,
+            transfer_modes: [...definition.transferModes],
             fields: definition.fields,
           })),
         };

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { ProviderError } from '../../telephony/provider';
 import type { ConfigurationRow } from '../../telephony/registry';
-import { signalCallStatus } from '../../domain/calls/call-status-signal';
+import { signalCallStatus, signalTransferStatus } from '../../domain/calls/call-status-signal';
 import type { ApiDeps } from '../context';
 import { ForbiddenError } from '../errors';
 import { withSignedCallerTrace } from '../middleware/trace-request';
@@ -73,6 +73,59 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           ),
         );
         if (!signalled) log.info('status webhook for a closed call workflow: ignored');
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/telephony/{provider}/transfer/{run_id}',
+        operationId: 'receiveTransferStatus',
+        summary: "A provider's call transfer webhook",
+        description:
+          "No credentials: the provider's signature, checked with the run's telephony configuration, is the " +
+          'authentication (403 otherwise). The transfer event (ringing, answered, busy, no-answer, failed, ' +
+          'canceled) is signalled to the call workflow. Events for unknown or finished runs answer 200 and are logged.',
+        tags: ['telephony'],
+        security: [],
+        params: StatusWebhookParams,
+        providerBody: providerWebhookBody,
+        responses: {
+          200: { description: 'Accepted (or ignored and logged)', schema: WebhookReceived },
+          400: errorResponse('The payload is not a transfer event, or the provider has no transfers'),
+          403: errorResponse('Invalid signature'),
+        },
+      },
+      async (ctx, { params }) => {
+        const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
+        ctx.body = RECEIVED;
+        const run = await webhookTarget(dataSource, params.run_id, params.provider);
+        if (!run) {
+          log.warn('transfer webhook for an unknown run: ignored');
+          return;
+        }
+        const adapter = telephony.adapterFor(run.configuration);
+        const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
+        if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
+        if (run.is_completed) {
+          log.info('transfer webhook for a finished run: ignored');
+          return;
+        }
+        if (!adapter.transfer) throw new InvalidError(`${params.provider} calls are not transferred`);
+        let event;
+        try {
+          event = adapter.transfer.parseWebhook(request);
+        } catch (error) {
+          if (error instanceof ProviderError) throw new InvalidError(error.message);
+          throw error;
+        }
+        const signalled = await withSignedCallerTrace(ctx, 'ProviderWebhook:transferStatus', () =>
+          signalTransferStatus(
+            temporal,
+            { id: run.id, temporalWorkflowId: run.temporal_workflow_id },
+            { status: event.status, ...(event.transferId ? { transferId: event.transferId } : {}) },
+          ),
+        );
+        if (!signalled) log.info('transfer webhook for a closed call workflow: ignored');
       },
     ),
   ];

@@ -1,5 +1,6 @@
 import { z } from '../zod';
 import { BodyId, DateTimeString, EXAMPLE_TIME, IdParam, IsoDateTime, PageQuery, text } from './common';
+import { TRANSFER_OUTCOMES } from '../../domain/runs/types';
 import type {
   RunDetail,
   RunItem,
@@ -159,6 +160,31 @@ export const WorkflowRunItem = z
   })
   .openapi('WorkflowRun');
 
+export const RunTransfer = z
+  .object({
+    destination: z.string().openapi({ description: 'Masked: its first three and last two characters.' }),
+    mode: z.enum(['blind', 'warm']),
+    outcome: z.enum(TRANSFER_OUTCOMES).openapi({
+      description:
+        '`joined`: the person answered and took the caller (the disposition is `transferred`); `busy`, ' +
+        '`no-answer` (rang past the ring timeout), `failed`: the agent came back to the caller; `canceled`: ' +
+        'the caller hung up while it rang.',
+    }),
+    ring_seconds: z.number().int(),
+    started_at: DateTimeString,
+    reason: z.string().optional().openapi({ description: 'What the model was told when it did not connect.' }),
+  })
+  .openapi('RunTransfer', {
+    description: "The call's last transfer attempt (every attempt is in `logs.transfers`).",
+    example: {
+      destination: '+14********23',
+      mode: 'blind',
+      outcome: 'joined',
+      ring_seconds: 6,
+      started_at: EXAMPLE_TIME,
+    },
+  });
+
 export const WorkflowRunDetail = WorkflowRunItem.extend({
   call_type: z.enum(['inbound', 'outbound']),
   state: z.enum(['initialized', 'running', 'completed']),
@@ -172,6 +198,7 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
       'The post-call analyses a rerun replaced, oldest first: each the `annotations` keys it had written ' +
       '(`qa_<node id>`, `tags`, `analysis`, `analysis_run`).',
   }),
+  transfer: RunTransfer.nullable(),
 }).openapi('WorkflowRunDetail', {
   example: {
     ...EXAMPLE_RUN,
@@ -187,6 +214,7 @@ export const WorkflowRunDetail = WorkflowRunItem.extend({
       call_duration_seconds: 74,
     },
     analysis_history: [],
+    transfer: null,
   },
 });
 

@@ -48,6 +48,9 @@ export const ProviderMetadataList = z
         display_name: z.string(),
         docs_url: z.string(),
         connectivity: z.enum(['api', 'sip']),
+        transfer_modes: z.array(z.enum(['blind', 'warm'])).openapi({
+          description: 'The call transfer modes a `transfer_call` tool may use with this provider (empty: none).',
+        }),
         fields: z.array(ProviderFieldDescriptor),
       }),
     ),
@@ -60,6 +63,7 @@ export const ProviderMetadataList = z
           display_name: 'Twilio',
           docs_url: 'https://www.twilio.com/docs/voice/api/call-resource',
           connectivity: 'api',
+          transfer_modes: ['blind'],
           fields: [
             {
               name: 'account_sid',

@@ -1,7 +1,12 @@
 import type { ToolView } from '../../domain/tools/types';
 import {
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_TRANSFER_RING_SECONDS,
+  DESTINATION_SOURCES,
   HTTP_METHODS,
+  MAX_TRANSFER_RING_SECONDS,
+  MIN_TRANSFER_RING_SECONDS,
+  TRANSFER_MODES,
   MAX_TIMEOUT_MS,
   PARAMETER_TYPES,
   TOOL_STATUSES,
@@ -11,6 +16,7 @@ import { TEXT_LIMITS } from '../../domain/limits';
 import { z } from '../zod';
 import { DateTimeString, EXAMPLE_TIME, name, text, type Documents, type SameShape } from './common';
 import { boundedJsonObject } from './limits';
+import { isContextPath, isTransferDestination, normalizedDestination } from '../../domain/tools/transfer-destination';
 
 const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const parameterName = z
@@ -88,6 +94,87 @@ const EndCallConfig = z.object({
   endCallReasonDescription: text(TEXT_LIMITS.text).optional(),
 });
 
+const DESTINATION_FORMAT = 'an E.164 number (+14155550123) or a SIP URI (sip:desk@pbx.example.com)';
+const destination = z
+  .string()
+  .max(TEXT_LIMITS.name)
+  .transform(normalizedDestination)
+  .refine(isTransferDestination, `must be ${DESTINATION_FORMAT}`)
+  .openapi({ example: '+14155550123' });
+
+const TransferRule = z
+  .object({
+    context_path: z
+      .string()
+      .max(TEXT_LIMITS.name)
+      .refine(isContextPath, 'must be `initial_context.<key>` or `gathered_context.<key>`')
+      .openapi({ example: 'gathered_context.department' }),
+    equals: z.string().max(TEXT_LIMITS.name).openapi({ example: 'sales' }),
+    destination,
+  })
+  .openapi('TransferRule', {
+    description: 'Matches when the context value, as text, equals `equals` (ignoring case and surrounding spaces).',
+  });
+
+const TransferCallConfig = z
+  .object({
+    destination_source: z
+      .enum(DESTINATION_SOURCES)
+      .default('static')
+      .openapi({
+        description:
+          '`static`: `destination`; `dynamic`: the model passes a `destination`, which must be one of ' +
+          "`allowed_destinations`; `context_mapping`: the first of `rules` that matches the call's context, else " +
+          '`fallback_destination`.',
+      }),
+    destination: z
+      .string()
+      .max(TEXT_LIMITS.text)
+      .optional()
+      .openapi({
+        description: `For \`static\`: ${DESTINATION_FORMAT}, or a template over the call's context that renders one.`,
+        example: '+14155550123',
+      }),
+    allowed_destinations: z.array(destination).min(1).max(50).optional(),
+    rules: z.array(TransferRule).max(50).optional(),
+    fallback_destination: destination.optional(),
+    ring_timeout_seconds: z
+      .number()
+      .int()
+      .min(MIN_TRANSFER_RING_SECONDS)
+      .max(MAX_TRANSFER_RING_SECONDS)
+      .default(DEFAULT_TRANSFER_RING_SECONDS)
+      .openapi({ description: 'How long the destination may ring before the agent comes back to the caller.' }),
+    message: text(TEXT_LIMITS.text).optional().openapi({
+      description: 'Said to the caller before the transfer starts ("Let me put you through to a colleague.").',
+    }),
+    mode: z
+      .enum(TRANSFER_MODES)
+      .default('blind')
+      .openapi({
+        description:
+          '`blind`: the caller is connected as soon as the destination answers. `warm`: refused unless every ' +
+          "telephony provider of the organization's configurations supports it (see the providers' metadata).",
+      }),
+  })
+  .superRefine((config, ctx) => {
+    const missing = (field: string, why: string) =>
+      ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required ${why}` });
+    if (config.destination_source === 'static') {
+      const given = config.destination?.trim() ?? '';
+      if (!given) missing('destination', 'with destination_source static');
+      else if (!given.includes('{{') && !isTransferDestination(normalizedDestination(given))) {
+        ctx.addIssue({ code: 'custom', path: ['destination'], message: `must be ${DESTINATION_FORMAT} or a template` });
+      }
+    }
+    if (config.destination_source === 'dynamic' && !config.allowed_destinations) {
+      missing('allowed_destinations', 'with destination_source dynamic');
+    }
+    if (config.destination_source === 'context_mapping' && !config.fallback_destination) {
+      missing('fallback_destination', 'with destination_source context_mapping');
+    }
+  });
+
 export const ToolDefinition = z
   .discriminatedUnion('type', [
     z.object({ schema_version: z.literal(1).default(1), type: z.literal('http_api'), config: HttpApiConfig }),
@@ -101,12 +188,14 @@ export const ToolDefinition = z
       type: z.literal('calculator'),
       config: z.strictObject({}).prefault({}),
     }),
+    z.object({ schema_version: z.literal(1).default(1), type: z.literal('transfer_call'), config: TransferCallConfig }),
   ])
   .openapi('ToolDefinition', {
     description:
       '`http_api`: an HTTP request the model fills in; `end_call`: ends the call, optionally with a spoken ' +
       'message and a reason that becomes the disposition; `calculator`: arithmetic (`+ - * / % ^`, ' +
-      'parentheses) on an `expression` argument, evaluated safely.',
+      'parentheses) on an `expression` argument, evaluated safely; `transfer_call`: hands the caller to a ' +
+      'person at a number or SIP address, and tells the model why when nobody takes the call.',
   });
 
 const EXAMPLE_DEFINITION = {

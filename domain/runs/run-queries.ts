@@ -6,6 +6,7 @@ import { applyFilters, filterSet } from './run-filters';
 import { SqlWhere } from './sql-where';
 import type {
   RunDetail,
+  RunTransfer,
   RunItem,
   RunsListRequest,
   RunsPage,
@@ -186,7 +187,14 @@ export async function workflowRunDetail(
     disposition: row.disposition,
     usage_info: row.usage_info,
     analysis_history: row.analysis_history,
+    transfer: lastTransfer(row.logs),
   };
+}
+
+/** The last of a run's transfer attempts (`logs.transfers`), if it tried any. */
+function lastTransfer(logs: Record<string, unknown>): RunTransfer | null {
+  const transfers = logs.transfers;
+  return Array.isArray(transfers) && transfers.length > 0 ? (transfers.at(-1) as RunTransfer) : null;
 }
 
 /**

@@ -51,6 +51,24 @@ export interface RunItem {
   annotations: JsonObject;
 }
 
+/** How a transfer attempt ended: `joined` when the person answered and took the caller. */
+export const TRANSFER_OUTCOMES = ['joined', 'busy', 'no-answer', 'failed', 'canceled'] as const;
+export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];
+
+/** One transfer attempt of a call, as the run keeps it (`logs.transfers`; the last one is the run's `transfer`). */
+export interface RunTransfer {
+  /** Masked like the run's numbers in logs: the first three and last two characters. */
+  destination: string;
+  mode: 'blind' | 'warm';
+  outcome: TransferOutcome;
+  /** Seconds from the start of the transfer to its answer or failure. */
+  ring_seconds: number;
+  /** ISO time the transfer started. */
+  started_at: string;
+  /** Why it did not connect, as the model was told; absent when joined. */
+  reason?: string;
+}
+
 export interface RunDetail extends RunItem {
   call_type: 'inbound' | 'outbound';
   state: 'initialized' | 'running' | 'completed';
@@ -61,6 +79,8 @@ export interface RunDetail extends RunItem {
   usage_info: JsonObject;
   /** The analyses a rerun replaced, oldest first: each the `annotations` keys it had written. */
   analysis_history: JsonObject[];
+  /** The call's last transfer attempt; null when it tried none. */
+  transfer: RunTransfer | null;
 }
 
 /** A filter as it was understood and applied. */

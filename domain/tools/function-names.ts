@@ -52,5 +52,20 @@ export function argumentsSchema(definition: ToolDefinition): Record<string, unkn
         required: ['expression'],
         additionalProperties: false,
       };
+    case 'transfer_call':
+      return definition.config.destination_source === 'dynamic'
+        ? {
+            type: 'object',
+            properties: {
+              destination: {
+                type: 'string',
+                description: 'Where to transfer the caller, one of these',
+                enum: definition.config.allowed_destinations ?? [],
+              },
+            },
+            required: ['destination'],
+            additionalProperties: false,
+          }
+        : { type: 'object', properties: {}, additionalProperties: false };
   }
 }

@@ -15,6 +15,7 @@ import {
   type ToolCallContext,
   type ToolResult,
 } from './http-tool';
+import { TransferDestinationError, transferDestination } from './transfer-destination';
 import type { HttpApiConfig, ToolDefinition, ToolFunction } from './types';
 
 /** A stored tool, as the runner needs it. */
@@ -65,7 +66,8 @@ const mask = (value: string): string =>
 /**
  * Runs the tools of one organization's conversation (or a test): HTTP tools through the address
  * guard, with the credential's headers, an `Idempotency-Key` per run and call, and a signature
- * under the organization's webhook signing secret; `end_call` and `calculator` locally.
+ * under the organization's webhook signing secret; `end_call`, `calculator` and `transfer_call` (its
+ * destination) locally.
  */
 export class ToolRunner {
   constructor(
@@ -206,6 +208,22 @@ export class ToolRunner {
             ...(config.messageType === 'custom' && config.customMessage ? { message: config.customMessage } : {}),
           },
         };
+      }
+      case 'transfer_call': {
+        const { config } = definition;
+        try {
+          const destination = transferDestination(config, args, { initialContext, gatheredContext });
+          return {
+            result: { ok: true, data: 'The transfer starts now.' },
+            transfer: {
+              request: { destination, mode: config.mode, ringTimeoutSeconds: config.ring_timeout_seconds },
+              ...(config.message ? { message: config.message } : {}),
+            },
+          };
+        } catch (error) {
+          if (error instanceof TransferDestinationError) return { result: { ok: false, error: error.message } };
+          throw error;
+        }
       }
       case 'calculator': {
         const expression = args.expression;

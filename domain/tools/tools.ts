@@ -5,6 +5,7 @@ import { AddressRefusedError, checkedAddress, type AddressPolicy } from '../../p
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { Quotas } from '../quotas';
 import type { Config } from '../../platform/config';
+import { providerDefinition, providerDefinitions } from '../../telephony/registry';
 import type { RunnableTool } from './tool-runner';
 import type { ToolChanges, ToolDefinition, ToolStatusName, ToolType, ToolView } from './types';
 
@@ -77,6 +78,7 @@ export class ToolsService {
    * credential must be the organization's.
    */
   async problems(organizationId: number, definition: ToolDefinition): Promise<ValidationIssue[]> {
+    if (definition.type === 'transfer_call') return this.transferProblems(organizationId, definition.config.mode);
     if (definition.type !== 'http_api') return [];
     const issues: ValidationIssue[] = [];
     const loc = ['body', 'definition', 'config'];
@@ -110,6 +112,26 @@ export class ToolsService {
       });
     }
     return issues;
+  }
+
+  /**
+   * A transfer mode every provider the organization calls through must carry out (while it has no
+   * telephony configuration yet, some provider must), so a call never learns at transfer time that it cannot.
+   */
+  private async transferProblems(organizationId: number, mode: 'blind' | 'warm'): Promise<ValidationIssue[]> {
+    const rows = await this.deps.dataSource.query<{ provider: string }[]>(
+      'SELECT DISTINCT provider FROM telephony_configurations WHERE organization_id = $1 ORDER BY provider',
+      [organizationId],
+    );
+    const able = (name: string) => providerDefinition(name)?.transferModes.includes(mode) === true;
+    const unable = rows.map((row) => row.provider).filter((name) => !able(name));
+    let msg: string | undefined;
+    if (rows.length === 0 && !providerDefinitions.some((definition) => able(definition.name))) {
+      msg = `A ${mode} transfer is not supported by any telephony provider`;
+    } else if (unable.length > 0) {
+      msg = `A ${mode} transfer is not supported by ${unable.join(', ')} (this organization's telephony providers)`;
+    }
+    return msg ? [{ loc: ['body', 'definition', 'config', 'mode'], msg, type: 'value_error' }] : [];
   }
 
   private async checked(organizationId: number, changes: ToolChanges): Promise<void> {

@@ -1,6 +1,6 @@
 /** What a tool is, as stored and answered: the shapes the tools API takes and the engine runs. */
 
-export const TOOL_TYPES = ['http_api', 'end_call', 'calculator'] as const;
+export const TOOL_TYPES = ['http_api', 'end_call', 'calculator', 'transfer_call'] as const;
 export type ToolType = (typeof TOOL_TYPES)[number];
 
 export const TOOL_STATUSES = ['active', 'archived'] as const;
@@ -56,10 +56,45 @@ export interface EndCallConfig {
 
 export type CalculatorConfig = Record<string, never>;
 
+export const TRANSFER_MODES = ['blind', 'warm'] as const;
+export type TransferMode = (typeof TRANSFER_MODES)[number];
+
+export const DESTINATION_SOURCES = ['static', 'dynamic', 'context_mapping'] as const;
+export type DestinationSource = (typeof DESTINATION_SOURCES)[number];
+
+export const MIN_TRANSFER_RING_SECONDS = 5;
+export const MAX_TRANSFER_RING_SECONDS = 120;
+export const DEFAULT_TRANSFER_RING_SECONDS = 30;
+
+/** One rule of a `context_mapping` transfer: the first whose context value matches picks the destination. */
+export interface TransferRule {
+  /** `initial_context.<key>` or `gathered_context.<key>`. */
+  context_path: string;
+  /** Compared with the context value as text, ignoring case and surrounding spaces. */
+  equals: string;
+  destination: string;
+}
+
+export interface TransferCallConfig {
+  destination_source: DestinationSource;
+  /** `static`: an E.164 number or SIP URI, templated with the call's context. */
+  destination?: string;
+  /** `dynamic`: the destinations the model may pass. */
+  allowed_destinations?: string[];
+  /** `context_mapping`: tried in order; `fallback_destination` when none matches. */
+  rules?: TransferRule[];
+  fallback_destination?: string;
+  ring_timeout_seconds: number;
+  /** Said to the caller before the transfer starts. */
+  message?: string;
+  mode: TransferMode;
+}
+
 export type ToolDefinition =
   | { schema_version: 1; type: 'http_api'; config: HttpApiConfig }
   | { schema_version: 1; type: 'end_call'; config: EndCallConfig }
-  | { schema_version: 1; type: 'calculator'; config: CalculatorConfig };
+  | { schema_version: 1; type: 'calculator'; config: CalculatorConfig }
+  | { schema_version: 1; type: 'transfer_call'; config: TransferCallConfig };
 
 export interface ToolView {
   tool_uuid: string;

@@ -335,3 +335,54 @@ describe('carrier behaviours a configuration asks for', () => {
     });
   });
 });
+
+describe('transfers', () => {
+  const answeredCall = async (clock: { now: Date }, talkSeconds = 10) => {
+    const provider = simulator(clock, { talk_seconds: talkSeconds });
+    const { providerCallId } = await provider.originate(originateRequest('+15551230123'));
+    return { provider, providerCallId, transfer: provider.transfer! };
+  };
+  const transferRequest = (providerCallId: string, destination: string) => ({
+    runId: 1,
+    providerCallId,
+    destination,
+    from: '+14155550100',
+    mode: 'blind' as const,
+    ringTimeoutSeconds: 30,
+    idempotencyKey: randomUUID(),
+    transferCallbackUrl: receiver.url.replace('/status/', '/transfer/'),
+    answerUrl: 'http://127.0.0.1:1/answer',
+    mediaStreamUrl: 'ws://127.0.0.1:1/media',
+  });
+
+  it.each([
+    ['+15551230999', 'answered'],
+    ['+15551230486', 'busy'],
+    ['+15551230503', 'failed'],
+  ])('a destination %s rings for ring_seconds, then is %s', async (destination, outcome) => {
+    const start = new Date('2026-01-01T10:00:00Z');
+    const clock = { now: start };
+    const { transfer, providerCallId } = await answeredCall(clock);
+    clock.now = at(start, 2);
+    const { transferId } = await transfer.start(transferRequest(providerCallId, destination));
+    await expect(transfer.status(providerCallId, transferId)).resolves.toMatchObject({ status: 'ringing' });
+    clock.now = at(start, 3);
+    await expect(transfer.status(providerCallId, transferId)).resolves.toMatchObject({ status: outcome, transferId });
+  });
+
+  it('keeps a no-answer destination ringing until it is canceled, and a cancel is kept', async () => {
+    const clock = { now: new Date('2026-01-01T10:00:00Z') };
+    const { transfer, providerCallId } = await answeredCall(clock, 600);
+    clock.now = at(clock.now, 2);
+    const { transferId } = await transfer.start(transferRequest(providerCallId, '+15551230408'));
+    clock.now = at(clock.now, 60);
+    await expect(transfer.status(providerCallId, transferId)).resolves.toMatchObject({ status: 'ringing' });
+    await transfer.cancel(providerCallId, transferId);
+    const [row] = await services.db.dataSource.query<{ canceled_at: Date | null }[]>(
+      'SELECT canceled_at FROM simulator_transfers WHERE transfer_id = $1',
+      [transferId],
+    );
+    expect(row?.canceled_at).not.toBeNull();
+    await expect(transfer.status(providerCallId, transferId)).resolves.toMatchObject({ status: 'canceled' });
+  });
+});

@@ -291,6 +291,9 @@ function fakeCallActivities() {
     hangupCall: () => Promise.resolve(),
     voicemailMessage: () => Promise.resolve(null),
     requestLiveVoicemail: () => Promise.resolve(false),
+    startTransfer: () => Promise.resolve({ refused: 'no transfers in these recordings' }),
+    cancelTransfer: () => Promise.resolve(),
+    getTransferStatus: () => Promise.resolve(null),
     runConversation: () => Promise.resolve(conversation),
     finalizeRun: () => Promise.resolve({ postCallWebhooks: [{ nodeId: 'hook', name: 'CRM' }] }),
   };

@@ -2,7 +2,8 @@ import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
 import type { createCallActivities } from '../../activities/call.activities';
 import type { ConversationResult } from '../../agent-runtime/contract';
 import { ACTIVITY_POLICIES } from '../activity-policies';
-import type { CallWorkflowInput, TerminalCallStatus, VoicemailMessage } from '../definitions';
+import type { ConversationResume } from '../../agent-runtime/contract';
+import type { CallWorkflowInput, RunTransfer, TerminalCallStatus, VoicemailMessage } from '../definitions';
 import { spokenDuration } from '../spoken-duration';
 import { CallState } from './state';
 
@@ -35,10 +36,12 @@ export interface CallEnding {
   simulate?: { maxDurationSeconds: number };
   /** The voicemail message left on a machine that answered. */
   voicemail?: VoicemailMessage;
+  /** The call's transfer attempts, oldest first. */
+  transfers?: RunTransfer[];
 }
 
 /** The phases of a call, by name: each leads to another or to the ending. */
-export type CallPhase = 'ring' | 'converse' | 'voicemail';
+export type CallPhase = 'ring' | 'converse' | 'voicemail' | 'transfer';
 
 /** What a phase leads to: the next phase, or the call's ending. */
 export type PhaseResult = { next: CallPhase } | { end: CallEnding };
@@ -51,7 +54,14 @@ export const endWith = (ending: CallEnding): PhaseResult => ({ end: ending });
  */
 export class CallRun {
   readonly state = new CallState();
-  private readonly pollMs: number;
+  /** The conversation stopped for a transfer: the transfer phase carries it out. */
+  transferAsked: ConversationResult | undefined;
+  /** A transfer did not connect: the conversation carries on from where it stopped. */
+  resume: ConversationResume | undefined;
+  /** Every transfer attempt of the call, oldest first. */
+  readonly transfers: RunTransfer[] = [];
+  /** How often an unanswered wait looks the call up. */
+  readonly pollMs: number;
   private readonly answeredPollMaxMs: number;
 
   constructor(readonly input: CallWorkflowInput) {

@@ -50,6 +50,7 @@ export async function conclude(call: CallRun, ending: CallEnding): Promise<CallO
         campaign,
         ...(analysis && input.campaign && !campaign ? { campaignIfAnalyzed: input.campaign } : {}),
         ...(voicemail ? { voicemail } : {}),
+        ...(call.transfers.length > 0 ? { transfers: call.transfers } : {}),
       }),
   );
   if (analysis && concluded.analyze) await analyze(runId);

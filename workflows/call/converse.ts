@@ -1,6 +1,6 @@
-import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
+import { condition, log, patched, proxyLocalActivities } from '@temporalio/workflow';
 import type { createCallActivities } from '../../activities/call.activities';
-import type { ConversationResult } from '../../agent-runtime/contract';
+import type { ConversationResult, ConversationResume } from '../../agent-runtime/contract';
 import { CALL_LENGTH_POLICIES } from '../activity-policies';
 import type { CallWorkflowInput } from '../definitions';
 import { endWith, type CallRun, type PhaseResult } from './call-run';
@@ -10,6 +10,9 @@ import { endWith, type CallRun, type PhaseResult } from './call-run';
  * the stream ends with the call, then extraction and the disposition may still ask the language model.
  */
 const CONVERSATION_GRACE_MS = 30_000;
+
+/** Marks histories whose conversations may stop for a transfer (older ones never did). */
+export const TRANSFER_PATCH = 'call-transfer';
 
 /**
  * A connected call's conversation, until the call ends or `max_call_duration` is reached (then the
@@ -62,7 +65,12 @@ async function converseSimulated(call: CallRun): Promise<PhaseResult> {
       simulate: { maxDurationSeconds },
     });
   }
-  const conversation = await simulatedConversation(input);
+  const conversation = await simulatedConversation(input, call.resume);
+  call.resume = undefined;
+  if (conversation?.endedBy === 'transfer' && conversation.transfer && patched(TRANSFER_PATCH)) {
+    call.transferAsked = conversation;
+    return { next: 'transfer' };
+  }
   const talkDeadline = (state.answeredAt ?? Date.now()) + maxDurationSeconds * 1000;
   await call.waitUntil(() => state.ended, talkDeadline, 'the call to end', true);
   if (!state.ended) {
@@ -82,14 +90,27 @@ async function converseSimulated(call: CallRun): Promise<PhaseResult> {
  * The simulated conversation of a connected call, in a local activity (the simulated callee answers
  * at once); a failed engine leaves the call without one.
  */
-async function simulatedConversation(input: CallWorkflowInput): Promise<ConversationResult | null> {
+async function simulatedConversation(
+  input: CallWorkflowInput,
+  resume: ConversationResume | undefined,
+): Promise<ConversationResult | null> {
   const { runConversation } = proxyLocalActivities<ReturnType<typeof createCallActivities>>(
     CALL_LENGTH_POLICIES.simulatedConversation(input.maxDurationSeconds),
   );
   try {
-    return await runConversation({ runId: input.runId, maxDurationSeconds: input.maxDurationSeconds });
+    return await runConversation({
+      runId: input.runId,
+      maxDurationSeconds: input.maxDurationSeconds,
+      ...(resume ? { resume } : {}),
+    });
   } catch (error) {
     log.error('conversation failed', { runId: input.runId, error: String(error) });
+    // Carried on after a transfer: what was said before it still stands.
+    if (resume) {
+      const previous: ConversationResult = { ...resume.previous, endedBy: 'error', disposition: 'pipeline_error' };
+      delete previous.transfer;
+      return previous;
+    }
     return null;
   }
 }

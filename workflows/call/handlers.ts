@@ -4,12 +4,13 @@ import {
   campaignReportRequestedSignal,
   conversationEndedSignal,
   conversationStartedSignal,
+  transferStatusSignal,
 } from '../definitions';
 import type { CallState } from './state';
 
 /**
  * The call's signals, each handed to its state: the provider's status events (the webhook routes
- * send them), a live call's conversation (the API process holding its media stream reports it),
+ * send them), a live call's conversation (the API process holding its media stream reports it), transfer events,
  * and a campaign's request for a report before it continues as new.
  */
 export function registerCallHandlers(state: CallState): void {
@@ -17,4 +18,5 @@ export function registerCallHandlers(state: CallState): void {
   setHandler(conversationStartedSignal, () => state.conversationStarted());
   setHandler(conversationEndedSignal, (result) => state.conversationEnded(result));
   setHandler(campaignReportRequestedSignal, () => state.reportRequested());
+  setHandler(transferStatusSignal, (update) => state.transferStatusReported(update));
 }

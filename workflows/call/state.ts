@@ -1,6 +1,6 @@
 import type { ConversationResult } from '../../agent-runtime/contract';
-import { TERMINAL_CALL_STATUSES } from '../../telephony/provider';
-import type { CallStatusUpdate, TerminalCallStatus } from '../definitions';
+import { TERMINAL_CALL_STATUSES, type TransferStatus } from '../../telephony/provider';
+import type { CallStatusUpdate, TerminalCallStatus, TransferStatusUpdate } from '../definitions';
 
 /** How the call ended, as the provider reported it. */
 export interface CallEnd {
@@ -27,6 +27,8 @@ export class CallState {
   private conversationBegan = false;
   private liveConversation: ConversationResult | undefined;
   private reportAsked = false;
+  /** Each transfer's status by its id: the first status past `ringing` wins. */
+  private readonly transfers = new Map<string, TransferStatus>();
 
   /** A status event. The first terminal status wins; repeats, late events and other calls' events change nothing. */
   statusReported(update: CallStatusUpdate, now: number): void {
@@ -41,6 +43,19 @@ export class CallState {
       this.answeredAtMs ??= now;
       if (update.answeredBy === 'machine') this.machineAnswered = true;
     }
+  }
+
+  /** A transfer event; events without the transfer's id are ignored. */
+  transferStatusReported(update: TransferStatusUpdate): void {
+    if (!update.transferId) return;
+    const known = this.transfers.get(update.transferId);
+    if (known !== undefined && known !== 'ringing') return;
+    this.transfers.set(update.transferId, update.status);
+  }
+
+  /** The transfer's last reported status, if any. */
+  transferStatus(transferId: string): TransferStatus | undefined {
+    return this.transfers.get(transferId);
   }
 
   /** A live call's conversation began on its media stream. */

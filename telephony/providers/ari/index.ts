@@ -17,6 +17,7 @@ export const ariProvider: ProviderDefinition<AriConfig> = {
   fields: ariFields,
   // Your own Asterisk: the trunk behind it sets the limit, so calls are paced only when configured.
   defaultCallsPerSecond: null,
+  transferModes: [],
   create: createAriAdapter,
   inbound: ariInbound,
   // Minted once on create and carried through updates: Asterisk's dialplan names this app.

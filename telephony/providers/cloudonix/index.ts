@@ -17,6 +17,7 @@ export const cloudonixProvider: ProviderDefinition<CloudonixConfig> = {
   fields: cloudonixFields,
   // Cloudonix documents no default account rate: one call per second until configured.
   defaultCallsPerSecond: 1,
+  transferModes: [],
   create: createCloudonixAdapter,
   inbound: cloudonixInbound,
 };

@@ -3,8 +3,11 @@ import {
   ProviderError,
   type OriginateRequest,
   type ProviderContext,
+  type StartTransferRequest,
   type StatusEvent,
   type TelephonyProvider,
+  type TelephonyTransfer,
+  type TransferEvent,
   type WebhookRequest,
 } from '../../provider';
 import { requireActiveNumber } from '../../readiness';
@@ -13,8 +16,23 @@ import { createSimulatorCalls, type SimulatorCallRow } from './calls';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatorAnswering } from './inbound';
-import { plannedOutcome, simulatedStatus, statusChangeOffsets, VOICEMAIL_BOX_SECONDS } from './timeline';
-import { SIGNATURE_HEADER, SimulatorWebhookBody, simulatorSignature, simulatorSignatureValid } from './webhook';
+import {
+  plannedOutcome,
+  simulatedStatus,
+  simulatedTransferStatus,
+  statusChangeOffsets,
+  transferAnsweredAt,
+  VOICEMAIL_BOX_SECONDS,
+  withTransfer,
+} from './timeline';
+import { createSimulatorTransfers, type SimulatorTransferRow } from './transfers';
+import {
+  SIGNATURE_HEADER,
+  SimulatorTransferWebhookBody,
+  SimulatorWebhookBody,
+  simulatorSignature,
+  simulatorSignatureValid,
+} from './webhook';
 import { parseJson } from '../../../platform/json';
 
 const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -31,11 +49,17 @@ export function createSimulatorProvider(
   const { dataSource, secrets } = context;
   if (!dataSource || !secrets) throw new Error('The simulator provider needs the database and the secrets key');
   const rows = createSimulatorCalls(dataSource);
+  const transfers = createSimulatorTransfers(dataSource);
   const signingKey = secrets.deriveKey('simulator-webhooks');
   const now = context.now ?? (() => new Date());
   const post = context.fetch ?? fetch;
 
-  const statusEvent = (call: SimulatorCallRow): StatusEvent => {
+  /** The call as its answered transfer, if any, extends it. */
+  const current = async (call: SimulatorCallRow): Promise<SimulatorCallRow> =>
+    withTransfer(call, await transfers.answeredOf(call.providerCallId));
+
+  const statusEvent = async (row: SimulatorCallRow): Promise<StatusEvent> => {
+    const call = await current(row);
     const { status, durationSeconds, machine } = simulatedStatus(call, now());
     return {
       status,
@@ -48,16 +72,45 @@ export function createSimulatorProvider(
 
   /** Posts the call's current status; a failed delivery is left to getCallStatus reconciliation. */
   const report = async (providerCallId: string): Promise<void> => {
-    const call = await rows.byId(providerCallId).catch(() => null);
-    if (!call) return;
+    const row = await rows.byId(providerCallId).catch(() => null);
+    if (!row) return;
+    const call = await current(row);
     const { status, durationSeconds, machine } = simulatedStatus(call, now());
-    const body = JSON.stringify({
-      call_id: call.providerCallId,
+    await postSigned(
+      call.statusCallbackUrl,
+      JSON.stringify({
+        call_id: call.providerCallId,
+        status,
+        duration: durationSeconds,
+        ...(machine ? { answered_by: 'machine_end_beep' } : {}),
+      }),
+    );
+  };
+
+  const transferEvent = async (transfer: SimulatorTransferRow): Promise<TransferEvent> => {
+    const call = await rows.byId(transfer.providerCallId);
+    const status = call ? simulatedTransferStatus(transfer, call, now()) : 'canceled';
+    return {
       status,
-      duration: durationSeconds,
-      ...(machine ? { answered_by: 'machine_end_beep' } : {}),
-    });
-    await post(call.statusCallbackUrl, {
+      transferId: transfer.transferId,
+      providerCallId: transfer.providerCallId,
+      raw: { simulated: true, destination: transfer.destination },
+    };
+  };
+
+  /** Posts the transfer's current status to its callback; a failed delivery is left to reconciliation. */
+  const reportTransfer = async (transferId: string): Promise<void> => {
+    const transfer = await transfers.byId(transferId).catch(() => null);
+    if (!transfer) return;
+    const { status } = await transferEvent(transfer);
+    await postSigned(
+      transfer.callbackUrl,
+      JSON.stringify({ transfer_id: transfer.transferId, call_id: transfer.providerCallId, status }),
+    );
+  };
+
+  const postSigned = async (url: string, body: string): Promise<void> => {
+    await post(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: simulatorSignature(signingKey, body) },
       body,
@@ -131,7 +184,7 @@ export function createSimulatorProvider(
 
     async getCallStatus(providerCallId: string) {
       const call = await rows.byId(providerCallId);
-      return call ? statusEvent(call) : null;
+      return call ? await statusEvent(call) : null;
     },
 
     async hangup(providerCallId: string) {
@@ -168,5 +221,77 @@ export function createSimulatorProvider(
 
     readiness: requireActiveNumber,
     ...simulatorAnswering,
+    transfer: simulatorTransfer(),
   };
+
+  /**
+   * Transfers of answered calls: the destination's last digits choose its outcome as a called
+   * number's do; once it answers, the person talks with the caller for `talk_seconds`.
+   */
+  function simulatorTransfer(): TelephonyTransfer {
+    const deliveryKey = (transferId: string) => `transfer:${transferId}`;
+    return {
+      async start(request: StartTransferRequest) {
+        const repeat = await transfers.byIdempotencyKey(request.idempotencyKey);
+        if (repeat) return { transferId: repeat.transferId };
+        const row = await rows.byId(request.providerCallId);
+        if (!row) throw new ProviderError('The simulator knows no such call', 404);
+        const call = await current(row);
+        if (simulatedStatus(call, now()).status !== 'answered') {
+          throw new ProviderError('The simulator cannot transfer a call that is not in progress', 409);
+        }
+        const outcome = plannedOutcome(request.destination);
+        const transfer: SimulatorTransferRow = {
+          transferId: `SIMT${randomUUID().replace(/-/g, '')}`,
+          providerCallId: request.providerCallId,
+          idempotencyKey: request.idempotencyKey,
+          destination: request.destination,
+          // A voicemail number's box is no person: the transfer rings out.
+          plannedOutcome: outcome === 'voicemail' ? 'no-answer' : outcome,
+          startedAt: now(),
+          ringSeconds: config.ring_seconds,
+          callbackUrl: request.transferCallbackUrl,
+          canceledAt: null,
+        };
+        if (!(await transfers.insert(transfer))) {
+          const raced = await transfers.byIdempotencyKey(request.idempotencyKey);
+          if (!raced) throw new ProviderError('The simulator lost a transfer it had started', 500, true);
+          return { transferId: raced.transferId };
+        }
+        const deliveries = [0, transfer.ringSeconds].map((offset) => ({
+          afterMs: offset * 1000,
+          deliver: () => reportTransfer(transfer.transferId),
+        }));
+        const answeredAt = transferAnsweredAt(transfer);
+        if (answeredAt) {
+          // The call's end moves to the end of the person's talk.
+          const ended = withTransfer(row, transfer);
+          const endMs = row.startedAt.getTime() + (ended.ringSeconds + ended.talkSeconds) * 1000;
+          deliveries.push({ afterMs: endMs - now().getTime(), deliver: () => report(row.providerCallId) });
+        }
+        dispatcher.schedule(deliveryKey(transfer.transferId), deliveries);
+        return { transferId: transfer.transferId };
+      },
+
+      async cancel(_providerCallId: string, transferId: string) {
+        const transfer = await transfers.byId(transferId);
+        if (!transfer || (await transferEvent(transfer)).status !== 'ringing') return;
+        await transfers.cancel(transferId, now());
+        dispatcher.cancel(deliveryKey(transferId));
+        await reportTransfer(transferId);
+      },
+
+      async status(_providerCallId: string, transferId: string) {
+        const transfer = await transfers.byId(transferId);
+        return transfer ? await transferEvent(transfer) : null;
+      },
+
+      parseWebhook(request: WebhookRequest): TransferEvent {
+        const parsed = SimulatorTransferWebhookBody.safeParse(parseJson(request.rawBody));
+        if (!parsed.success) throw new ProviderError('The simulator webhook body is not a transfer report');
+        const { transfer_id, call_id, status } = parsed.data;
+        return { status, transferId: transfer_id, providerCallId: call_id, raw: parsed.data };
+      },
+    };
+  }
 }

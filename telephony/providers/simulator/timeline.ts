@@ -1,5 +1,5 @@
 import type { SimulatedOutcome, SimulatorCall } from '../../../entities/simulator-call.entity';
-import type { CallStatus } from '../../provider';
+import type { CallStatus, TransferStatus } from '../../provider';
 
 /** The called number's last four digits choose the outcome; any other number is answered. */
 export const MAGIC_SUFFIXES: Readonly<Record<string, SimulatedOutcome>> = {
@@ -59,4 +59,48 @@ export function statusChangeOffsets(call: Timeline): number[] {
   if (call.plannedOutcome === 'answered') offsets.push(call.ringSeconds + call.talkSeconds);
   if (call.plannedOutcome === 'voicemail') offsets.push(call.ringSeconds + VOICEMAIL_BOX_SECONDS);
   return [...new Set(offsets)];
+}
+
+type TransferTimeline = {
+  startedAt: Date;
+  ringSeconds: number;
+  plannedOutcome: SimulatedOutcome;
+  canceledAt: Date | null;
+};
+
+/** When a transfer's destination answers, if it does (and was not canceled first). */
+export function transferAnsweredAt(transfer: TransferTimeline): Date | null {
+  if (transfer.plannedOutcome !== 'answered') return null;
+  const answeredAt = new Date(transfer.startedAt.getTime() + transfer.ringSeconds * 1000);
+  return transfer.canceledAt && transfer.canceledAt < answeredAt ? null : answeredAt;
+}
+
+/**
+ * The caller's call with its answered transfer: the person talks with the caller for the
+ * configuration's `talkSeconds` from the moment they answer, unless the call was over before.
+ */
+export function withTransfer<T extends Timeline>(call: T, transfer: TransferTimeline | null): T {
+  const answeredAt = transfer ? transferAnsweredAt(transfer) : null;
+  if (!answeredAt || call.plannedOutcome !== 'answered' || simulatedStatus(call, answeredAt).status !== 'answered') {
+    return call;
+  }
+  const talkedBefore = (answeredAt.getTime() - call.startedAt.getTime()) / 1000 - call.ringSeconds;
+  return { ...call, talkSeconds: Math.ceil(talkedBefore) + call.talkSeconds };
+}
+
+/**
+ * A transfer's status at `now`: its destination rings for `ringSeconds`, then takes its planned
+ * outcome (by its last digits, as calls do), except that a `no-answer` destination rings until the
+ * transfer is canceled. A cancel while ringing, or the caller's call ending first, cancels it.
+ */
+export function simulatedTransferStatus(transfer: TransferTimeline, call: Timeline, now: Date): TransferStatus {
+  const answerMs = transfer.startedAt.getTime() + transfer.ringSeconds * 1000;
+  const canceled = transfer.canceledAt && transfer.canceledAt.getTime() <= now.getTime() ? transfer.canceledAt : null;
+  const callOver = (at: Date) => simulatedStatus(call, at).status !== 'answered';
+  const decidedAt = new Date(Math.min(now.getTime(), answerMs));
+  if (callOver(decidedAt)) return 'canceled';
+  if (now.getTime() < answerMs || transfer.plannedOutcome === 'no-answer') return canceled ? 'canceled' : 'ringing';
+  if (canceled && canceled.getTime() < answerMs) return 'canceled';
+  if (transfer.plannedOutcome === 'voicemail') return 'no-answer';
+  return transfer.plannedOutcome;
 }

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import { CALL_STATUSES } from '../../provider';
+import { CALL_STATUSES, TRANSFER_STATUSES } from '../../provider';
 import { signaturesMatch } from '../../webhook-signatures';
 
 export const SIGNATURE_HEADER = 'x-simulator-signature';
@@ -14,6 +14,13 @@ export const SimulatorWebhookBody = z.object({
   answered_by: z.enum(['human', 'machine_end_beep']).optional(),
 });
 export type SimulatorWebhookBody = z.output<typeof SimulatorWebhookBody>;
+
+/** What the simulator posts to a transfer's callback URL. */
+export const SimulatorTransferWebhookBody = z.object({
+  transfer_id: z.string().min(1),
+  call_id: z.string().min(1),
+  status: z.enum(TRANSFER_STATUSES),
+});
 
 /** Hex HMAC-SHA256 of the raw body under the simulator's key (derived from SECRETS_KEY). */
 export function simulatorSignature(key: Buffer, rawBody: string): string {

@@ -23,6 +23,7 @@ export const telnyxProvider: ProviderDefinition<TelnyxConfig> = {
   fields: telnyxFields,
   // Telnyx's default dial limit is 30 dials per second per account.
   defaultCallsPerSecond: 30,
+  transferModes: [],
   create: createTelnyxAdapter,
   inbound: telnyxInbound,
 };

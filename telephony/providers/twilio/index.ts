@@ -12,6 +12,7 @@ export const twilioProvider: ProviderDefinition<TwilioConfig> = {
   fields: twilioFields,
   // Twilio's default is 1 call per second per account (Programmable Voice) unless raised.
   defaultCallsPerSecond: 1,
+  transferModes: [],
   create: createTwilioProvider,
   inbound: twilioInbound,
 };

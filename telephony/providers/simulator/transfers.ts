@@ -1,0 +1,78 @@
+import type { DataSource } from 'typeorm';
+import type { SimulatedOutcome } from '../../../entities/simulator-call.entity';
+
+/** A simulator transfer row as the adapter reads it. */
+export interface SimulatorTransferRow {
+  transferId: string;
+  providerCallId: string;
+  idempotencyKey: string;
+  destination: string;
+  plannedOutcome: Exclude<SimulatedOutcome, 'voicemail'>;
+  startedAt: Date;
+  ringSeconds: number;
+  callbackUrl: string;
+  canceledAt: Date | null;
+}
+
+const COLUMNS = `transfer_id AS "transferId", provider_call_id AS "providerCallId",
+  idempotency_key AS "idempotencyKey", destination, planned_outcome AS "plannedOutcome",
+  started_at AS "startedAt", ring_seconds AS "ringSeconds", callback_url AS "callbackUrl",
+  canceled_at AS "canceledAt"`;
+
+/** The simulator's statements on its transfers. */
+export function createSimulatorTransfers(dataSource: DataSource) {
+  const one = async (where: string, value: string): Promise<SimulatorTransferRow | null> => {
+    const [row] = await dataSource.query<SimulatorTransferRow[]>(
+      `SELECT ${COLUMNS} FROM simulator_transfers WHERE ${where} = $1`,
+      [value],
+    );
+    return row ?? null;
+  };
+  return {
+    /** Inserts the transfer unless its idempotency key is taken; true when inserted. */
+    async insert(row: SimulatorTransferRow): Promise<boolean> {
+      const inserted = await dataSource.query<unknown[]>(
+        `INSERT INTO simulator_transfers (transfer_id, provider_call_id, idempotency_key, destination,
+           planned_outcome, started_at, ring_seconds, callback_url, canceled_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT DO NOTHING RETURNING transfer_id`,
+        [
+          row.transferId,
+          row.providerCallId,
+          row.idempotencyKey,
+          row.destination,
+          row.plannedOutcome,
+          row.startedAt,
+          row.ringSeconds,
+          row.callbackUrl,
+          row.canceledAt,
+        ],
+      );
+      return inserted.length > 0;
+    },
+    /** Marks the transfer canceled at `at`, unless it already was. */
+    /** Marks the transfer canceled at `at`, unless it already was. */
+    async cancel(transferId: string, at: Date): Promise<void> {
+      // A SELECT around the UPDATE: the ORM answers a bare UPDATE with [rows, count] instead of rows.
+      await dataSource.query(
+        `WITH canceled AS (UPDATE simulator_transfers SET canceled_at = $2
+                            WHERE transfer_id = $1 AND canceled_at IS NULL RETURNING 1)
+         SELECT count(*) FROM canceled`,
+        [transferId, at],
+      );
+    },
+    byId: (transferId: string) => one('transfer_id', transferId),
+    byIdempotencyKey: (key: string) => one('idempotency_key', key),
+    /** The call's transfer that was answered, if one was. */
+    async answeredOf(providerCallId: string): Promise<SimulatorTransferRow | null> {
+      const [row] = await dataSource.query<SimulatorTransferRow[]>(
+        `SELECT ${COLUMNS} FROM simulator_transfers
+          WHERE provider_call_id = $1 AND planned_outcome = 'answered'
+            AND (canceled_at IS NULL OR canceled_at >= started_at + ring_seconds * interval '1 second')
+          ORDER BY started_at LIMIT 1`,
+        [providerCallId],
+      );
+      return row ?? null;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import request from 'supertest';
+import { signUp, type SignedUp, type TestServer } from '../helpers/accounts';
+import { createTelephonyConfig, TEST_SECRETS_KEY } from '../helpers/telephony';
+import { useTestServices } from '../helpers/services';
+
+const services = useTestServices();
+
+let app: TestServer;
+let owner: SignedUp;
+beforeAll(async () => {
+  app = services.server({ SECRETS_KEY: TEST_SECRETS_KEY, TELEPHONY_SIMULATOR: 'true' });
+  owner = await signUp(app);
+});
+
+const transferTool = (config: Record<string, unknown>) =>
+  request(app)
+    .post('/api/v1/tools')
+    .auth(owner.token, { type: 'bearer' })
+    .send({
+      name: 'Put through',
+      description: 'Hands the caller to sales.',
+      definition: { type: 'transfer_call', config },
+    });
+
+describe('transfer_call tools', () => {
+  it('saves each destination source with its defaults: blind, a 30 s ring timeout', async () => {
+    for (const config of [
+      { destination_source: 'static', destination: '+1 (415) 555-0999' },
+      { destination_source: 'static', destination: '{{initial_context.desk}}' },
+      { destination_source: 'static', destination: 'sip:desk@pbx.example.com' },
+      { destination_source: 'dynamic', allowed_destinations: ['+14155550999', 'sip:sales@pbx.example.com'] },
+      {
+        destination_source: 'context_mapping',
+        rules: [{ context_path: 'gathered_context.department', equals: 'sales', destination: '+14155550999' }],
+        fallback_destination: '+14155550998',
+      },
+    ]) {
+      const res = await transferTool(config);
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        category: 'transfer_call',
+        definition: { config: { mode: 'blind', ring_timeout_seconds: 30 } },
+      });
+    }
+    const saved = await transferTool({ destination_source: 'static', destination: '+1 (415) 555-0999' });
+    expect(saved.body.definition.config.destination).toBe('+1 (415) 555-0999');
+  });
+
+  it.each([
+    [{ destination_source: 'static' }, 'destination', /required/],
+    [{ destination_source: 'static', destination: '555-CALL-ME' }, 'destination', /E\.164/],
+    [{ destination_source: 'dynamic' }, 'allowed_destinations', /required/],
+    [{ destination_source: 'dynamic', allowed_destinations: ['sales desk'] }, 'allowed_destinations', /E\.164/],
+    [{ destination_source: 'context_mapping', rules: [] }, 'fallback_destination', /required/],
+    [
+      {
+        destination_source: 'context_mapping',
+        rules: [{ context_path: 'department', equals: 'sales', destination: '+14155550999' }],
+        fallback_destination: '+14155550998',
+      },
+      'rules',
+      /initial_context/,
+    ],
+    [
+      { destination_source: 'static', destination: '+14155550999', ring_timeout_seconds: 4 },
+      'ring_timeout_seconds',
+      /5/,
+    ],
+    [
+      { destination_source: 'static', destination: '+14155550999', ring_timeout_seconds: 121 },
+      'ring_timeout_seconds',
+      /120/,
+    ],
+  ])('refuses %j with a 422 at %s', async (config, field, message) => {
+    const res = await transferTool(config);
+    expect(res.status).toBe(422);
+    const issue = (res.body.detail as { loc: (string | number)[]; msg: string }[]).find((item) =>
+      item.loc.includes(field),
+    );
+    expect(issue?.msg).toMatch(message);
+  });
+
+  it('refuses a warm transfer at save time when a provider of the organization cannot make one', async () => {
+    const res = await transferTool({ destination_source: 'static', destination: '+14155550999', mode: 'warm' });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(['body', 'definition', 'config', 'mode']);
+    expect(res.body.detail[0].msg).toBe('A warm transfer is not supported by any telephony provider');
+
+    await createTelephonyConfig(app, owner.token, { provider: 'simulator' });
+    const again = await transferTool({ destination_source: 'static', destination: '+14155550999', mode: 'warm' });
+    expect(again.status).toBe(422);
+    expect(again.body.detail[0].msg).toBe(
+      "A warm transfer is not supported by simulator (this organization's telephony providers)",
+    );
+  });
+
+  it("lists each provider's transfer modes in the providers' metadata", async () => {
+    const res = await request(app)
+      .get('/api/v1/organizations/telephony-providers/metadata')
+      .auth(owner.token, { type: 'bearer' });
+    expect(res.status).toBe(200);
+    const modes = Object.fromEntries(
+      (res.body.providers as { provider: string; transfer_modes: string[] }[]).map((p) => [
+        p.provider,
+        p.transfer_modes,
+      ]),
+    );
+    expect(modes.simulator).toEqual(['blind']);
+    expect(modes.vonage).toEqual([]);
+  });
+});

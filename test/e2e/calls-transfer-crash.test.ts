@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { freePort } from '../../scripts/free-port';
+import { callWorkflowId } from '../../workflows/definitions';
+import { buildTestApp } from '../helpers/app';
+import { callingOrganization } from '../helpers/calls';
+import { useTestServices } from '../helpers/services';
+import { promoteTestBuild, uniqueTaskQueue } from '../helpers/temporal';
+import { TEST_SECRETS_KEY } from '../helpers/telephony';
+import { testEnv } from '../helpers/test-env';
+import { transferringAgent } from '../helpers/transfer-agent';
+import { waitFor } from '../helpers/wait-for';
+
+const services = useTestServices();
+const root = join(__dirname, '..', '..');
+
+let http: Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  http = createServer();
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => http.close(() => resolve())));
+
+/** `npm run worker` as its own process, on this file's database and task queue. */
+async function startWorker(taskQueue: string): Promise<ChildProcess> {
+  return spawn(process.execPath, ['--import', 'tsx', join(root, 'workers', 'main.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: services.db.url,
+      TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      PUBLIC_BASE_URL: baseUrl,
+      WORKER_METRICS_PORT: String(await freePort()),
+      WORKFLOW_BUNDLE_PATH: testEnv('workflowBundle'),
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'switchboard-worker-')),
+    },
+    stdio: 'ignore',
+  });
+}
+
+const killed = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+
+it('brings the caller back when the worker is SIGKILLed while the destination rings: the ring timeout survives it', async () => {
+  const taskQueue = uniqueTaskQueue('calls-transfer-crash');
+  const { app } = buildTestApp(
+    { dataSource: services.db.dataSource, temporal: services.temporal.client },
+    { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
+  );
+  const handle = app.callback();
+  http.on('request', (req, res) => void handle(req, res));
+  // The callee stays long enough for the transfer to ring out and the conversation to carry on.
+  const org = await callingOrganization(handle, { ring_seconds: 1, talk_seconds: 40 });
+  // A destination that rings and never answers: only the workflow's ring timeout ends it.
+  const agent = await transferringAgent(handle, org.owner.token, {
+    destination_source: 'static',
+    destination: '+14155550408',
+    ring_timeout_seconds: 15,
+  });
+
+  const first = await startWorker(taskQueue);
+  await promoteTestBuild(services.temporal.client);
+  const res = await request(handle)
+    .post(`/api/v1/public/agent/${agent.triggerPath}`)
+    .set('X-API-Key', org.apiKey)
+    .send({ phone_number: '+14155550777' });
+  expect(res.status).toBe(200);
+  const runId = res.body.workflow_run_id as number;
+
+  // The destination rings: kill the worker that started the transfer.
+  const transferId = await waitFor(
+    'the transfer',
+    async () => {
+      const [row] = await services.db.dataSource.query<{ transfer_id: string }[]>(
+        `SELECT t.transfer_id FROM simulator_transfers t
+           JOIN runs r ON r.provider_call_id = t.provider_call_id WHERE r.id = $1`,
+        [runId],
+      );
+      return row?.transfer_id;
+    },
+    { timeoutMs: 90_000, intervalMs: 200 },
+  );
+  await killed(first);
+
+  const second = await startWorker(taskQueue);
+  try {
+    await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
+  } finally {
+    await killed(second);
+  }
+  expect(transferId).toMatch(/^SIMT/);
+  const detail = await request(handle)
+    .get(`/api/v1/workflow/${agent.workflowId}/runs/${runId}`)
+    .auth(org.owner.token, { type: 'bearer' });
+  // The restarted worker's ring timeout ended the transfer, and the agent came back to the caller.
+  expect(detail.body.transfer).toMatchObject({ outcome: 'no-answer', reason: 'transfer_failed: nobody answered' });
+  expect(detail.body.gathered_context.call_status).toBe('completed');
+  const said = (detail.body.logs.transcript as { text: string }[]).map((line) => line.text);
+  expect(said.some((text) => text.includes('I could not put you through'))).toBe(true);
+  const transfers = await services.db.dataSource.query<unknown[]>(
+    `SELECT 1 FROM simulator_transfers t JOIN runs r ON r.provider_call_id = t.provider_call_id WHERE r.id = $1`,
+    [runId],
+  );
+  expect(transfers).toHaveLength(1);
+}, 300_000);
