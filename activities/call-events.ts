@@ -1,3 +1,4 @@
+import type { createAnalysisActivities } from './analysis.activities';
 import type { createCallConclusionActivities } from './call-conclusion.activities';
 import type { createCallActivities } from './call.activities';
 import type { CallEventType } from './organization-events.activities';
@@ -21,6 +22,22 @@ export function withCallEvents(steps: Steps, conclusion: Conclusion, emit: Emit)
       const concluded = await conclusion.concludeCall(input);
       await emit(input.runId, 'call.ended');
       return concluded;
+    },
+  };
+}
+
+type Analysis = Pick<ReturnType<typeof createAnalysisActivities>, 'analyzeRun'>;
+
+/** The analysis step marks `call_analyzed` once it stored a result; a step run again stores and sends nothing. */
+export function withAnalysisEvent(
+  analysis: Analysis,
+  emit: (runId: number, analysisId: string) => Promise<void>,
+): Analysis {
+  return {
+    async analyzeRun(input) {
+      const result = await analysis.analyzeRun(input);
+      if (result.analyzed) await emit(input.runId, input.analysisId);
+      return result;
     },
   };
 }

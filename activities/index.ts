@@ -10,8 +10,12 @@ import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
 import { createTextChatActivities } from './text-chat.activities';
 import { createKnowledgeBaseActivities } from './knowledge-base.activities';
-import { withCallEvents } from './call-events';
-import { createCallEventEmitter, createOrganizationEventActivities } from './organization-events.activities';
+import { withAnalysisEvent, withCallEvents } from './call-events';
+import {
+  createAnalysisEventEmitter,
+  createCallEventEmitter,
+  createOrganizationEventActivities,
+} from './organization-events.activities';
 import { createPreCallFetchActivities } from './pre-call-fetch.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
@@ -61,15 +65,18 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
     }),
     ...createCampaignActivities({ dataSource: deps.dataSource, ...calls }),
     ...createDialRuleActivities({ dataSource: deps.dataSource, rules: calls.settings.dialRules }),
-    ...createAnalysisActivities({
-      dataSource: deps.dataSource,
-      versions,
-      secrets: calls.secrets,
-      llm: calls.settings.llm,
-      prices: { perMinuteUsd: calls.settings.pricePerMinuteUsd, per1kTokensUsd: calls.settings.pricePer1kTokensUsd },
-      allowPrivate: deps.webhooks?.allowPrivate ?? false,
-      ...(deps.webhooks?.resolve ? { resolve: deps.webhooks.resolve } : {}),
-    }),
+    ...withAnalysisEvent(
+      createAnalysisActivities({
+        dataSource: deps.dataSource,
+        versions,
+        secrets: calls.secrets,
+        llm: calls.settings.llm,
+        prices: { perMinuteUsd: calls.settings.pricePerMinuteUsd, per1kTokensUsd: calls.settings.pricePer1kTokensUsd },
+        allowPrivate: deps.webhooks?.allowPrivate ?? false,
+        ...(deps.webhooks?.resolve ? { resolve: deps.webhooks.resolve } : {}),
+      }),
+      createAnalysisEventEmitter(events),
+    ),
     ...createPreCallFetchActivities({
       dataSource: deps.dataSource,
       versions,

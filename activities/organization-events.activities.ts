@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Context, log as activityLog } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import { emitCallAnalyzed } from '../domain/webhooks/call-analyzed';
 import { deliveryStarter } from '../domain/webhooks/delivery-workflow';
 import type { OrganizationEventType } from '../domain/webhooks/organization-events';
 import { WebhookDeliveries, type DeliveryLimits } from '../domain/webhooks/webhook-deliveries';
@@ -28,9 +29,18 @@ export type CallEventType = Extract<OrganizationEventType, 'call.started' | 'cal
 
 /** A call event's id, the same for every retry of the step that emits it: a UUID from the run and the type. */
 export function callEventId(runId: number, type: CallEventType): string {
-  const hex = createHash('sha256').update(`${type}/run-${runId}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return eventUuid(`${type}/run-${runId}`);
 }
+
+/** `call_analyzed`'s id: one per analysis of the run (the call's own, and each rerun). */
+export function analysisEventId(runId: number, analysisId: string): string {
+  return eventUuid(`call_analyzed/run-${runId}/${analysisId}`);
+}
+
+const eventUuid = (name: string): string => {
+  const hex = createHash('sha256').update(name).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
 
 export interface CampaignEventInput {
   campaignId: number;
@@ -127,3 +137,28 @@ export function createOrganizationEventActivities(deps: OrganizationEventActivit
     },
   };
 }
+
+/**
+ * `call_analyzed` once a run's analysis is stored, emitted by the analysis step itself
+ * (activities/call-events.ts) with what it wrote: tags, typed fields, success, score, sentiment.
+ * A failure is logged, never the analysis's.
+ */
+export function createAnalysisEventEmitter(deps: OrganizationEventActivityDeps) {
+  return async (runId: number, analysisId: string): Promise<void> => {
+    try {
+      const run = await deps.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+      const annotations = run.annotations ?? {};
+      await emitCallAnalyzed(webhookDeliveries(deps, Context.current().info.taskQueue), {
+        organizationId: run.organizationId,
+        runId,
+        analysis: { tags: annotations.tags ?? [], ...(isObject(annotations.analysis) ? annotations.analysis : {}) },
+        eventId: analysisEventId(runId, analysisId),
+      });
+    } catch (error) {
+      activityLog.warn('call_analyzed event not stored', { runId, analysisId, error: String(error) });
+    }
+  };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
