@@ -239,7 +239,8 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
       ...(spec.body
         ? {
             body: {
-              required: true,
+              // A body schema that is optional as a whole (`.optional()`) may be left out entirely.
+              required: !spec.body.safeParse(undefined).success,
               content: {
                 'application/json': mediaType(spec.body, spec.bodyExample),
               },

@@ -15,6 +15,9 @@ import type { Documents, SameShape } from './common';
 const filter = <A extends string, T extends string, V extends z.ZodType>(attribute: A, type: T, value: V) =>
   z.object({ attribute: z.literal(attribute), type: z.literal(type), value });
 const exactNumber = z.object({ value: BodyId });
+/** A typed analysis field's name, as the QA node declares it. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const substring = z.object({ value: text(255).min(1) });
 const Seconds = z.number().min(-1e12).max(1e12);
 const KNOWN_FILTERS = [
@@ -42,12 +45,14 @@ const KNOWN_FILTERS = [
   filter(
     'analysisField',
     'analysisField',
-    z.object({
-      name: text(255).regex(/^[A-Za-z_][A-Za-z0-9_]*$/),
-      equals: z.union([text(255), z.number(), z.boolean()]).optional(),
-      min: z.number().optional(),
-      max: z.number().optional(),
-    }),
+    z
+      .object({
+        name: text(255).regex(FIELD_NAME).openapi({ pattern: FIELD_NAME.source, minLength: 1, maxLength: 255 }),
+        equals: z.union([text(255), z.number(), z.boolean()]).optional(),
+        min: z.number().optional(),
+        max: z.number().optional(),
+      })
+      .openapi({ anyOf: [{ required: ['equals'] }, { required: ['min'] }, { required: ['max'] }] }),
   ),
 ] as const;
 

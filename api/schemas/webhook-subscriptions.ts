@@ -30,7 +30,8 @@ export const WebhookSubscriptionRequest = z
       .array(EventType)
       .min(1)
       .max(ORGANIZATION_EVENT_TYPES.length)
-      .refine((events) => new Set(events).size === events.length, 'each event at most once'),
+      .refine((events) => new Set(events).size === events.length, 'each event at most once')
+      .openapi({ uniqueItems: true }),
     active: z.boolean().default(true).openapi({ description: 'An inactive subscription is sent nothing.' }),
     description: text(TEXT_LIMITS.text).default(''),
   })
