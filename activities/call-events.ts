@@ -2,9 +2,11 @@ import type { createAnalysisActivities } from './analysis.activities';
 import type { createCallConclusionActivities } from './call-conclusion.activities';
 import type { createCallActivities } from './call.activities';
 import type { CallEventType } from './organization-events.activities';
+import type { createPreCallFetchActivities } from './pre-call-fetch.activities';
 
 type Emit = (runId: number, type: CallEventType) => Promise<void>;
 type Steps = Pick<ReturnType<typeof createCallActivities>, 'placeCall'>;
+type Answering = Pick<ReturnType<typeof createPreCallFetchActivities>, 'preCallFetch'>;
 type Conclusion = Pick<ReturnType<typeof createCallConclusionActivities>, 'concludeCall'>;
 
 /**
@@ -22,6 +24,19 @@ export function withCallEvents(steps: Steps, conclusion: Conclusion, emit: Emit)
       const concluded = await conclusion.concludeCall(input);
       await emit(input.runId, 'call.ended');
       return concluded;
+    },
+  };
+}
+
+/**
+ * An inbound call starts when it is answered: the first step the call workflow runs for it, the
+ * pre-call fetch (whether the agent fetches or not), emits `call.started`.
+ */
+export function withInboundCallStarted(answering: Answering, emit: Emit): Answering {
+  return {
+    async preCallFetch(input) {
+      if (input.direction === 'inbound') await emit(input.runId, 'call.started');
+      return answering.preCallFetch(input);
     },
   };
 }

@@ -10,7 +10,7 @@ import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
 import { createTextChatActivities } from './text-chat.activities';
 import { createKnowledgeBaseActivities } from './knowledge-base.activities';
-import { withAnalysisEvent, withCallEvents } from './call-events';
+import { withAnalysisEvent, withCallEvents, withInboundCallStarted } from './call-events';
 import {
   createAnalysisEventEmitter,
   createCallEventEmitter,
@@ -52,11 +52,12 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
     ...(deps.webhooks ?? { allowPrivate: false }),
   };
   const conclusion = createCallConclusionActivities({ ...steps, ...reports });
+  const callEvents = createCallEventEmitter(events);
   return {
     ...steps,
     ...reports,
     ...conclusion,
-    ...withCallEvents(steps, conclusion, createCallEventEmitter(events)),
+    ...withCallEvents(steps, conclusion, callEvents),
     ...createTextChatActivities({
       dataSource: deps.dataSource,
       versions,
@@ -77,15 +78,18 @@ function callActivities(deps: ActivityDeps, calls: NonNullable<ActivityDeps['cal
       }),
       createAnalysisEventEmitter(events),
     ),
-    ...createPreCallFetchActivities({
-      dataSource: deps.dataSource,
-      versions,
-      outbound: createToolRunnerDeps({
+    ...withInboundCallStarted(
+      createPreCallFetchActivities({
         dataSource: deps.dataSource,
-        secrets: calls.secrets,
-        config: { ALLOW_PRIVATE_WEBHOOKS: calls.settings.allowPrivateWebhooks ?? false },
+        versions,
+        outbound: createToolRunnerDeps({
+          dataSource: deps.dataSource,
+          secrets: calls.secrets,
+          config: { ALLOW_PRIVATE_WEBHOOKS: calls.settings.allowPrivateWebhooks ?? false },
+        }),
       }),
-    }),
+      callEvents,
+    ),
     ...createWebhookActivities({
       dataSource: deps.dataSource,
       versions,

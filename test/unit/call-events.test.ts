@@ -1,4 +1,4 @@
-import { withAnalysisEvent, withCallEvents } from '../../activities/call-events';
+import { withAnalysisEvent, withCallEvents, withInboundCallStarted } from '../../activities/call-events';
 import { analysisEventId, callEventId } from '../../activities/organization-events.activities';
 
 describe('the steps that mark call events', () => {
@@ -18,6 +18,25 @@ describe('the steps that mark call events', () => {
     await steps.placeCall({ runId: 7, workflowId: 'call-7', attempt: 1 });
     await steps.concludeCall({ runId: 7 } as never);
     expect(emitted).toEqual(['call.started/7', 'call.ended/7']);
+  });
+
+  it('emits call.started for an inbound call once it is answered, before its pre-call fetch', async () => {
+    const happened: string[] = [];
+    const answering = withInboundCallStarted(
+      {
+        preCallFetch: ({ runId }) => {
+          happened.push(`fetch/${runId}`);
+          return Promise.resolve({ fetched: false });
+        },
+      },
+      (runId, type) => {
+        happened.push(`${type}/${runId}`);
+        return Promise.resolve();
+      },
+    );
+    await answering.preCallFetch({ runId: 3, direction: 'inbound' });
+    await answering.preCallFetch({ runId: 4, direction: 'outbound' });
+    expect(happened).toEqual(['call.started/3', 'fetch/3', 'fetch/4']);
   });
 
   it('emits call_analyzed only when the analysis stored a result', async () => {
