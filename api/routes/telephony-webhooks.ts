@@ -17,6 +17,32 @@ const RECEIVED = { status: 'received' as const };
 export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
   const { dataSource, temporal, config } = deps;
   const telephony = createTelephonyServices(deps);
+
+  /**
+   * The run a provider webhook names and its adapter, once the signature is checked (403 otherwise);
+   * null, logged, for an unknown or finished run, which the provider is answered 200 for.
+   */
+  const verifiedTarget = async (
+    ctx: Parameters<typeof webhookRequest>[0],
+    params: { provider: string; run_id: number },
+    log: { warn(message: string): void; info(message: string): void },
+    kind: 'status' | 'transfer',
+  ) => {
+    const run = await webhookTarget(dataSource, params.run_id, params.provider);
+    if (!run) {
+      log.warn(`${kind} webhook for an unknown run: ignored`);
+      return null;
+    }
+    const adapter = telephony.adapterFor(run.configuration);
+    const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
+    if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
+    if (run.is_completed) {
+      log.info(`${kind} webhook for a finished run: ignored`);
+      return null;
+    }
+    return { run, adapter, request };
+  };
+
   return [
     defineRoute(
       {
@@ -41,18 +67,9 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       async (ctx, { params }) => {
         const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
         ctx.body = RECEIVED;
-        const run = await webhookTarget(dataSource, params.run_id, params.provider);
-        if (!run) {
-          log.warn('status webhook for an unknown run: ignored');
-          return;
-        }
-        const adapter = telephony.adapterFor(run.configuration);
-        const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
-        if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
-        if (run.is_completed) {
-          log.info('status webhook for a finished run: ignored');
-          return;
-        }
+        const target = await verifiedTarget(ctx, params, log, 'status');
+        if (!target) return;
+        const { run, adapter, request } = target;
         let event;
         try {
           event = adapter.parseStatusWebhook(request);
@@ -98,18 +115,9 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       async (ctx, { params }) => {
         const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
         ctx.body = RECEIVED;
-        const run = await webhookTarget(dataSource, params.run_id, params.provider);
-        if (!run) {
-          log.warn('transfer webhook for an unknown run: ignored');
-          return;
-        }
-        const adapter = telephony.adapterFor(run.configuration);
-        const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
-        if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
-        if (run.is_completed) {
-          log.info('transfer webhook for a finished run: ignored');
-          return;
-        }
+        const target = await verifiedTarget(ctx, params, log, 'transfer');
+        if (!target) return;
+        const { run, adapter, request } = target;
         if (!adapter.transfer) throw new InvalidError(`${params.provider} calls are not transferred`);
         let event;
         try {
