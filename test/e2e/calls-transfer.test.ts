@@ -90,7 +90,11 @@ describe('transfers through the API, Temporal, a worker and the simulator', () =
       expect(run.gathered_context.call_status).toBe('completed');
       expect(run.transfer).toMatchObject({ destination: '+14*******99', mode: 'blind', outcome: 'joined' });
       expect(run.transfer?.reason).toBeUndefined();
-      expect(run.logs.transcript.at(-1)?.text).toContain('Let me put you through.');
+      const said = run.logs.transcript.filter((line) => line.role !== 'tool');
+      expect(said.at(-1)?.text).toContain('Let me put you through.');
+      expect(run.logs.transcript.filter((line) => line.role === 'tool').map((line) => line.text)).toEqual([
+        'put_through({}) → ok',
+      ]);
       expect(run.logs.tool_calls?.[0]).toMatchObject({ function: 'put_through', status: 'ok' });
     }
   }, 120_000);
@@ -109,7 +113,7 @@ describe('transfers through the API, Temporal, a worker and the simulator', () =
         expect(run.transfer).toMatchObject({ mode: 'blind', outcome, reason: `transfer_failed: ${reason}` });
         expect(run.disposition).not.toBe('transferred');
         expect(run.gathered_context.call_status).toBe('completed');
-        const said = run.logs.transcript.map((line) => line.text);
+        const said = run.logs.transcript.filter((line) => line.role !== 'tool').map((line) => line.text);
         const back = said.findIndex((text) =>
           text.includes(`I could not put you through (transfer_failed: ${reason})`),
         );

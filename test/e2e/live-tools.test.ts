@@ -126,9 +126,13 @@ describe('an HTTP tool on a live audio call (the simulator with audio, offline s
     expect(calls[0]?.duration_ms).toBeGreaterThanOrEqual(TOOL_DELAY_MS);
 
     // One reply: the node's opening, the custom message before the request, the line that filled
-    // the wait, then the fact only the tool's answer held.
-    const transcript = run.logs.transcript as TranscriptLine[];
-    const reply = transcript[0];
+    // the wait, then the fact only the tool's answer held. The tool call stands in the transcript
+    // where it began, inside that reply.
+    const transcript = run.logs.transcript as (TranscriptLine | { role: 'tool'; text: string })[];
+    expect(transcript.filter((entry) => entry.role === 'tool').map((entry) => entry.text)).toEqual([
+      'order_status({"order_id":"A-1042"}) → ok 200',
+    ]);
+    const reply = transcript.find((entry): entry is TranscriptLine => entry.role === 'assistant');
     expect(reply?.text).toBe(`About your order. ${CUSTOM_MESSAGE} ${TOOL_DELAY_LINE} ${FACT}`);
     // It was spoken: the agent's track of the recording carries speech while the line played.
     const agentTrack = recordingTracks(await readFile(`${stack.recordingsDir}/${runId}.wav`)).agent;

@@ -58,6 +58,8 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  // The receiver shares this loaded process: a batch it answers late must not be dropped as timed out.
+  process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '60000';
   tracing = startTracing(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, 'switchboard-test');
 });
 
