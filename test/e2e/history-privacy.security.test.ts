@@ -101,8 +101,9 @@ const decryptedText = (events: temporal.api.history.v1.IHistoryEvent[]): string 
     .join('\n');
 
 /**
- * Where a history holds payloads in the clear: only search attributes (which Temporal indexes) and
- * the SDK's own local-activity marker records (activity type, attempt, time) may.
+ * Where a history holds payloads in the clear: only search attributes (which Temporal indexes), the
+ * SDK's own local-activity marker records (activity type, attempt, time) and its patch markers
+ * (the patch's name, a constant of the workflow code) may.
  */
 const clearPayloads = (events: temporal.api.history.v1.IHistoryEvent[]): string[] =>
   payloadsIn(events)
@@ -110,7 +111,9 @@ const clearPayloads = (events: temporal.api.history.v1.IHistoryEvent[]): string[
     .map(({ path }) => path.replace(/^\.\d+/, ''))
     .filter(
       (path) =>
-        !/\.searchAttributes\.indexedFields\.|^\.markerRecordedEventAttributes\.details\.data\.payloads\./.test(path),
+        !/\.searchAttributes\.indexedFields\.|^\.markerRecordedEventAttributes\.details\.(data|patch-data)\.payloads\./.test(
+          path,
+        ),
     );
 
 /** A phone number as it might be stored: as given, without its `+`, or its national digits. */
