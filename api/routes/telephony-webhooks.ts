@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { ProviderError } from '../../telephony/provider';
 import type { ConfigurationRow } from '../../telephony/registry';
 import { signalCallStatus, signalTransferStatus } from '../../domain/calls/call-status-signal';
-import type { ApiDeps } from '../context';
+import type { ApiDeps, AppState } from '../context';
 import { ForbiddenError } from '../errors';
 import { withSignedCallerTrace } from '../middleware/trace-request';
 import { InvalidError } from '../../domain/errors';
@@ -23,11 +23,12 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
    * null, logged, for an unknown or finished run, which the provider is answered 200 for.
    */
   const verifiedTarget = async (
-    ctx: Parameters<typeof webhookRequest>[0],
+    ctx: Parameters<typeof webhookRequest>[0] & { state: AppState; body: unknown },
     params: { provider: string; run_id: number },
-    log: { warn(message: string): void; info(message: string): void },
     kind: 'status' | 'transfer',
   ) => {
+    const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
+    ctx.body = RECEIVED;
     const run = await webhookTarget(dataSource, params.run_id, params.provider);
     if (!run) {
       log.warn(`${kind} webhook for an unknown run: ignored`);
@@ -40,7 +41,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       log.info(`${kind} webhook for a finished run: ignored`);
       return null;
     }
-    return { run, adapter, request };
+    return { run, adapter, request, log };
   };
 
   return [
@@ -65,18 +66,10 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params }) => {
-        const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
-        ctx.body = RECEIVED;
-        const target = await verifiedTarget(ctx, params, log, 'status');
+        const target = await verifiedTarget(ctx, params, 'status');
         if (!target) return;
-        const { run, adapter, request } = target;
-        let event;
-        try {
-          event = adapter.parseStatusWebhook(request);
-        } catch (error) {
-          if (error instanceof ProviderError) throw new InvalidError(error.message);
-          throw error;
-        }
+        const { run, adapter, request, log } = target;
+        const event = providerEvent(() => adapter.parseStatusWebhook(request));
         const signalled = await withSignedCallerTrace(ctx, 'ProviderWebhook:callStatus', () =>
           signalCallStatus(
             temporal,
@@ -113,19 +106,12 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params }) => {
-        const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
-        ctx.body = RECEIVED;
-        const target = await verifiedTarget(ctx, params, log, 'transfer');
+        const target = await verifiedTarget(ctx, params, 'transfer');
         if (!target) return;
-        const { run, adapter, request } = target;
+        const { run, adapter, request, log } = target;
         if (!adapter.transfer) throw new InvalidError(`${params.provider} calls are not transferred`);
-        let event;
-        try {
-          event = adapter.transfer.parseWebhook(request);
-        } catch (error) {
-          if (error instanceof ProviderError) throw new InvalidError(error.message);
-          throw error;
-        }
+        const { transfer } = adapter;
+        const event = providerEvent(() => transfer.parseWebhook(request));
         const signalled = await withSignedCallerTrace(ctx, 'ProviderWebhook:transferStatus', () =>
           signalTransferStatus(
             temporal,
@@ -137,6 +123,16 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       },
     ),
   ];
+}
+
+/** A provider event parsed from a webhook; a payload that is not one is the sender's mistake (400). */
+function providerEvent<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof ProviderError) throw new InvalidError(error.message);
+    throw error;
+  }
 }
 
 interface WebhookTarget {
