@@ -35,6 +35,24 @@ async function timerSeconds(runId: number): Promise<number[]> {
   });
 }
 
+/** A worker on the time-skipping server and the session functions' dependencies on its queue. */
+async function sessionWorker() {
+  const taskQueue = uniqueTaskQueue('text-chat-idle');
+  const worker = await callWorker(services, {
+    taskQueue,
+    baseUrl: 'http://127.0.0.1:9',
+    identity: 'text-chat-idle',
+    worker: { connection: env.nativeConnection },
+  });
+  const deps = {
+    dataSource: services.db.dataSource,
+    temporal: env.client,
+    taskQueue,
+    versions: new AgentVersionCache(services.db.dataSource),
+  };
+  return { worker, deps };
+}
+
 describe('the inactivity timeout of a text chat session', () => {
   it.each([
     ['the default 1,800 s', {}, 1800],
@@ -48,19 +66,7 @@ describe('the inactivity timeout of a text chat session', () => {
         .send({ workflow_configurations: configurations });
       expect(res.status).toBe(200);
     }
-    const taskQueue = uniqueTaskQueue('text-chat-idle');
-    const worker = await callWorker(services, {
-      taskQueue,
-      baseUrl: 'http://127.0.0.1:9',
-      identity: 'text-chat-idle',
-      worker: { connection: env.nativeConnection },
-    });
-    const deps = {
-      dataSource: services.db.dataSource,
-      temporal: env.client,
-      taskQueue,
-      versions: new AgentVersionCache(services.db.dataSource),
-    };
+    const { worker, deps } = await sessionWorker();
     await worker.runUntil(async () => {
       const opened = await startTextChat(deps, {
         organizationId: owner.user.organization_id,
@@ -90,19 +96,7 @@ describe('the inactivity timeout of a text chat session', () => {
 
   it('starts the wait again with every message', async () => {
     const agent = await createAgent(app, owner.token, sampleDefinition(), 'Chatty agent');
-    const taskQueue = uniqueTaskQueue('text-chat-idle');
-    const worker = await callWorker(services, {
-      taskQueue,
-      baseUrl: 'http://127.0.0.1:9',
-      identity: 'text-chat-idle',
-      worker: { connection: env.nativeConnection },
-    });
-    const deps = {
-      dataSource: services.db.dataSource,
-      temporal: env.client,
-      taskQueue,
-      versions: new AgentVersionCache(services.db.dataSource),
-    };
+    const { worker, deps } = await sessionWorker();
     await worker.runUntil(async () => {
       const ref = { organizationId: owner.user.organization_id, agentId: agent.id };
       const opened = await startTextChat(deps, { ...ref, initialContext: { first_name: 'Ada' } });
