@@ -1,52 +1,25 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { verifyV2 } from '../../domain/webhooks/signature-v2';
 import { signUp, type SignedUp, type TestServer } from '../helpers/accounts';
 import { createAgent, sampleDefinition } from '../helpers/agents';
+import { useRecordingServer, type SeenRequest } from '../helpers/recording-server';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 
 const services = useTestServices();
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: Record<string, string | undefined>;
-  body: string;
-}
-let receiver: Server;
-let port: number;
-const seen: Seen[] = [];
-
-beforeAll(async () => {
-  receiver = createServer((req: IncomingMessage, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      seen.push({
-        method: req.method ?? '',
-        url: `http://127.0.0.1:${port}${req.url ?? ''}`,
-        headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)])),
-        body,
-      });
-      const path = req.url ?? '';
-      if (path.startsWith('/orders/')) {
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ status: 'shipped', eta: 'Tuesday' }));
-      } else if (path === '/missing') res.writeHead(404, { 'content-type': 'text/plain' }).end('no such order');
-      else if (path === '/huge')
-        res.writeHead(200, { 'content-type': 'application/json' }).end(`"${'x'.repeat(20_000)}"`);
-      else if (path === '/text') res.writeHead(200, { 'content-type': 'text/plain' }).end('Open until six.');
-      else if (path === '/hang') return;
-      else res.writeHead(500).end('boom');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  port = (receiver.address() as AddressInfo).port;
+const receiver = useRecordingServer((path, res) => {
+  if (path.startsWith('/orders/')) {
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ status: 'shipped', eta: 'Tuesday' }));
+  } else if (path === '/missing') res.writeHead(404, { 'content-type': 'text/plain' }).end('no such order');
+  else if (path === '/huge') res.writeHead(200, { 'content-type': 'application/json' }).end(`"${'x'.repeat(20_000)}"`);
+  else if (path === '/text') res.writeHead(200, { 'content-type': 'text/plain' }).end('Open until six.');
+  else if (path === '/hang') return;
+  else res.writeHead(500).end('boom');
 });
-afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+const { seen } = receiver;
 
 let app: TestServer;
 /** The same service where private addresses are not allowed, as in production. */
@@ -70,7 +43,7 @@ const httpTool = (config: Record<string, unknown> = {}, name = 'Order status') =
     type: 'http_api',
     config: {
       method: 'POST',
-      url: `http://127.0.0.1:${port}/orders/{{order_id}}?from={{initial_context.city}}`,
+      url: `${receiver.baseUrl}/orders/{{order_id}}?from={{initial_context.city}}`,
       headers: { 'X-Campaign': '{{initial_context.campaign}}' },
       parameters: [{ name: 'order_id', type: 'string', description: 'The order number' }],
       preset_parameters: [{ name: 'caller', type: 'string', value_template: '{{initial_context.phone_number}}' }],
@@ -212,13 +185,13 @@ describe('testing an HTTP tool', () => {
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({ ok: true, status_code: 200, data: { status: 'shipped', eta: 'Tuesday' } });
     const [delivery] = seen;
-    expect(delivery?.url).toBe(`http://127.0.0.1:${port}/orders/A%2010%2F42?from=San%20Jos%C3%A9`);
+    expect(delivery?.url).toBe(`${receiver.baseUrl}/orders/A%2010%2F42?from=San%20Jos%C3%A9`);
     expect(JSON.parse(delivery?.body ?? '')).toEqual({ order: 'A 10/42', who: '+14155550123', attempt: 2 });
     expect(delivery?.headers['x-campaign']).toBe('spring');
     expect(delivery?.headers.authorization).toBe('Bearer tok_shop_0123456789abcd');
     expect(delivery?.headers['idempotency-key']).toMatch(/^test-/);
     expect(delivery?.headers['webhook-id']).toBe(delivery?.headers['idempotency-key']);
-    expect(verifyV2(Buffer.from(secret, 'utf8'), delivery as Seen)).toBe(true);
+    expect(verifyV2(Buffer.from(secret, 'utf8'), delivery as SeenRequest)).toBe(true);
     // Shown to the person testing with the credential masked.
     expect(res.body.request.headers.Authorization).toMatch(/^\*+abcd$/);
     expect(JSON.stringify(res.body)).not.toContain('tok_shop_0123456789abcd');
@@ -226,7 +199,7 @@ describe('testing an HTTP tool', () => {
 
   it('tells the model plainly when it did not work: 404, text, a huge answer, a timeout, a missing argument', async () => {
     const at = async (path: string, config: Record<string, unknown> = {}, args: object = { order_id: '1' }) => {
-      const tool = await createTool(httpTool({ url: `http://127.0.0.1:${port}${path}`, method: 'GET', ...config }));
+      const tool = await createTool(httpTool({ url: `${receiver.baseUrl}${path}`, method: 'GET', ...config }));
       const res = await test(tool.tool_uuid, { arguments: args, initial_context: context });
       return (res.body as { result: Record<string, unknown> }).result;
     };
@@ -245,7 +218,7 @@ describe('testing an HTTP tool', () => {
   });
 
   it('refuses internal addresses at call time where private webhooks are not allowed', async () => {
-    const tool = await createTool(httpTool({ url: `http://127.0.0.1:${port}/orders/{{order_id}}`, method: 'GET' }));
+    const tool = await createTool(httpTool({ url: `${receiver.baseUrl}/orders/{{order_id}}`, method: 'GET' }));
     seen.length = 0;
     const res = await test(tool.tool_uuid, { arguments: { order_id: '1' }, initial_context: context }, guarded);
     expect(res.body.result).toMatchObject({

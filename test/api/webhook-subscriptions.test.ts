@@ -1,44 +1,19 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { verifySignatureHeader } from '../../domain/webhooks/signature';
 import { verifyV2 } from '../../domain/webhooks/signature-v2';
 import { signUp, type SignedUp, type TestServer } from '../helpers/accounts';
+import { useRecordingServer } from '../helpers/recording-server';
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 
 const services = useTestServices();
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: Record<string, string | undefined>;
-  body: string;
-}
-let receiver: Server;
-let port: number;
-const seen: Seen[] = [];
-
-beforeAll(async () => {
-  receiver = createServer((req: IncomingMessage, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      seen.push({
-        method: req.method ?? '',
-        url: `http://127.0.0.1:${port}${req.url ?? ''}`,
-        headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)])),
-        body,
-      });
-      if (req.url === '/down') res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver unavailable');
-      else if (req.url === '/gone') res.writeHead(410).end();
-      else res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  port = (receiver.address() as AddressInfo).port;
+const receiver = useRecordingServer((path, res) => {
+  if (path === '/down') res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver unavailable');
+  else if (path === '/gone') res.writeHead(410).end();
+  else res.writeHead(200).end('ok');
 });
-afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+const { seen } = receiver;
 
 let app: TestServer;
 /** The same service where private addresses are not allowed, as in production. */
@@ -60,7 +35,7 @@ const as = (server: TestServer, method: 'get' | 'post' | 'put' | 'delete', path:
   request(server)[method](`/api/v1${path}`).auth(caller.token, { type: 'bearer' });
 
 const subscription = (path: string, events: string[] = ['call.ended']) => ({
-  url: `http://127.0.0.1:${port}${path}`,
+  url: `${receiver.baseUrl}${path}`,
   events,
 });
 
@@ -72,7 +47,7 @@ describe('webhook subscriptions', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
-      url: `http://127.0.0.1:${port}/crm`,
+      url: `${receiver.baseUrl}/crm`,
       events: ['call.started', 'call.ended'],
       active: true,
       description: 'CRM sync',
@@ -93,7 +68,7 @@ describe('webhook subscriptions', () => {
     });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({
-      url: `http://127.0.0.1:${port}/crm2`,
+      url: `${receiver.baseUrl}/crm2`,
       events: ['campaign.paused', 'campaign.completed', 'call_analyzed'],
       active: false,
       description: '',
