@@ -23,7 +23,7 @@ import { WEB_PROVIDER } from '../telephony/providers/web/web-calls';
 import { providerDefinition, providerFor } from '../telephony/registry';
 import type { Secrets } from '../telephony/secrets';
 import { maskPhoneNumber } from '../platform/log-redaction';
-import { transferCallbackUrl } from '../telephony/inbound';
+import { holdAudioUrl, transferCallbackUrl } from '../telephony/inbound';
 import { VOICEMAIL_CHANNEL, voicemailPayload } from '../voice/pipeline/voicemail-requests';
 import { renderTemplate } from '../domain/agents/templates';
 import {
@@ -85,6 +85,8 @@ export interface StartTransferInput {
   providerCallId: string;
   destination: string;
   mode: TransferMode;
+  /** Warm transfers: the summary the person hears before the caller is joined. */
+  announcement?: string;
   ringTimeoutSeconds: number;
   idempotencyKey: string;
 }
@@ -226,6 +228,8 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       try {
         return await provider.transfer.start({
           ...input,
+          announcement: input.mode === 'warm' ? (input.announcement ?? null) : null,
+          holdAudioUrl: holdAudioUrl(settings.publicBaseUrl),
           from: run.callerNumber,
           transferCallbackUrl: transferCallbackUrl(settings.publicBaseUrl, run.provider, input.runId),
           answerUrl: urls.answerUrl,

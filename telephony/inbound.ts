@@ -59,14 +59,19 @@ export function optionalField(fields: Record<string, unknown>, name: string): st
   return typeof value === 'number' ? String(value) : null;
 }
 
+/** Where a run's transfer events go: `${PUBLIC_BASE_URL}/api/v1/telephony/{provider}/transfer/{runId}`. */
+export const transferCallbackUrl = (publicBaseUrl: string, provider: string, runId: number): string =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/${provider}/transfer/${runId}`;
+
+/** The audio a caller hears while a transfer's destination rings (public: providers fetch it). */
+export const holdAudioUrl = (publicBaseUrl: string): string =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/hold-audio.wav`;
+
 /**
  * The provider-facing URLs of a run's call, inbound or outbound (`callUrls` of the call activities);
  * the media URL carries a short-lived token bound to the provider and the run. `answerUrl` is where
  * an answered outbound call fetches its markup.
  */
-/** Where a run's transfer events go: `${PUBLIC_BASE_URL}/api/v1/telephony/{provider}/transfer/{runId}`. */
-export const transferCallbackUrl = (publicBaseUrl: string, provider: string, runId: number): string =>
-  `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/${provider}/transfer/${runId}`;
 
 export function answerUrls(
   publicBaseUrl: string,

@@ -183,6 +183,10 @@ export interface StartTransferRequest {
   /** The caller id shown to the destination (E.164); null where the provider takes none. */
   from: string | null;
   mode: TransferMode;
+  /** Warm transfers: what the person hears when they answer, before the caller is joined; null when blind. */
+  announcement: string | null;
+  /** The audio the caller hears while the destination rings (a WAV the provider fetches). */
+  holdAudioUrl: string;
   ringTimeoutSeconds: number;
   /** Derived from the workflow and the tool call: the same key never transfers twice. */
   idempotencyKey: string;

@@ -348,6 +348,8 @@ describe('transfers', () => {
     destination,
     from: '+14155550100',
     mode: 'blind' as const,
+    announcement: null,
+    holdAudioUrl: 'http://127.0.0.1:1/api/v1/telephony/hold-audio.wav',
     ringTimeoutSeconds: 30,
     idempotencyKey: randomUUID(),
     transferCallbackUrl: receiver.url.replace('/status/', '/transfer/'),
