@@ -16,6 +16,7 @@ import type { TwilioConfig } from './config';
 import { twilioAnswering } from './inbound';
 import { verifyTwilioSignature } from './signature';
 import { twilioAnsweredBy, twilioStatus } from './statuses';
+import { twilioTransfer } from './transfer';
 
 const LABEL = 'Twilio';
 const ORIGIN = 'https://api.twilio.com';
@@ -146,6 +147,7 @@ export function createTwilioProvider(config: TwilioConfig, context: ProviderCont
 
     readiness: requireActiveNumber,
     ...twilioAnswering,
+    transfer: twilioTransfer({ call, account, callPath, now: context.now ?? (() => new Date()) }),
   };
 }
 

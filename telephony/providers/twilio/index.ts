@@ -12,7 +12,9 @@ export const twilioProvider: ProviderDefinition<TwilioConfig> = {
   fields: twilioFields,
   // Twilio's default is 1 call per second per account (Programmable Voice) unless raised.
   defaultCallsPerSecond: 1,
-  transferModes: [],
+  // Blind only: a warm transfer holds the caller in a conference, which TwiML cannot leave when the
+  // destination does not answer, so the caller could not be handed back to the agent.
+  transferModes: ['blind'],
   create: createTwilioProvider,
   inbound: twilioInbound,
 };

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { readBody, unlessNotFound, type ProviderRequest, type ProviderResponse } from '../../http';
+import { escapeXml } from '../../inbound';
+import {
+  ProviderError,
+  type StartTransferRequest,
+  type TelephonyTransfer,
+  type TransferEvent,
+  type TransferStatus,
+  type WebhookRequest,
+} from '../../provider';
+import {
+  isSipAddress,
+  timedTransferId,
+  transferCallbackFor,
+  transferIdOfCallback,
+  transferStartOf,
+} from '../../transfer-callback';
+import { formFields } from '../../webhook-signatures';
+
+const LABEL = 'Twilio';
+
+/** A dialed leg's `CallStatus` (status callbacks) and `status` (Call resource), as a transfer status. */
+const LEG_STATUSES: Readonly<Record<string, TransferStatus>> = {
+  queued: 'ringing',
+  initiated: 'ringing',
+  ringing: 'ringing',
+  'in-progress': 'answered',
+  answered: 'answered',
+  // A dialed leg completes only once it was answered and joined.
+  completed: 'answered',
+  busy: 'busy',
+  'no-answer': 'no-answer',
+  failed: 'failed',
+  canceled: 'canceled',
+};
+
+const StillRinging = new Set(['queued', 'initiated', 'ringing']);
+
+const ChildCalls = z.object({
+  calls: z.array(z.object({ sid: z.string(), to: z.string().nullish(), status: z.string(), date_created: z.string() })),
+});
+type ChildCall = z.output<typeof ChildCalls>['calls'][number];
+
+/** Twilio's clock and ours may differ by a little: legs created this long before the start still count. */
+const CLOCK_SLACK_MS = 2_000;
+
+export interface TwilioCalls {
+  call(request: ProviderRequest): Promise<ProviderResponse>;
+  /** `/2010-04-01/Accounts/{sid}` */
+  account: string;
+  callPath(sid: string): string;
+  now(): Date;
+}
+
+/**
+ * Blind transfers by updating the live call with TwiML `<Dial>`: the caller leaves the media stream
+ * and hears the destination ring; the dialed leg's status callbacks name the transfer in their URL.
+ * When the dial ends without a join (busy, no answer, failed, canceled), its `action` is the run's
+ * answer URL, whose stream markup hands the caller back to the agent.
+ */
+export function twilioTransfer(twilio: TwilioCalls): TelephonyTransfer {
+  /** The leg the transfer dialed: the call's newest child to the destination created since the start. */
+  const dialedLeg = async (providerCallId: string, transferId: string): Promise<ChildCall | null> => {
+    const startedAt = transferStartOf(transferId);
+    if (!startedAt) throw new ProviderError(`Twilio knows no transfer ${transferId}`, 404);
+    const query = new URLSearchParams({ ParentCallSid: providerCallId, PageSize: '20' });
+    const response = await unlessNotFound(
+      twilio.call({ method: 'GET', path: `${twilio.account}/Calls.json?${query.toString()}` }),
+    );
+    if (!response) return null;
+    const since = startedAt.getTime() - CLOCK_SLACK_MS;
+    const legs = readBody(LABEL, ChildCalls, response.body).calls.filter(
+      (leg) => Date.parse(leg.date_created) >= since,
+    );
+    legs.sort((a, b) => Date.parse(b.date_created) - Date.parse(a.date_created));
+    return legs[0] ?? null;
+  };
+
+  return {
+    async start(request: StartTransferRequest) {
+      if (request.mode !== 'blind') throw new ProviderError('Twilio transfers are blind only');
+      const transferId = timedTransferId(request.idempotencyKey, twilio.now());
+      await twilio.call({
+        method: 'POST',
+        path: twilio.callPath(request.providerCallId),
+        form: { Twiml: dialDocument(request, transferCallbackFor(request.transferCallbackUrl, transferId)) },
+      });
+      return { transferId };
+    },
+
+    async cancel(providerCallId: string, transferId: string) {
+      const leg = await dialedLeg(providerCallId, transferId);
+      if (!leg || !StillRinging.has(leg.status)) return;
+      // A leg answered meanwhile refuses `canceled` (Twilio answers 400): the join stands.
+      await unlessNotFound(
+        twilio.call({ method: 'POST', path: twilio.callPath(leg.sid), form: { Status: 'canceled' } }),
+      ).catch((error: unknown) => {
+        if (!(error instanceof ProviderError && error.status === 400)) throw error;
+      });
+    },
+
+    async status(providerCallId: string, transferId: string): Promise<TransferEvent | null> {
+      const leg = await dialedLeg(providerCallId, transferId);
+      const status = leg ? LEG_STATUSES[leg.status] : undefined;
+      if (!leg || !status) return null;
+      return { status, transferId, providerCallId: leg.sid, raw: leg };
+    },
+
+    parseWebhook(request: WebhookRequest): TransferEvent {
+      const transferId = transferIdOfCallback(request, LABEL);
+      const fields = formFields(request.rawBody);
+      const status = LEG_STATUSES[fields.CallStatus ?? ''];
+      if (!status) throw new ProviderError(`Twilio sent an unknown CallStatus: ${fields.CallStatus ?? '(none)'}`);
+      return { status, transferId, providerCallId: fields.CallSid, raw: fields };
+    },
+  };
+}
+
+/**
+ * `<Dial>` of the destination (a `<Number>`, or a `<Sip>` URI) ringing for the ring timeout, its
+ * leg's progress posted to the transfer callback; the run's answer URL takes the caller back when
+ * the dial ends.
+ */
+export function dialDocument(request: StartTransferRequest, callbackUrl: string): string {
+  const dial = [
+    `action="${escapeXml(request.answerUrl)}"`,
+    'method="POST"',
+    `timeout="${request.ringTimeoutSeconds}"`,
+    ...(request.from ? [`callerId="${escapeXml(request.from)}"`] : []),
+  ].join(' ');
+  const noun = isSipAddress(request.destination) ? 'Sip' : 'Number';
+  const leg = [
+    `statusCallback="${escapeXml(callbackUrl)}"`,
+    'statusCallbackMethod="POST"',
+    'statusCallbackEvent="initiated ringing answered completed"',
+  ].join(' ');
+  return `<Response><Dial ${dial}><${noun} ${leg}>${escapeXml(request.destination)}</${noun}></Dial></Response>`;
+}
