@@ -106,6 +106,8 @@ describe('transfer_call tools', () => {
       ]),
     );
     expect(modes.simulator).toEqual(['blind']);
-    expect(modes.vonage).toEqual([]);
+    expect(modes.twilio).toEqual(['blind']);
+    expect(modes.telnyx).toEqual(['blind']);
+    expect(modes.vonage).toEqual(['blind']);
   });
 });

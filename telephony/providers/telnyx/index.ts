@@ -11,6 +11,7 @@ import { telnyxConfigSchema, telnyxFields, type TelnyxConfig } from './config';
 import { telnyxAnswering, telnyxInbound } from './inbound';
 import { telnyxConnectionId, telnyxPublicKey, verifyTelnyxSignature } from './signature';
 import { parseTelnyxStatusWebhook } from './status';
+import { telnyxTransfer } from './transfer';
 
 export type { TelnyxConfig } from './config';
 
@@ -23,7 +24,7 @@ export const telnyxProvider: ProviderDefinition<TelnyxConfig> = {
   fields: telnyxFields,
   // Telnyx's default dial limit is 30 dials per second per account.
   defaultCallsPerSecond: 30,
-  transferModes: [],
+  transferModes: ['blind'],
   create: createTelnyxAdapter,
   inbound: telnyxInbound,
 };
@@ -54,6 +55,7 @@ function createTelnyxAdapter(config: TelnyxConfig, context: ProviderContext = {}
     },
     readiness: (numbers) => telnyxReadiness(config, numbers),
     ...telnyxAnswering(config, context),
+    transfer: telnyxTransfer(config, context),
   };
 }
 

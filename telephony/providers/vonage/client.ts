@@ -98,7 +98,8 @@ export class VonageClient {
     await this.applicationRequest({ method: 'PUT', path, json: updated });
   }
 
-  private async voiceRequest(request: ProviderRequest): Promise<unknown> {
+  /** A Voice API request under the application's JWT. */
+  async voiceRequest(request: ProviderRequest): Promise<unknown> {
     const headers = { authorization: `Bearer ${await this.applicationJwt()}` };
     return (await callProvider('Vonage', VONAGE_API, this.context, { ...request, headers })).body;
   }
@@ -132,6 +133,6 @@ export class VonageClient {
 }
 
 /** Vonage wants numbers as digits only. */
-function withoutPlus(number: string): string {
+export function withoutPlus(number: string): string {
   return number.replace(/^\+/, '');
 }

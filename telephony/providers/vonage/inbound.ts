@@ -20,23 +20,21 @@ export const vonageInbound: InboundWebhooks = {
   refuseUnknown: () => REJECT,
 };
 
-/** NCCO `connect` to the media endpoint as a WebSocket (16 kHz linear PCM), the run id as a header. */
+/** The NCCO `connect` action that streams the call to the media endpoint (16 kHz linear PCM), the run id as a header. */
+export const mediaConnectAction = (mediaStreamUrl: string, runId: number) => ({
+  action: 'connect',
+  endpoint: [
+    {
+      type: 'websocket',
+      uri: mediaStreamUrl,
+      'content-type': 'audio/l16;rate=16000',
+      headers: { run_id: String(runId) },
+    },
+  ],
+});
+
+/** NCCO `connect` to the media endpoint as a WebSocket. */
 export const vonageAnswering: Pick<TelephonyProvider, 'answerCall' | 'rejectCall'> = {
-  answerCall: (target) =>
-    Promise.resolve(
-      jsonReply([
-        {
-          action: 'connect',
-          endpoint: [
-            {
-              type: 'websocket',
-              uri: target.mediaStreamUrl,
-              'content-type': 'audio/l16;rate=16000',
-              headers: { run_id: String(target.runId) },
-            },
-          ],
-        },
-      ]),
-    ),
+  answerCall: (target) => Promise.resolve(jsonReply([mediaConnectAction(target.mediaStreamUrl, target.runId)])),
   rejectCall: () => Promise.resolve(REJECT),
 };

@@ -7,6 +7,7 @@ import { nonceStoreOf } from '../../nonce-store';
 import { bindsAnswerToCall } from './answer-binding';
 import { verifyVonageSignature } from './signature';
 import { parseVonageStatusWebhook } from './status';
+import { vonageTransfer } from './transfer';
 
 export type { VonageConfig } from './config';
 
@@ -19,7 +20,7 @@ export const vonageProvider: ProviderDefinition<VonageConfig> = {
   fields: vonageFields,
   // Vonage's default limit is 3 calls per second per account.
   defaultCallsPerSecond: 3,
-  transferModes: [],
+  transferModes: ['blind'],
   create: createVonageAdapter,
   inbound: vonageInbound,
 };
@@ -52,5 +53,6 @@ function createVonageAdapter(config: VonageConfig, context: ProviderContext = {}
     },
     readiness: requireActiveNumber,
     ...vonageAnswering,
+    transfer: vonageTransfer(client, now),
   };
 }
