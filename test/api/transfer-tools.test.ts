@@ -94,6 +94,42 @@ describe('transfer_call tools', () => {
     );
   });
 
+  it('saves a blind transfer, and refuses a warm one, for an organization calling through Twilio, Telnyx and Vonage', async () => {
+    const other = await signUp(app);
+    for (const config of [
+      { provider: 'twilio', account_sid: 'AC0123456789abcdef0123456789abcdef', auth_token: 'twilio-token' },
+      { provider: 'telnyx', api_key: 'KEY_test', connection_id: '1293384261075731499' },
+      {
+        provider: 'vonage',
+        api_key: 'abcd1234',
+        api_secret: 'secret',
+        application_id: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
+        private_key: '-----BEGIN PRIVATE KEY-----',
+      },
+    ]) {
+      await createTelephonyConfig(app, other.token, config);
+    }
+    const save = (mode: string) =>
+      request(app)
+        .post('/api/v1/tools')
+        .auth(other.token, { type: 'bearer' })
+        .send({
+          name: `Put through ${mode}`,
+          description: 'Hands the caller to sales.',
+          definition: {
+            type: 'transfer_call',
+            config: { destination_source: 'static', destination: '+14155550999', mode },
+          },
+        });
+
+    expect((await save('blind')).status).toBe(201);
+    const warm = await save('warm');
+    expect(warm.status).toBe(422);
+    expect(warm.body.detail[0].msg).toBe(
+      "A warm transfer is not supported by telnyx, twilio, vonage (this organization's telephony providers)",
+    );
+  });
+
   it("lists each provider's transfer modes in the providers' metadata", async () => {
     const res = await request(app)
       .get('/api/v1/organizations/telephony-providers/metadata')
