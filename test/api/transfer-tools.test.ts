@@ -108,6 +108,8 @@ describe('transfer_call tools', () => {
     expect(modes.simulator).toEqual(['blind']);
     expect(modes.plivo).toEqual(['blind', 'warm']);
     expect(modes.vobiz).toEqual(['blind', 'warm']);
+    expect(modes.ari).toEqual(['blind']);
+    expect(modes.cloudonix).toEqual([]);
     expect(modes.vonage).toEqual([]);
   });
 });
