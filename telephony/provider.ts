@@ -218,6 +218,12 @@ export interface TelephonyTransfer {
   status(providerCallId: string, transferId: string): Promise<TransferEvent | null>;
   /** One transfer event from a transfer webhook; throws ProviderError when the payload is not one. */
   parseWebhook(request: WebhookRequest): TransferEvent;
+  /**
+   * Providers that fetch the transfer's call instructions from the transfer callback (Plivo's and
+   * Vobiz's `aleg_url`, the dial's hold music and result): the markup answering this request, or
+   * null for an event that takes none. `caller` streams the caller back to the agent.
+   */
+  markup?(request: WebhookRequest, caller: AnswerTarget): ProviderReply | null;
 }
 
 export interface ProviderField {

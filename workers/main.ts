@@ -6,7 +6,7 @@ import { createRecordingStore } from '../voice/recording-store';
 import { ensureDataRetentionSchedule } from './data-retention-schedule';
 import { callSettingsFrom } from '../activities/call-settings';
 import { converse } from '../agent-runtime';
-import { signalCallStatus } from '../domain/calls/call-status-signal';
+import { signalCallStatus, signalTransferStatus } from '../domain/calls/call-status-signal';
 import { acceptAriStasisStart } from '../domain/calls/inbound';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
@@ -120,6 +120,7 @@ async function main(): Promise<void> {
     const ariListener = new AriListener({
       dataSource,
       signalCallStatus: (run, status) => signalCallStatus(temporal, run, status),
+      signalTransferStatus: (run, update) => signalTransferStatus(temporal, run, update),
       secrets,
       logger: logger.child({ component: 'ari-listener' }),
       apiBaseUrl: cfg.TELEPHONY_API_BASE_URL,

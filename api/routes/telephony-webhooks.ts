@@ -11,8 +11,16 @@ import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { providerWebhookBody } from '../schemas/webhooks';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
+import { answerUrls } from '../../telephony/inbound';
+import { z } from '../zod';
 
 const RECEIVED = { status: 'received' as const };
+
+const TransferMarkup = z.string().openapi({
+  description:
+    'Plivo or Vobiz XML: the dial of the destination, its hold music, the announcement, or what follows the dial.',
+  example: '<Response><Play loop="0">https://switchboard.example.com/api/v1/telephony/hold-audio.wav</Play></Response>',
+});
 
 export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
   const { dataSource, temporal, config } = deps;
@@ -94,13 +102,19 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         description:
           "No credentials: the provider's signature, checked with the run's telephony configuration, is the " +
           'authentication (403 otherwise). The transfer event (ringing, answered, busy, no-answer, failed, ' +
-          'canceled) is signalled to the call workflow. Events for unknown or finished runs answer 200 and are logged.',
+          'canceled) is signalled to the call workflow. Events for unknown or finished runs answer 200 and are logged. ' +
+          "Providers that fetch the transfer's call instructions here (Plivo and Vobiz: the dial, its hold music, " +
+          "the warm announcement, the dial's result) are answered with that XML.",
         tags: ['telephony'],
         security: [],
         params: StatusWebhookParams,
         providerBody: providerWebhookBody,
         responses: {
-          200: { description: 'Accepted (or ignored and logged)', schema: WebhookReceived },
+          200: {
+            description: "Accepted (or ignored and logged), or the provider's call instructions",
+            schema: WebhookReceived,
+            otherContent: { 'text/xml': TransferMarkup },
+          },
           400: errorResponse('The payload is not a transfer event, or the provider has no transfers'),
           403: errorResponse('Invalid signature'),
         },
@@ -112,6 +126,16 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         if (!adapter.transfer) throw new InvalidError(`${params.provider} calls are not transferred`);
         const { transfer } = adapter;
         const event = providerEvent(() => transfer.parseWebhook(request));
+        const caller = {
+          runId: run.id,
+          providerCallId: run.provider_call_id ?? '',
+          ...answerUrls(config.PUBLIC_BASE_URL, params.provider, run.id, telephony.secrets),
+        };
+        const markup = transfer.markup?.(request, caller) ?? null;
+        if (markup) {
+          ctx.type = markup.contentType;
+          ctx.body = markup.body;
+        }
         const signalled = await withSignedCallerTrace(ctx, 'ProviderWebhook:transferStatus', () =>
           signalTransferStatus(
             temporal,
@@ -138,6 +162,7 @@ function providerEvent<T>(parse: () => T): T {
 interface WebhookTarget {
   id: number;
   is_completed: boolean;
+  provider_call_id: string | null;
   temporal_workflow_id: string | null;
   configuration: ConfigurationRow;
 }
@@ -145,7 +170,7 @@ interface WebhookTarget {
 /** The run a status webhook names, with the configuration that checks its signature: one statement. */
 async function webhookTarget(dataSource: DataSource, runId: number, provider: string): Promise<WebhookTarget | null> {
   const [row] = await dataSource.query<(Omit<WebhookTarget, 'configuration'> & ConfigurationRow)[]>(
-    `SELECT r.id, r.is_completed, r.temporal_workflow_id, c.provider, c.credentials
+    `SELECT r.id, r.is_completed, r.temporal_workflow_id, r.provider_call_id, c.provider, c.credentials
        FROM runs r JOIN telephony_configurations c ON c.id = r.telephony_configuration_id
       WHERE r.id = $1 AND r.mode = $2`,
     [runId, provider],

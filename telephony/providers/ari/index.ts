@@ -1,8 +1,15 @@
-import type { ProviderContext, ProviderDefinition, TelephonyProvider } from '../../provider';
+import {
+  ProviderError,
+  type ProviderContext,
+  type ProviderDefinition,
+  type TelephonyProvider,
+  type TelephonyTransfer,
+} from '../../provider';
 import { AriClient } from './client';
 import { ariConfigSchema, ariFields, mintStasisAppName, type AriConfig } from './config';
 import { ariAnswering, ariInbound } from './inbound';
 import { AriCallTracker, parseAriEvent } from './status';
+import { AriTransferBridge, runIdOfTransferChannel } from './transfer-bridge';
 
 export type { AriConfig } from './config';
 export { mintStasisAppName } from './config';
@@ -17,7 +24,8 @@ export const ariProvider: ProviderDefinition<AriConfig> = {
   fields: ariFields,
   // Your own Asterisk: the trunk behind it sets the limit, so calls are paced only when configured.
   defaultCallsPerSecond: null,
-  transferModes: [],
+  // Warm would need the announcement as speech on Asterisk, which has no text-to-speech of its own.
+  transferModes: ['blind'],
   create: createAriAdapter,
   inbound: ariInbound,
   // Minted once on create and carried through updates: Asterisk's dialplan names this app.
@@ -51,5 +59,32 @@ function createAriAdapter(config: AriConfig, context: ProviderContext = {}): Tel
     readiness: () =>
       config.stasis_app_name ? { ready: true } : { ready: false, reason: 'ARI stasis_app_name is not set' },
     ...ariAnswering(config, context),
+    transfer: ariTransfer(new AriTransferBridge(client, config)),
+  };
+}
+
+/**
+ * Transfers in the call's bridge (transfer-bridge.ts). The destination's events arrive over the
+ * events WebSocket (the listener joins or restores the call and signals the workflow); `status`
+ * and `cancel` take the same steps, so a call whose events nobody heard still settles.
+ */
+function ariTransfer(bridge: AriTransferBridge): TelephonyTransfer {
+  const runOf = (channelId: string): number => {
+    const runId = runIdOfTransferChannel(channelId);
+    if (runId === undefined) throw new ProviderError(`ARI transfer id ${channelId} is not one of ours`);
+    return runId;
+  };
+  return {
+    start: async (request) => ({ transferId: await bridge.ring(request) }),
+    cancel: (_callerChannelId, channelId) => bridge.restore(runOf(channelId), channelId),
+    async status(_callerChannelId, channelId) {
+      const status = await bridge.status(channelId);
+      if (status === null) return null;
+      if (status === 'answered') await bridge.join(runOf(channelId), channelId);
+      return { status, transferId: channelId, providerCallId: channelId, raw: { channel: channelId } };
+    },
+    parseWebhook: () => {
+      throw new ProviderError('Asterisk reports transfers over its events WebSocket, not a webhook');
+    },
   };
 }

@@ -13,8 +13,10 @@ import { AriConnection, type AriConnectionOptions } from './connection';
 import { ariEndpointPolicy } from './endpoint';
 import { AriMediaBridge } from './media-bridge';
 import { AriMediaEvents } from './media-events';
+import { AriTransferBridge } from './transfer-bridge';
+import { AriTransferEvents } from './transfer-events';
 
-export type { AriInboundCall, SignalCallStatus } from './call-events';
+export type { AriInboundCall, SignalCallStatus, SignalTransferStatus } from './call-events';
 
 export interface AriListenerDeps extends AriCallEventsDeps, AriConnectionOptions {
   dataSource: DataSource;
@@ -137,8 +139,10 @@ export class AriListener {
       apiBaseUrl: this.deps.apiBaseUrl,
       endpointPolicy: ariEndpointPolicy(this.deps.allowPrivateEndpoints ?? false),
     };
-    const media = new AriMediaEvents(new AriMediaBridge(new AriClient(config, context), config), log);
-    const events = new AriCallEvents(row, media, mediaTokenKey(this.deps.secrets), log, this.deps);
+    const client = new AriClient(config, context);
+    const media = new AriMediaEvents(new AriMediaBridge(client, config), log);
+    const transfers = new AriTransferEvents(new AriTransferBridge(client, config), client, log);
+    const events = new AriCallEvents(row, media, transfers, mediaTokenKey(this.deps.secrets), log, this.deps);
     return new AriConnection(
       config,
       context,

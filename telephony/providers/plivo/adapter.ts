@@ -6,6 +6,7 @@ import { formParams } from '../../webhook-signatures';
 import { plivoCompatibleCalls, type PlivoDialect } from '../plivo-compatible/calls';
 import type { PlivoCompatibleConfig } from '../plivo-compatible/config';
 import { plivoCompatibleAnswering } from '../plivo-compatible/markup';
+import { plivoCompatibleTransfer } from '../plivo-compatible/transfer';
 import { anySignatureMatches, plivoV3Signature } from '../plivo-compatible/signature-v3';
 
 /** Plivo Voice API v1, HTTP Basic with the auth id and auth token. */
@@ -60,5 +61,6 @@ export function createPlivoProvider(config: PlivoCompatibleConfig, context: Prov
 
     readiness: requireActiveNumber,
     ...plivoCompatibleAnswering,
+    transfer: plivoCompatibleTransfer(dialect, context),
   };
 }

@@ -16,7 +16,7 @@ export const plivoProvider: ProviderDefinition<PlivoCompatibleConfig> = {
   fields: plivoCompatibleFields('Plivo'),
   // Plivo's default outbound limit is 2 calls per second per account.
   defaultCallsPerSecond: 2,
-  transferModes: [],
+  transferModes: ['blind', 'warm'],
   create: createPlivoProvider,
   inbound: plivoCompatibleInbound('Plivo'),
 };

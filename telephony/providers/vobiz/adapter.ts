@@ -5,6 +5,7 @@ import { requireActiveNumber } from '../../readiness';
 import { plivoCompatibleCalls, withoutPlus, type PlivoDialect } from '../plivo-compatible/calls';
 import type { PlivoCompatibleConfig } from '../plivo-compatible/config';
 import { plivoCompatibleAnswering } from '../plivo-compatible/markup';
+import { plivoCompatibleTransfer } from '../plivo-compatible/transfer';
 import { vobizSignatureValid } from './signature';
 
 /** Vobiz, Plivo-compatible: the same call fields under `/api/v1`, authenticated by X-Auth-ID/X-Auth-Token headers. */
@@ -64,5 +65,6 @@ export function createVobizProvider(config: PlivoCompatibleConfig, context: Prov
 
     readiness: requireActiveNumber,
     ...plivoCompatibleAnswering,
+    transfer: plivoCompatibleTransfer(dialect, context),
   };
 }

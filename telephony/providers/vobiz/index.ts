@@ -16,7 +16,7 @@ export const vobizProvider: ProviderDefinition<PlivoCompatibleConfig> = {
   fields: plivoCompatibleFields('Vobiz'),
   // Vobiz documents no default account rate: one call per second until configured.
   defaultCallsPerSecond: 1,
-  transferModes: [],
+  transferModes: ['blind', 'warm'],
   create: createVobizProvider,
   inbound: plivoCompatibleInbound('Vobiz'),
 };

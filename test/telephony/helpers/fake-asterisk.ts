@@ -63,6 +63,8 @@ export class FakeAsterisk {
   password = ARI_PASSWORD;
   readonly channels = new Map<string, FakeChannel>();
   readonly bridges = new Map<string, Set<string>>();
+  /** Bridges playing music on hold to their channels. */
+  readonly musicOnHold = new Set<string>();
   private readonly server: Server;
   private readonly wss = new WebSocketServer({ noServer: true });
 
@@ -195,6 +197,10 @@ export class FakeAsterisk {
         [...this.bridges].map(([id, members]) => ({ ...this.bridgeJson(id), channels: [...members] })),
       );
     }
+    const bridgeMoh = /^\/ari\/bridges\/([^/]+)\/moh$/.exec(url.pathname)?.[1];
+    if (bridgeMoh) return this.bridgeMusic(req.method ?? '', bridgeMoh, answer);
+    const removal = /^\/ari\/bridges\/([^/]+)\/removeChannel$/.exec(url.pathname)?.[1];
+    if (removal && req.method === 'POST') return this.removeChannel(removal, query.channel ?? '', answer);
     const bridge = /^\/ari\/bridges\/([^/]+)(\/addChannel)?$/.exec(url.pathname);
     if (bridge?.[1]) return this.bridgeRequest(req.method ?? '', bridge[1], Boolean(bridge[2]), query, answer);
     const answerPath = /^\/ari\/channels\/([^/]+)\/answer$/.exec(url.pathname);
@@ -265,6 +271,24 @@ export class FakeAsterisk {
       for (const other of this.bridges.values()) other.delete(channelId);
       members.add(channelId);
     }
+    answer(204);
+  }
+
+  /** `POST`/`DELETE /ari/bridges/{id}/moh`: 404 without the bridge. */
+  private bridgeMusic(method: string, id: string, answer: (status: number, body?: unknown) => void): void {
+    if (!this.bridges.has(id)) return answer(404, { message: 'Bridge not found' });
+    if (method === 'POST') this.musicOnHold.add(id);
+    else if (method === 'DELETE') this.musicOnHold.delete(id);
+    else return answer(405, { message: 'Method not allowed' });
+    answer(204);
+  }
+
+  /** `POST /ari/bridges/{id}/removeChannel`: 404 no bridge, 400 no channel, 422 not in this bridge. */
+  private removeChannel(id: string, channelId: string, answer: (status: number, body?: unknown) => void): void {
+    const members = this.bridges.get(id);
+    if (!members) return answer(404, { message: 'Bridge not found' });
+    if (!this.channels.has(channelId)) return answer(400, { message: 'Channel not found' });
+    if (!members.delete(channelId)) return answer(422, { message: 'Channel not in this bridge' });
     answer(204);
   }
 
