@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import { converseStep, TextParty, type TextChatInput } from '../agent-runtime';
 import type { ConversationCheckpoint, ConversationResult, TranscriptLine } from '../agent-runtime/contract';
@@ -6,6 +7,7 @@ import type { AgentVersionCache } from '../domain/agents/version-cache';
 import { conversationSourceOf } from '../domain/calls/conversation-source';
 import { maxCallDurationOf } from '../domain/calls/start-call';
 import { loadConversationTools } from '../domain/tools/conversation-tools';
+import { ReplyPublisher } from '../domain/text-chat/reply-stream';
 import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import type { Secrets } from '../telephony/secrets';
 import type { createCallActivities } from './call.activities';
@@ -31,6 +33,8 @@ export interface TextChatStepInput {
   next?: TextChatInput;
   /** ISO time the session began. */
   startedAt: string;
+  /** Where the reply's text goes as it is produced (a reader streaming it); unset: nowhere. */
+  streamId?: string;
 }
 
 /** One step of a text chat: what the agent wrote, and where the conversation now waits, or how it ended. */
@@ -63,16 +67,19 @@ export function createTextChatActivities({
 
   return {
     /** The agent's turn after the person's message (or its first words, or its last after an end). */
-    async textChatStep({ runId, checkpoint, next, startedAt }: TextChatStepInput): Promise<TextChatStep> {
+    async textChatStep({ runId, checkpoint, next, startedAt, streamId }: TextChatStepInput): Promise<TextChatStep> {
       const run = await records.load(runId);
       const version = await versions.get(run.agentVersionId);
       const source = conversationSourceOf(run, version, run.callDispositionCodes);
+      const publisher = streamId ? new ReplyPublisher(dataSource, streamId, Context.current().info.attempt) : undefined;
+      const party = new TextParty(next, new Date(startedAt), undefined, publisher && ((text) => publisher.push(text)));
       const step = await converseStep(conversationInput(source, maxCallDurationOf(version), { kind: 'text' }), {
         llm: settings.llm,
         tools: await loadConversationTools(dataSource, toolDeps, run, source.workflowDefinition),
-        party: new TextParty(next, new Date(startedAt)),
+        party,
         ...(checkpoint ? { resume: checkpoint } : {}),
       });
+      await publisher?.flush();
       const said = 'paused' in step ? step.paused.transcript : step.ended.transcript;
       // The checkpoint keeps what was said only; an ended conversation's transcript has tool calls between.
       const spoken = said.filter((line): line is TranscriptLine => line.role !== 'tool');

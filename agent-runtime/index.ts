@@ -31,7 +31,7 @@ export type * from './party';
 export { LlmRequestError } from './llm-policy';
 export { formatTranscript } from './policy';
 export { utteranceSeconds } from './simulated-party';
-export { TextParty, type TextChatInput } from './text-party';
+export { TextParty, type ReplyPieces, type TextChatInput } from './text-party';
 
 /**
  * The conversation engine. From the start node, turn by turn: the agent (language model or offline

@@ -27,7 +27,8 @@ import { UsageMeter } from './usage';
  *   label, described by its condition). Text in the answer is spoken; a call to an edge's function
  *   takes that edge (after the text, if both). A call to an unknown function is ignored. On a live
  *   call (a streaming speech sink) turns and closings are streamed (`stream: true`, usage in the
- *   last chunk) and each sentence is spoken as soon as it is complete.
+ *   last chunk) and each sentence is spoken as soon as it is complete; a streamed text chat (a sink
+ *   that takes tokens) streams them too, and gets each piece of text as it arrives.
  * - an end node sends the same without tools; the answer's text is the agent's last words.
  * - extraction forces an `extract_variables` function whose parameters are the node's variables
  *   (each nullable), with the transcript as the user message; values are coerced to their types.
@@ -90,13 +91,15 @@ export class LlmPolicy implements Policy {
     params: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>,
     speech: SpeechSink,
   ): Promise<{ text: string; calls: FunctionCall[] }> {
-    if (!speech.streaming) {
+    if (!speech.streaming && !speech.token) {
       const completion = await this.complete(params);
       const text = LlmPolicy.text(completion);
       if (text) speech.sentence(text);
       return { text, calls: LlmPolicy.calls(completion) };
     }
-    const splitter = new SentenceSplitter((sentence) => speech.sentence(sentence));
+    // A live call speaks each sentence as soon as it is complete; a streamed text chat takes the
+    // pieces as they come and the whole text once, as an unstreamed reply would hand it over.
+    const splitter = speech.streaming ? new SentenceSplitter((sentence) => speech.sentence(sentence)) : undefined;
     const calls = new Map<number, FunctionCall>();
     let text = '';
     let waitingForFirstToken = true;
@@ -119,7 +122,8 @@ export class LlmPolicy implements Policy {
         }
         if (delta.content) {
           text += delta.content;
-          splitter.push(delta.content);
+          speech.token?.(delta.content);
+          splitter?.push(delta.content);
         }
         for (const call of delta.tool_calls ?? []) {
           const entry = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
@@ -135,8 +139,10 @@ export class LlmPolicy implements Policy {
       }
       throw error;
     }
-    splitter.flush();
-    return { text: text.trim(), calls: [...calls.values()] };
+    const said = text.trim();
+    if (splitter) splitter.flush();
+    else if (said) speech.sentence(said);
+    return { text: said, calls: [...calls.values()] };
   }
 
   /** The function calls of the first choice, with their names and raw arguments. */

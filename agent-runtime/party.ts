@@ -14,6 +14,12 @@ export interface SpeechSink {
   requestSent?(): void;
   /** The first token of the reply arrived (latency accounting). */
   firstToken?(): void;
+  /**
+   * Pieces of the reply's text as they are produced, for a reader who wants them at once (a
+   * streamed text chat): a policy that can stream calls it for each piece, then hands over the
+   * whole text through `sentence` as usual.
+   */
+  token?(text: string): void;
   sentence(text: string): void;
 }
 

@@ -24,7 +24,7 @@ const statusText: Record<number, string> = {
 };
 
 /** The status of each domain refusal. */
-function domainErrorStatus(error: DomainError): number {
+export function domainErrorStatus(error: DomainError): number {
   if (error instanceof InvalidError) return 400;
   if (error instanceof NotFoundError) return 404;
   if (error instanceof ConflictError) return 409;

@@ -1,23 +1,28 @@
 import type { ApiDeps } from '../context';
-import { defineRoute, errorResponse, type Route } from '../route';
+import { openEventStream, streamedError, wantsEventStream, type EventStream } from '../event-stream';
+import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { WorkflowIdParams } from '../schemas/agents';
 import {
   TextChatEndRequest,
   TextChatMessageRequest,
   TextChatParams,
   TextChatReply,
+  TextChatReplyEvents,
   TextChatRewindRequest,
   TextChatSession,
   TextChatStartRequest,
 } from '../schemas/text-chat';
 import type { z } from '../zod';
 import { AgentVersionCache } from '../../domain/agents/version-cache';
+import type { ReplyPiece } from '../../domain/text-chat/reply-stream';
 import {
   endTextChat,
   rewindTextChat,
   sendTextChatMessage,
   startTextChat,
+  streamTextChatMessage,
   textChatSession,
+  type SessionRef,
   type SessionReply,
   type SessionView,
 } from '../../domain/text-chat/sessions';
@@ -47,6 +52,38 @@ const STALE =
 const TURN_FAILED = errorResponse('The agent could not answer (its language model failed); nothing changed');
 
 /**
+ * Turns the reply's pieces into `token` events, and a newer try of the agent's turn into `restart`;
+ * pieces that come before the stream opens wait for it.
+ */
+class TokenEvents {
+  private attempt = 1;
+  private tokensSent = false;
+  private events: EventStream | undefined;
+  private readonly early: ReplyPiece[] = [];
+
+  readonly relay = (piece: ReplyPiece): void => {
+    if (!this.events) {
+      this.early.push(piece);
+      return;
+    }
+    // A try's first piece only says the turn has begun.
+    if (piece.attempt < this.attempt || !piece.text) return;
+    if (piece.attempt > this.attempt) {
+      this.attempt = piece.attempt;
+      if (this.tokensSent) this.events.send('restart', {});
+      this.tokensSent = false;
+    }
+    this.events.send('token', { text: piece.text });
+    this.tokensSent = true;
+  };
+
+  open(events: EventStream): void {
+    this.events = events;
+    this.early.splice(0).forEach(this.relay);
+  }
+}
+
+/**
  * Text chat sessions: talking to an agent in writing, on the same conversation engine as its calls.
  * Each session is a run (mode `text_chat`) and a workflow; the routes only ask the domain.
  */
@@ -58,6 +95,29 @@ export function createTextChatRoutes({ dataSource, temporal, config }: ApiDeps):
     versions: new AgentVersionCache(dataSource),
   };
   const base = '/workflow/{workflow_id}/text-chat/sessions';
+
+  /**
+   * The reply as server-sent events: refusals are thrown before the stream opens (the error
+   * middleware answers them); the agent's text follows as it comes, then the answer itself.
+   */
+  const streamReply = async (
+    ctx: RouteContext,
+    ref: SessionRef,
+    message: { text: string; expectedRevision?: number },
+  ): Promise<void> => {
+    const tokens = new TokenEvents();
+    const streamed = await streamTextChatMessage(deps, ref, message, tokens.relay);
+    const events = openEventStream(ctx, () => void streamed.close());
+    tokens.open(events);
+    try {
+      events.send('reply', replyBody(await streamed.reply));
+    } catch (error) {
+      events.send('error', streamedError(error, ctx.state.log));
+    } finally {
+      await streamed.close();
+      events.end();
+    }
+  };
   return [
     defineRoute(
       {
@@ -123,29 +183,32 @@ export function createTextChatRoutes({ dataSource, temporal, config }: ApiDeps):
         description:
           'Answers with the reply and the new `revision`. With `expected_revision`, a session that has moved on ' +
           'answers 409 and changes nothing. A message that brings the conversation to an end node ends the session: ' +
-          'the answer then has `status` `ended` and the disposition.',
+          'the answer then has `status` `ended` and the disposition. With `Accept: text/event-stream` the reply ' +
+          'is streamed as server-sent events (`TextChatReplyEvents`) as the agent produces it, ending with the same ' +
+          'answer; refusals (404, 409, 422) still answer before any event, as JSON.',
         tags: ['text-chat'],
         security: ['ApiKey', 'SessionToken'],
         params: TextChatParams,
         body: TextChatMessageRequest,
         responses: {
-          200: { description: "The agent's reply", schema: TextChatReply },
+          200: {
+            description: "The agent's reply; streamed as it is produced for `Accept: text/event-stream`",
+            schema: TextChatReply,
+            otherContent: { 'text/event-stream': TextChatReplyEvents },
+          },
           404: NOT_FOUND,
           409: errorResponse(STALE),
           502: TURN_FAILED,
         },
       },
       async (ctx, { params, body, auth }) => {
-        ctx.body = replyBody(
-          await sendTextChatMessage(
-            deps,
-            { organizationId: auth.organizationId, agentId: params.workflow_id, runId: params.run_id },
-            {
-              text: body.text,
-              ...(body.expected_revision === undefined ? {} : { expectedRevision: body.expected_revision }),
-            },
-          ),
-        );
+        const ref = { organizationId: auth.organizationId, agentId: params.workflow_id, runId: params.run_id };
+        const message = {
+          text: body.text,
+          ...(body.expected_revision === undefined ? {} : { expectedRevision: body.expected_revision }),
+        };
+        if (wantsEventStream(ctx)) await streamReply(ctx, ref, message);
+        else ctx.body = replyBody(await sendTextChatMessage(deps, ref, message));
       },
     ),
     defineRoute(

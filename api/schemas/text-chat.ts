@@ -119,3 +119,19 @@ export const TextChatReply = z
     }),
   })
   .openapi('TextChatReply', { example: { ...EXAMPLE_SESSION, reply: 'Confirm.' } });
+
+export const TextChatReplyEvents = z.string().openapi('TextChatReplyEvents', {
+  description:
+    'Server-sent events, answered when the request sends `Accept: text/event-stream`: `token` events ' +
+    '(`{"text"}`) carry the reply\'s text as the agent produces it (a language model\'s tokens as they ' +
+    'stream; the offline policy, word by word), lines separated by a line break; `restart` (`{}`) says the ' +
+    "agent's turn started over (its worker was lost): forget the tokens so far. The stream ends with one " +
+    '`reply` event, whose data is the `TextChatReply` (the reply as kept, the new `revision`), or one ' +
+    '`error` event (`{"status", "detail"}`, as the status and body an unstreamed request would have ' +
+    'answered). Comment lines keep the stream alive while the agent thinks. A reader that loses the stream ' +
+    'loses nothing: the reply is kept, and the session (GET) shows it.',
+  example:
+    'event: token\ndata: {"text":"Con"}\n\nevent: token\ndata: {"text":"firm."}\n\n' +
+    'event: reply\ndata: {"run_id":501,"name":"text-chat-501","status":"open","revision":1,"turns":1,' +
+    '"transcript":[],"gathered_context":{},"reply":"Confirm."}\n\n',
+});

@@ -1,4 +1,11 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { Agent, Run } from '../../entities';
@@ -22,6 +29,7 @@ import type { AgentVersionCache } from '../agents/version-cache';
 import { callableVersion } from '../calls/call-targets';
 import { ConflictError, NotFoundError, RefusedError, UpstreamError } from '../errors';
 import type { TranscriptLine } from '../../agent-runtime/contract';
+import { listenForReply, type ReplyPiece } from './reply-stream';
 
 /** Started by its type name, checked against its signature: the API loads no workflow code. */
 type TextChatWorkflow = typeof textChatWorkflow;
@@ -213,3 +221,56 @@ export const endTextChat = (
   ref: SessionRef,
   end: { expectedRevision?: number },
 ): Promise<SessionReply> => update(deps, ref, (handle) => handle.executeUpdate(endTextChatUpdate, { args: [end] }));
+
+/** A message being answered, its reply relayed as it is produced. */
+export interface StreamedReply {
+  /** The session once the agent answered, or the refusal `sendTextChatMessage` would throw. */
+  readonly reply: Promise<SessionReply>;
+  /** Stops the relay (the reader left); the agent's answer goes on and stays in the session. */
+  close(): Promise<void>;
+}
+
+/**
+ * Sends the person's message as `sendTextChatMessage` does, and hands each piece of the reply to
+ * `onPiece` as the agent produces it. Resolves once the agent's turn has begun: whatever the session
+ * refuses (a stale revision, a busy or ended session) or a turn that fails before it begins is thrown
+ * instead, as unstreamed. The answer in `reply` is the truth; pieces are a preview of it that may
+ * miss some on the way.
+ */
+export async function streamTextChatMessage(
+  deps: TextChatDeps,
+  ref: SessionRef,
+  message: { text: string; expectedRevision?: number },
+  onPiece: (piece: ReplyPiece) => void,
+): Promise<StreamedReply> {
+  const run = await sessionRun(deps.dataSource, ref);
+  if (run.isCompleted) throw new ConflictError('The session has ended');
+  const streamId = randomUUID().replace(/-/g, '');
+  let begun!: () => void;
+  const turnBegun = new Promise<void>((resolve) => (begun = resolve));
+  const listener = await listenForReply(deps.dataSource, streamId, (piece) => {
+    begun();
+    onPiece(piece);
+  });
+  const handle = deps.temporal.workflow.getHandle<TextChatWorkflow>(textChatWorkflowId(run.id));
+  try {
+    // A refused Update is answered as soon as its validator ran; the handle's result then holds the refusal.
+    const taken = await withinDeadline(deps.temporal, () =>
+      handle.startUpdate(sendTextChatMessageUpdate, {
+        args: [{ ...message, streamId }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      }),
+    );
+    const reply = withinDeadline(deps.temporal, () => taken.result()).then(
+      (answered): SessionReply => ({ ...answered, name: run.name }),
+      (error: unknown) => {
+        throw refusalOf(error);
+      },
+    );
+    await Promise.race([turnBegun, reply]);
+    return { reply, close: () => listener.close() };
+  } catch (error) {
+    await listener.close();
+    throw refusalOf(error);
+  }
+}

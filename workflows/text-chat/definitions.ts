@@ -41,6 +41,8 @@ export interface TextChatMessage {
   text: string;
   /** The revision the sender saw; another one is refused and changes nothing. */
   expectedRevision?: number;
+  /** The reply's text is relayed to this stream as it is produced (see `domain/text-chat/reply-stream`). */
+  streamId?: string;
 }
 
 export interface TextChatRewind {

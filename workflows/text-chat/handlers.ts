@@ -32,8 +32,8 @@ export function registerTextChatHandlers(session: TextChatSession, startedAt: st
 
   setHandler(
     sendTextChatMessageUpdate,
-    async ({ text }) => {
-      await takeStep(session, startedAt, { text });
+    async ({ text, streamId }) => {
+      await takeStep(session, startedAt, { text }, streamId);
       if (session.ended) await condition(() => session.isConcluded);
       return session.reply();
     },

@@ -19,9 +19,14 @@ const { concludeTextChat } = proxyLocalActivities<TextChatActivities>(ACTIVITY_P
 /**
  * The agent takes one step of the session (its opening when `next` is unset): the session is told
  * it began and how it ended. A step that fails changes nothing; it is refused to the caller as
- * `TEXT_CHAT_TURN_FAILED`.
+ * `TEXT_CHAT_TURN_FAILED`. With `streamId`, the reply's text is relayed there as it is produced.
  */
-export async function takeStep(session: TextChatSession, startedAt: string, next?: TextChatInput): Promise<void> {
+export async function takeStep(
+  session: TextChatSession,
+  startedAt: string,
+  next?: TextChatInput,
+  streamId?: string,
+): Promise<void> {
   session.begin();
   try {
     const step = await textChatStep({
@@ -29,6 +34,7 @@ export async function takeStep(session: TextChatSession, startedAt: string, next
       checkpoint: session.checkpoint ?? null,
       startedAt,
       ...(next ? { next } : {}),
+      ...(streamId ? { streamId } : {}),
     });
     session.answered(step);
   } catch (error) {
