@@ -341,11 +341,14 @@ export const Campaign = z
     frequency_capped: z.number().int().openapi({
       description: 'Dials put off because the number had reached a frequency cap; each waits until the caps allow it.',
     }),
-    transferred: z.number().int().openapi({
-      description:
-        'Contacts whose call was transferred to a person (disposition `transferred`): reached, never retried, ' +
-        'counted in processed_rows and in the `completed` outcome too.',
-    }),
+    transferred: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          'Contacts whose call was transferred to a person (disposition `transferred`): reached, never retried, ' +
+          'counted in processed_rows and in the `completed` outcome too.',
+      }),
     parent_campaign_id: z.number().int().nullable(),
     redialed_campaign_id: z.number().int().nullable(),
     telephony_configuration_id: z.number().int().nullable(),
@@ -398,10 +401,9 @@ const EXAMPLE_ANALYSIS = {
 
 export const CampaignAnalysis = z
   .object({
-    analyzed_calls: z
-      .number()
-      .int()
-      .openapi({ description: "The campaign's calls whose post-call analysis gave a result (`annotations.analysis`)." }),
+    analyzed_calls: z.number().int().openapi({
+      description: "The campaign's calls whose post-call analysis gave a result (`annotations.analysis`).",
+    }),
     evaluated_calls: z.number().int().openapi({ description: 'Analysed calls with a success evaluation.' }),
     successful_calls: z.number().int().openapi({ description: 'Evaluated calls judged successful.' }),
     success_rate: z.number().nullable().openapi({
@@ -477,11 +479,14 @@ export const CampaignProgressResponse = z
     frequency_capped: z.number().int().openapi({
       description: 'Dials put off because the number had reached a frequency cap; each waits until the caps allow it.',
     }),
-    transferred: z.number().int().openapi({
-      description:
-        'Contacts whose call was transferred to a person (disposition `transferred`): reached, never retried, ' +
-        'counted in processed_rows and in the `completed` outcome too.',
-    }),
+    transferred: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          'Contacts whose call was transferred to a person (disposition `transferred`): reached, never retried, ' +
+          'counted in processed_rows and in the `completed` outcome too.',
+      }),
     in_flight: z.number().int().openapi({ description: 'Calls in progress.' }),
     pending_retries: z.number().int().openapi({ description: 'Retries waiting for their delay.' }),
     outcomes: z.record(z.string(), z.number().int()).openapi({

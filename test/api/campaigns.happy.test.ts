@@ -304,11 +304,12 @@ describe("GET /campaign/{id}: its analysed calls' report", () => {
           : { success: { rubric: 'pass_fail', value: successful, successful, reason: 'judged' } }),
       },
     });
-    const annotate = async (runId: number, annotations: object) =>
-      services.db.dataSource.query(`UPDATE runs SET annotations = $2 WHERE id = $1`, [
+    const annotate = async (runId: number, annotations: object): Promise<void> => {
+      await services.db.dataSource.query(`UPDATE runs SET annotations = $2 WHERE id = $1`, [
         runId,
         JSON.stringify(annotations),
       ]);
+    };
     const results = [
       analysed('positive', true, ['interested', 'callback']),
       analysed('positive', true, ['interested']),

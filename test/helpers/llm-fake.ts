@@ -9,6 +9,8 @@ export interface ScriptedAnswer {
   status?: number;
   /** Milliseconds to wait before answering (a timeout test waits longer than the client). */
   delayMs?: number;
+  /** Answers only once this settles: a test holds the request while it looks at what happens meanwhile. */
+  heldUntil?: Promise<unknown>;
 }
 
 export interface ReceivedRequest {
@@ -62,7 +64,8 @@ export class FakeLanguageModel {
             }),
           );
         };
-        if (next?.delayMs) setTimeout(answer, next.delayMs);
+        if (next?.heldUntil) void next.heldUntil.finally(answer);
+        else if (next?.delayMs) setTimeout(answer, next.delayMs);
         else answer();
       });
     });
