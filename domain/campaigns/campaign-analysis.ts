@@ -14,32 +14,32 @@ interface AggregateRow {
   top_tags: { tag: string; calls: number }[];
 }
 
+/** The campaign report's one statement: `$1` the campaign, `$2` how many tags it names. */
+export const CAMPAIGN_ANALYSIS_SQL = `WITH analyzed AS MATERIALIZED (
+     SELECT annotations -> 'analysis' AS analysis, annotations -> 'tags' AS tags
+       FROM runs
+      WHERE campaign_id = $1 AND annotations ? 'analysis' AND erased_at IS NULL)
+   SELECT count(*)::int AS analyzed_calls,
+          count(*) FILTER (WHERE analysis ? 'success')::int AS evaluated_calls,
+          count(*) FILTER (WHERE analysis -> 'success' -> 'successful' = 'true'::jsonb)::int AS successful_calls,
+          count(*) FILTER (WHERE analysis ->> 'sentiment' = 'positive')::int AS positive,
+          count(*) FILTER (WHERE analysis ->> 'sentiment' = 'neutral')::int AS neutral,
+          count(*) FILTER (WHERE analysis ->> 'sentiment' = 'negative')::int AS negative,
+          coalesce((SELECT jsonb_agg(jsonb_build_object('tag', tag, 'calls', calls) ORDER BY calls DESC, tag)
+                      FROM (SELECT tag, count(*)::int AS calls
+                              FROM analyzed,
+                                   jsonb_array_elements_text(CASE WHEN jsonb_typeof(tags) = 'array' THEN tags
+                                                                  ELSE '[]'::jsonb END) AS tag
+                             GROUP BY tag ORDER BY calls DESC, tag LIMIT $2) top), '[]'::jsonb) AS top_tags
+     FROM analyzed`;
+
 /**
  * How a campaign's analysed calls went, in one statement over its runs that have an analysis
  * (`annotations.analysis`, read through the partial index that holds only those): the success
  * evaluations, the sentiment split and the most frequent tags. Runs erased since are left out.
  */
 export async function campaignAnalysis(dataSource: DataSource, campaignId: number): Promise<CampaignAnalysisView> {
-  const [row] = await dataSource.query<AggregateRow[]>(
-    `WITH analyzed AS MATERIALIZED (
-       SELECT annotations -> 'analysis' AS analysis, annotations -> 'tags' AS tags
-         FROM runs
-        WHERE campaign_id = $1 AND annotations ? 'analysis' AND erased_at IS NULL)
-     SELECT count(*)::int AS analyzed_calls,
-            count(*) FILTER (WHERE analysis ? 'success')::int AS evaluated_calls,
-            count(*) FILTER (WHERE analysis -> 'success' -> 'successful' = 'true'::jsonb)::int AS successful_calls,
-            count(*) FILTER (WHERE analysis ->> 'sentiment' = 'positive')::int AS positive,
-            count(*) FILTER (WHERE analysis ->> 'sentiment' = 'neutral')::int AS neutral,
-            count(*) FILTER (WHERE analysis ->> 'sentiment' = 'negative')::int AS negative,
-            coalesce((SELECT jsonb_agg(jsonb_build_object('tag', tag, 'calls', calls) ORDER BY calls DESC, tag)
-                        FROM (SELECT tag, count(*)::int AS calls
-                                FROM analyzed,
-                                     jsonb_array_elements_text(CASE WHEN jsonb_typeof(tags) = 'array' THEN tags
-                                                                    ELSE '[]'::jsonb END) AS tag
-                               GROUP BY tag ORDER BY calls DESC, tag LIMIT $2) top), '[]'::jsonb) AS top_tags
-       FROM analyzed`,
-    [campaignId, TOP_TAGS],
-  );
+  const [row] = await dataSource.query<AggregateRow[]>(CAMPAIGN_ANALYSIS_SQL, [campaignId, TOP_TAGS]);
   const figures = row as AggregateRow;
   return {
     analyzed_calls: figures.analyzed_calls,
