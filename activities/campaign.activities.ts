@@ -214,10 +214,15 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
             details: { contact_id: item.contactId, attempt: item.attempt, error: item.initiationError },
           });
         }
+        // A call put through to a person is reached (`completed`, never retried) and counted apart too.
+        const transferred = await tx.countTransferred(
+          final.flatMap((item) => (item.outcome === 'completed' && item.runId !== null ? [item.runId] : [])),
+        );
         return tx.addCounters(campaignId, {
           queued: queuedRetries + finished.filter((row) => row.inserted).length,
           processed: final.length,
           failed: final.filter((item) => item.outcome !== 'completed').length,
+          transferred,
         });
       });
     },

@@ -1,4 +1,5 @@
 import { renderTemplate } from '../domain/agents/templates';
+import { TRANSFERRED } from '../domain/runs/types';
 import type {
   ConversationCheckpoint,
   ConversationDeps,
@@ -54,9 +55,6 @@ export const MAX_TURNS = 50;
 
 /** What the agent says when a live caller has been silent for `max_user_idle_timeout`. */
 export const IDLE_REMINDER = 'Are you still there?';
-
-/** The disposition of a call handed to a person. */
-export const TRANSFERRED = 'transferred';
 
 /** Transfers one call may try; past them the node's transfer tools are no longer offered. */
 export const MAX_TRANSFER_ATTEMPTS = 2;

@@ -78,6 +78,10 @@ export class Campaign extends CreatedEntity {
   @Column({ type: 'integer', default: 0 })
   frequencyCappedCount: number;
 
+  /** Contacts whose call was transferred to a person (also in processed_rows, as `completed`). */
+  @Column({ type: 'integer', default: 0 })
+  transferredCount: number;
+
   @Column({ type: 'integer', nullable: true })
   parentCampaignId: number | null;
 

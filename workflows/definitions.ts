@@ -229,6 +229,8 @@ export interface CampaignProgress {
   dnc_skipped: number;
   /** Dials put off by a frequency cap. */
   frequency_capped: number;
+  /** Contacts whose call was transferred to a person (also in processed_rows, as `completed`). */
+  transferred: number;
   in_flight: number;
   pending_retries: number;
   /** Final outcomes by call status. */

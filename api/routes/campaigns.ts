@@ -15,6 +15,7 @@ import {
 } from '../schemas/campaigns';
 import { WorkflowRunsPage } from '../schemas/runs';
 import { callLimitsFrom, checkMaxConcurrency } from '../../domain/campaigns/call-limits';
+import { campaignAnalysis } from '../../domain/campaigns/campaign-analysis';
 import { createDraftCampaign } from '../../domain/campaigns/campaign-create';
 import { campaignProgress } from '../../domain/campaigns/campaign-progress';
 import { redialCampaign } from '../../domain/campaigns/campaign-redial';
@@ -140,9 +141,10 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
         method: 'get',
         path: '/campaign/{campaign_id}',
         operationId: 'getCampaign',
-        summary: 'One campaign, with its logs and why it is not dialing',
+        summary: 'One campaign, with its logs, its calls’ analysis and why it is not dialing',
         description:
-          "The campaign's settings, counters and log entries, and `not_dialing`: why it places no new call now. " +
+          "The campaign's settings, counters and log entries, `analysis`: the success rate, sentiment split and " +
+          'top tags of its analysed calls, and `not_dialing`: why it places no new call now. ' +
           "404 when it is unknown or another organization's.",
         tags,
         security,
@@ -151,11 +153,12 @@ export function createCampaignRoutes(deps: ApiDeps): Route[] {
       },
       async (ctx, { params, auth }) => {
         const row = await findCampaign(dataSource, auth, params.campaign_id);
-        const [view, reasons] = await Promise.all([
+        const [view, analysis, reasons] = await Promise.all([
           campaignViewOf(dataSource, row),
+          campaignAnalysis(dataSource, row.id),
           notDialing({ dataSource, temporal }, row),
         ]);
-        ctx.body = { ...view, not_dialing: reasons };
+        ctx.body = { ...view, analysis, not_dialing: reasons };
       },
     ),
     defineRoute(

@@ -21,7 +21,13 @@ import {
   VOICEMAIL_ACTIONS,
   VoicemailActionSchema,
 } from '../../domain/campaigns/settings';
-import type { CampaignListRequest, CampaignProgressView, CampaignView } from '../../domain/campaigns/types';
+import { TOP_TAGS } from '../../domain/campaigns/campaign-analysis';
+import type {
+  CampaignAnalysisView,
+  CampaignListRequest,
+  CampaignProgressView,
+  CampaignView,
+} from '../../domain/campaigns/types';
 import type { Documents, SameShape } from './common';
 
 export const CampaignIdParams = z.object({ campaign_id: IdParam.openapi({ example: 4 }) });
@@ -279,6 +285,7 @@ const EXAMPLE_CAMPAIGN = {
   total_queued_count: 136,
   dnc_skipped: 3,
   frequency_capped: 2,
+  transferred: 9,
   parent_campaign_id: null,
   redialed_campaign_id: null,
   telephony_configuration_id: 2,
@@ -334,6 +341,14 @@ export const Campaign = z
     frequency_capped: z.number().int().openapi({
       description: 'Dials put off because the number had reached a frequency cap; each waits until the caps allow it.',
     }),
+    transferred: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          'Contacts whose call was transferred to a person (disposition `transferred`): reached, never retried, ' +
+          'counted in processed_rows and in the `completed` outcome too.',
+      }),
     parent_campaign_id: z.number().int().nullable(),
     redialed_campaign_id: z.number().int().nullable(),
     telephony_configuration_id: z.number().int().nullable(),
@@ -372,7 +387,43 @@ const NotDialingReason = z
   })
   .openapi('NotDialingReason');
 
+const EXAMPLE_ANALYSIS = {
+  analyzed_calls: 96,
+  evaluated_calls: 96,
+  successful_calls: 61,
+  success_rate: 0.635,
+  sentiment: { positive: 40, neutral: 47, negative: 9 },
+  top_tags: [
+    { tag: 'appointment_confirmed', calls: 52 },
+    { tag: 'dead_air', calls: 7 },
+  ],
+};
+
+export const CampaignAnalysis = z
+  .object({
+    analyzed_calls: z.number().int().openapi({
+      description: "The campaign's calls whose post-call analysis gave a result (`annotations.analysis`).",
+    }),
+    evaluated_calls: z.number().int().openapi({ description: 'Analysed calls with a success evaluation.' }),
+    successful_calls: z.number().int().openapi({ description: 'Evaluated calls judged successful.' }),
+    success_rate: z.number().nullable().openapi({
+      description: 'successful_calls / evaluated_calls, to 0.001; null before any call was evaluated.',
+    }),
+    sentiment: z
+      .object({ positive: z.number().int(), neutral: z.number().int(), negative: z.number().int() })
+      .openapi({ description: 'Analysed calls by `annotations.analysis.sentiment`.' }),
+    top_tags: z
+      .array(z.object({ tag: z.string(), calls: z.number().int() }))
+      .openapi({ description: `The ${TOP_TAGS} most frequent tags of the analysed calls, most frequent first.` }),
+  })
+  .openapi('CampaignAnalysis', { example: EXAMPLE_ANALYSIS });
+
 export const CampaignDetail = Campaign.extend({
+  analysis: CampaignAnalysis.openapi({
+    description:
+      "How the campaign's analysed calls went, read from their runs when asked: a call counts once its analysis " +
+      'is stored, which is after the campaign counted its outcome (see docs/guides/post-call-analysis.md).',
+  }),
   not_dialing: z
     .object({ reasons: z.array(NotDialingReason) })
     .nullable()
@@ -394,7 +445,7 @@ export const CampaignDetail = Campaign.extend({
         ],
       },
     }),
-}).openapi('CampaignDetail', { example: { ...EXAMPLE_CAMPAIGN, not_dialing: null } });
+}).openapi('CampaignDetail', { example: { ...EXAMPLE_CAMPAIGN, analysis: EXAMPLE_ANALYSIS, not_dialing: null } });
 
 export const CampaignList = z
   .object({
@@ -428,6 +479,14 @@ export const CampaignProgressResponse = z
     frequency_capped: z.number().int().openapi({
       description: 'Dials put off because the number had reached a frequency cap; each waits until the caps allow it.',
     }),
+    transferred: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          'Contacts whose call was transferred to a person (disposition `transferred`): reached, never retried, ' +
+          'counted in processed_rows and in the `completed` outcome too.',
+      }),
     in_flight: z.number().int().openapi({ description: 'Calls in progress.' }),
     pending_retries: z.number().int().openapi({ description: 'Retries waiting for their delay.' }),
     outcomes: z.record(z.string(), z.number().int()).openapi({
@@ -456,6 +515,7 @@ export const CampaignProgressResponse = z
       total_queued_count: 136,
       dnc_skipped: 3,
       frequency_capped: 2,
+      transferred: 9,
       in_flight: 5,
       pending_retries: 6,
       outcomes: { completed: 106, busy: 8, 'no-answer': 6 },
@@ -473,3 +533,4 @@ export type CampaignProgressResponse = z.output<typeof CampaignProgressResponse>
 export type CampaignDocumented = Documents<SameShape<z.output<typeof Campaign>, CampaignView>>;
 export type CampaignProgressDocumented = Documents<SameShape<CampaignProgressResponse, CampaignProgressView>>;
 export type CampaignListQueryDocumented = Documents<SameShape<z.output<typeof CampaignListQuery>, CampaignListRequest>>;
+export type CampaignAnalysisDocumented = Documents<SameShape<z.output<typeof CampaignAnalysis>, CampaignAnalysisView>>;

@@ -55,6 +55,7 @@ function campaignView(row: Campaign, names: Names, logs: LogRow[]): CampaignView
     total_queued_count: row.totalQueuedCount,
     dnc_skipped: row.dncSkippedCount,
     frequency_capped: row.frequencyCappedCount,
+    transferred: row.transferredCount,
     parent_campaign_id: row.parentCampaignId,
     redialed_campaign_id: row.redialedCampaignId,
     telephony_configuration_id: row.telephonyConfigurationId,

@@ -44,6 +44,8 @@ export interface CampaignView {
   dnc_skipped: number;
   /** Dials put off by a frequency cap. */
   frequency_capped: number;
+  /** Contacts whose call was transferred to a person (also in processed_rows, as `completed`). */
+  transferred: number;
   parent_campaign_id: number | null;
   redialed_campaign_id: number | null;
   telephony_configuration_id: number | null;
@@ -69,6 +71,8 @@ export interface CampaignProgressView {
   pending_retries: number;
   dnc_skipped: number;
   frequency_capped: number;
+  /** Contacts whose call was transferred to a person (also in processed_rows, as `completed`). */
+  transferred: number;
   /** Final outcomes by call status. */
   outcomes: Record<string, number>;
   progress_percentage: number;
@@ -78,4 +82,17 @@ export interface CampaignProgressView {
   active_telephony_configuration_id: number | null;
   /** `workflow`: the running campaign's own query; `database`: the stored counters. */
   source: 'workflow' | 'database';
+}
+
+/** How a campaign's analysed calls went: the runs whose post-call analysis gave a result. */
+export interface CampaignAnalysisView {
+  analyzed_calls: number;
+  /** Calls with a success evaluation, and how many of them succeeded. */
+  evaluated_calls: number;
+  successful_calls: number;
+  /** successful_calls / evaluated_calls, to 0.001; null before any call was evaluated. */
+  success_rate: number | null;
+  sentiment: { positive: number; neutral: number; negative: number };
+  /** The most frequent tags, most frequent first (ties by name). */
+  top_tags: { tag: string; calls: number }[];
 }

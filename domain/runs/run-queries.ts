@@ -197,6 +197,18 @@ function lastTransfer(logs: Record<string, unknown>): RunTransfer | null {
   return Array.isArray(transfers) && transfers.length > 0 ? (transfers.at(-1) as RunTransfer) : null;
 }
 
+/** The conditions of the usage report's runs: the organization's, in the dates, matching the filters. */
+export function usageRunsWhere(
+  organizationId: number,
+  query: Pick<UsageRunsRequest, 'start_date' | 'end_date' | 'filters'>,
+): SqlWhere {
+  const where = new SqlWhere().add('r.organization_id = ?', organizationId);
+  if (query.start_date) where.add('r.created_at >= ?::timestamptz', query.start_date);
+  if (query.end_date) where.add('r.created_at <= ?::timestamptz', query.end_date);
+  applyFilters(query.filters, USAGE_RUN_FILTERS, where, 'Invalid filters format');
+  return where;
+}
+
 /**
  * The organization's runs between `start_date` and `end_date` (both inclusive), newest first, with
  * totals over every matching run rather than the page.
@@ -207,10 +219,7 @@ export async function usageRunsPage(
   query: UsageRunsRequest,
   prices: Prices,
 ): Promise<UsageRunsPage> {
-  const where = new SqlWhere().add('r.organization_id = ?', caller.organizationId);
-  if (query.start_date) where.add('r.created_at >= ?::timestamptz', query.start_date);
-  if (query.end_date) where.add('r.created_at <= ?::timestamptz', query.end_date);
-  applyFilters(query.filters, USAGE_RUN_FILTERS, where, 'Invalid filters format');
+  const where = usageRunsWhere(caller.organizationId, query);
   const page = where.withExtra(query.limit, (query.page - 1) * query.limit);
   const [[totals], rows] = await Promise.all([
     dataSource.query<{ total: number; tokens: number; seconds: number; tool_calls: number }[]>(

@@ -52,6 +52,9 @@ export interface RunItem {
 }
 
 /** How a transfer attempt ended: `joined` when the person answered and took the caller. */
+/** The disposition of a call handed to a person. */
+export const TRANSFERRED = 'transferred';
+
 export const TRANSFER_OUTCOMES = ['joined', 'busy', 'no-answer', 'failed', 'canceled'] as const;
 export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];
 

@@ -1,6 +1,7 @@
 import type { DataSource, DeepPartial, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { CampaignState } from '../../domain/campaigns/settings';
+import { TRANSFERRED } from '../../domain/runs/types';
 import { Campaign } from '../campaign.entity';
 import { CampaignContact } from '../campaign-contact.entity';
 import { CampaignLog } from '../campaign-log.entity';
@@ -17,6 +18,11 @@ export interface CampaignCounters {
   dnc_skipped: number;
   /** Dials put off by a frequency cap (one contact may be put off more than once). */
   frequency_capped: number;
+  /**
+   * Contacts whose call was transferred to a person (final, as `completed`: also in processed).
+   * Absent from counters recorded before transfers were counted.
+   */
+  transferred?: number;
 }
 
 /** A `logs[]` entry of a campaign. */
@@ -66,6 +72,7 @@ const countersOf = (row: Campaign): CampaignCounters => ({
   failed_rows: row.failedRows,
   dnc_skipped: row.dncSkippedCount,
   frequency_capped: row.frequencyCappedCount,
+  transferred: row.transferredCount,
 });
 
 /**
@@ -130,13 +137,14 @@ export function campaignStatements(manager: EntityManager) {
     /** Adds to the counters in one statement and returns them all. */
     async addCounters(
       campaignId: number,
-      add: { queued?: number; executed?: number; processed?: number; failed?: number },
+      add: { queued?: number; executed?: number; processed?: number; failed?: number; transferred?: number },
     ): Promise<CampaignCounters> {
       await manager.query(
         `UPDATE campaigns SET total_queued_count = total_queued_count + $2, executed_count = executed_count + $3,
-                processed_rows = processed_rows + $4, failed_rows = failed_rows + $5, updated_at = now()
+                processed_rows = processed_rows + $4, failed_rows = failed_rows + $5,
+                transferred_count = transferred_count + $6, updated_at = now()
           WHERE id = $1`,
-        [campaignId, add.queued ?? 0, add.executed ?? 0, add.processed ?? 0, add.failed ?? 0],
+        [campaignId, add.queued ?? 0, add.executed ?? 0, add.processed ?? 0, add.failed ?? 0, add.transferred ?? 0],
       );
       return countersOf(await manager.findOneByOrFail(Campaign, { id: campaignId }));
     },
@@ -343,6 +351,16 @@ export function campaignStatements(manager: EntityManager) {
           GROUP BY previous.outcome`,
         [campaignId],
       );
+    },
+
+    /** How many of these runs were transferred to a person (their disposition is `transferred`). */
+    async countTransferred(runIds: number[]): Promise<number> {
+      if (runIds.length === 0) return 0;
+      const [row] = await manager.query<{ count: number }[]>(
+        `SELECT count(*)::int AS count FROM runs WHERE id = ANY($1) AND disposition = $2`,
+        [runIds, TRANSFERRED],
+      );
+      return row?.count ?? 0;
     },
 
     findRun(runId: number): Promise<Run | null> {

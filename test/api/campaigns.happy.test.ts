@@ -38,6 +38,16 @@ const api = () => ({
     request(server()).patch(`/api/v1${path}`).auth(org.owner.token, { type: 'bearer' }).send(body),
 });
 
+/** The report of a campaign none of whose calls was analysed. */
+const NO_ANALYSIS = {
+  analyzed_calls: 0,
+  evaluated_calls: 0,
+  successful_calls: 0,
+  success_rate: null,
+  sentiment: { positive: 0, neutral: 0, negative: 0 },
+  top_tags: [],
+};
+
 const idsOf = (items: unknown) => (items as { id: number }[]).map((item) => item.id);
 
 const minimalBody = () => ({ name: 'Reminders', workflow_id: org.agent.id, source_type: 'csv', source_id: sourceId });
@@ -74,6 +84,7 @@ describe('POST /campaign/create', () => {
       executed_count: 0,
       dnc_skipped: 0,
       frequency_capped: 0,
+      transferred: 0,
       total_queued_count: 0,
       parent_campaign_id: null,
       redialed_campaign_id: null,
@@ -156,7 +167,7 @@ describe('GET /campaign and /campaign/{id}', () => {
     const created = await createCampaign(server(), org.owner.token, minimalBody());
     const res = await api().get(`/campaign/${created.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...created, not_dialing: notStarted(created.id) });
+    expect(res.body).toEqual({ ...created, analysis: NO_ANALYSIS, not_dialing: notStarted(created.id) });
   });
 
   it('pages newest first and filters by state', async () => {
@@ -215,6 +226,7 @@ describe('PATCH /campaign/{id} on a draft', () => {
     ]);
     expect((await api().get(`/campaign/${created.id}`)).body).toEqual({
       ...res.body,
+      analysis: NO_ANALYSIS,
       not_dialing: notStarted(created.id),
     });
 
@@ -260,6 +272,7 @@ describe('GET /campaign/{id}/progress from the stored figures', () => {
       pending_retries: 0,
       dnc_skipped: 0,
       frequency_capped: 0,
+      transferred: 0,
       outcomes: {},
       progress_percentage: 0,
       next_open_at: null,
@@ -267,6 +280,73 @@ describe('GET /campaign/{id}/progress from the stored figures', () => {
       started_at: null,
       completed_at: null,
       source: 'database',
+    });
+  });
+});
+
+describe("GET /campaign/{id}: its analysed calls' report", () => {
+  it('counts success, sentiment and tags over the analysed runs of this campaign only', async () => {
+    const created = await createCampaign(server(), org.owner.token, minimalBody());
+    const base = {
+      workflowId: org.agent.id,
+      definitionId: org.agent.current_definition_id,
+      organizationId: org.owner.user.organization_id,
+    };
+    const analysed = (sentiment: string, successful: boolean | null, tags: string[]) => ({
+      tags,
+      analysis: {
+        fields: {},
+        score: successful ? 8 : 4,
+        sentiment,
+        model: 'offline',
+        ...(successful === null
+          ? {}
+          : { success: { rubric: 'pass_fail', value: successful, successful, reason: 'judged' } }),
+      },
+    });
+    const annotate = async (runId: number, annotations: object): Promise<void> => {
+      await services.db.dataSource.query(`UPDATE runs SET annotations = $2 WHERE id = $1`, [
+        runId,
+        JSON.stringify(annotations),
+      ]);
+    };
+    const results = [
+      analysed('positive', true, ['interested', 'callback']),
+      analysed('positive', true, ['interested']),
+      analysed('negative', false, ['asked_to_stop', 'interested']),
+      analysed('neutral', null, ['dead_air']),
+      // A node that failed or skipped the call gives no analysis: not counted.
+      { tags: [], qa_main: { skipped: true, reason: 'call_too_short' } },
+    ];
+    for (const annotations of results) {
+      await annotate(await insertRun(services.db.dataSource, { ...base, campaignId: created.id }), annotations);
+    }
+    // Another campaign's and a campaign-less run are not this campaign's.
+    const other = await createCampaign(server(), org.owner.token, minimalBody());
+    await annotate(
+      await insertRun(services.db.dataSource, { ...base, campaignId: other.id }),
+      analysed('negative', false, ['interested']),
+    );
+    await annotate(await insertRun(services.db.dataSource, base), analysed('negative', false, ['interested']));
+
+    const res = await api().get(`/campaign/${created.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.analysis).toEqual({
+      analyzed_calls: 4,
+      evaluated_calls: 3,
+      successful_calls: 2,
+      success_rate: 0.667,
+      sentiment: { positive: 2, neutral: 1, negative: 1 },
+      top_tags: [
+        { tag: 'interested', calls: 3 },
+        { tag: 'asked_to_stop', calls: 1 },
+        { tag: 'callback', calls: 1 },
+        { tag: 'dead_air', calls: 1 },
+      ],
+    });
+    expect((await api().get(`/campaign/${other.id}`)).body.analysis).toMatchObject({
+      analyzed_calls: 1,
+      success_rate: 0,
     });
   });
 });

@@ -11,6 +11,8 @@ export interface ScriptedAnswer {
   delayMs?: number;
   /** A streamed answer sends its first chunk, then waits for this before the rest. */
   holdAfterFirstChunk?: Promise<void>;
+  /** Answers only once this settles: a test holds the request while it looks at what happens meanwhile. */
+  heldUntil?: Promise<unknown>;
 }
 
 export interface ReceivedRequest {
@@ -79,7 +81,8 @@ export class FakeLanguageModel {
             }),
           );
         };
-        if (next?.delayMs) setTimeout(answer, next.delayMs);
+        if (next?.heldUntil) void next.heldUntil.finally(answer);
+        else if (next?.delayMs) setTimeout(answer, next.delayMs);
         else answer();
       });
     });

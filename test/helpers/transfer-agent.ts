@@ -10,11 +10,13 @@ export interface TransferringAgent {
 /**
  * An agent with an API trigger whose start node offers a transfer tool: the offline policy calls
  * it when the callee's reply shares a word with its description ("sounds good" → "sounds").
+ * `extraNodes` join its graph (a QA node, say).
  */
 export async function transferringAgent(
   server: TestServer,
   token: string,
   config: Record<string, unknown>,
+  extraNodes: object[] = [],
 ): Promise<TransferringAgent> {
   const tool = await request(server)
     .post('/api/v1/tools')
@@ -31,6 +33,7 @@ export async function transferringAgent(
   const nodes = [
     ...definition.nodes,
     { id: 'api', type: 'trigger', position: { x: 200, y: 0 }, data: { name: 'API trigger' } },
+    ...extraNodes,
   ];
   const agent = await request(server)
     .post('/api/v1/workflow/create/definition')

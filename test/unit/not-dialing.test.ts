@@ -12,6 +12,7 @@ const progress = (change: Partial<CampaignProgress> = {}): CampaignProgress => (
   failed_rows: 0,
   dnc_skipped: 0,
   frequency_capped: 3,
+  transferred: 0,
   in_flight: 0,
   pending_retries: 0,
   outcomes: {},

@@ -242,6 +242,7 @@ export class CampaignTracker {
       failed_rows: counters?.failed_rows ?? 0,
       dnc_skipped: counters?.dnc_skipped ?? 0,
       frequency_capped: counters?.frequency_capped ?? 0,
+      transferred: counters?.transferred ?? 0,
       in_flight: this.carried.inFlight.length,
       pending_retries: this.carried.retries.length,
       outcomes: { ...this.outcomes },

@@ -21,7 +21,7 @@ export function campaignDetails(progress: CampaignProgress, waitingFor?: string)
     `**${progress.state}** · ${count(progress.processed_rows)} of ${count(progress.total_rows)} contacts done` +
       ` · ${count(progress.executed_count)} calls placed`,
     `In flight ${count(progress.in_flight)} · retries waiting ${count(progress.pending_retries)}` +
-      ` · failed ${count(progress.failed_rows)}`,
+      ` · failed ${count(progress.failed_rows)} · transferred ${count(progress.transferred)}`,
     `Outcomes: ${outcomes.length > 0 ? outcomes.join(', ') : 'none yet'}`,
     ...(progress.next_open_at ? [`Next calling window opens ${progress.next_open_at}`] : []),
     ...(waitingFor ? [`Waiting: ${waitingFor}`] : []),
