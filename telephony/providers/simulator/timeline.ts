@@ -97,7 +97,9 @@ export function simulatedTransferStatus(transfer: TransferTimeline, call: Timeli
   const answerMs = transfer.startedAt.getTime() + transfer.ringSeconds * 1000;
   const canceled = transfer.canceledAt && transfer.canceledAt.getTime() <= now.getTime() ? transfer.canceledAt : null;
   const callOver = (at: Date) => simulatedStatus(call, at).status !== 'answered';
-  const decidedAt = new Date(Math.min(now.getTime(), answerMs));
+  // A destination that never answers rings on until it is canceled or the caller's call ends.
+  const ringsOn = transfer.plannedOutcome === 'no-answer';
+  const decidedAt = new Date(ringsOn ? now.getTime() : Math.min(now.getTime(), answerMs));
   if (callOver(decidedAt)) return 'canceled';
   if (now.getTime() < answerMs || transfer.plannedOutcome === 'no-answer') return canceled ? 'canceled' : 'ringing';
   if (canceled && canceled.getTime() < answerMs) return 'canceled';
