@@ -233,6 +233,7 @@ export function createSimulatorProvider(
    */
   function simulatorTransfer(): TelephonyTransfer {
     const deliveryKey = (transferId: string) => `transfer:${transferId}`;
+    const personTalkSeconds = config.transfer_talk_seconds ?? config.talk_seconds;
 
     /**
      * With audio, the person on the call hears the hold audio while the destination rings, fetched
@@ -267,7 +268,7 @@ export function createSimulatorProvider(
     const endHold = async (transfer: SimulatorTransferRow, joined: boolean): Promise<void> => {
       const callee = audioCalleeOf(transfer.providerCallId);
       if (!callee) return;
-      const heard = joined ? callee.joinTransfer(TRANSFER_PERSON_LINE, config.talk_seconds) : callee.endHold();
+      const heard = joined ? callee.joinTransfer(TRANSFER_PERSON_LINE, personTalkSeconds) : callee.endHold();
       await transfers.heldFor(transfer.transferId, heard);
     };
 
@@ -296,6 +297,7 @@ export function createSimulatorProvider(
           // The person hears it as they answer, before the caller is joined.
           announcement: request.mode === 'warm' ? request.announcement : null,
           holdAudioMs: null,
+          talkSeconds: config.transfer_talk_seconds ?? null,
         };
         if (!(await transfers.insert(transfer))) {
           const raced = await transfers.byIdempotencyKey(request.idempotencyKey);

@@ -16,12 +16,15 @@ export interface SimulatorTransferRow {
   announcement: string | null;
   /** With audio: how much hold audio the caller heard while the destination rang (set once it stopped). */
   holdAudioMs: number | null;
+  /** How long the person talks once joined; null: the call's `talk_seconds`. */
+  talkSeconds: number | null;
 }
 
 const COLUMNS = `transfer_id AS "transferId", provider_call_id AS "providerCallId",
   idempotency_key AS "idempotencyKey", destination, planned_outcome AS "plannedOutcome",
   started_at AS "startedAt", ring_seconds AS "ringSeconds", callback_url AS "callbackUrl",
-  canceled_at AS "canceledAt", announcement, hold_audio_ms AS "holdAudioMs"`;
+  canceled_at AS "canceledAt", announcement, hold_audio_ms AS "holdAudioMs",
+  talk_seconds AS "talkSeconds"`;
 
 /** The simulator's statements on its transfers. */
 export function createSimulatorTransfers(dataSource: DataSource) {
@@ -37,8 +40,8 @@ export function createSimulatorTransfers(dataSource: DataSource) {
     async insert(row: SimulatorTransferRow): Promise<boolean> {
       const inserted = await dataSource.query<unknown[]>(
         `INSERT INTO simulator_transfers (transfer_id, provider_call_id, idempotency_key, destination,
-           planned_outcome, started_at, ring_seconds, callback_url, canceled_at, announcement)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+           planned_outcome, started_at, ring_seconds, callback_url, canceled_at, announcement, talk_seconds)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT DO NOTHING RETURNING transfer_id`,
         [
           row.transferId,
@@ -51,6 +54,7 @@ export function createSimulatorTransfers(dataSource: DataSource) {
           row.callbackUrl,
           row.canceledAt,
           row.announcement,
+          row.talkSeconds,
         ],
       );
       return inserted.length > 0;
