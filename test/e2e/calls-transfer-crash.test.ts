@@ -81,8 +81,9 @@ it('brings the caller back when the worker is SIGKILLed while the destination ri
   );
   const handle = app.callback();
   http.on('request', (req, res) => void handle(req, res));
-  // The callee stays long enough for the transfer to ring out and the conversation to carry on.
-  const org = await callingOrganization(handle, { ring_seconds: 1, talk_seconds: 40 });
+  // The callee stays long enough for the transfer to ring out and the conversation to carry on,
+  // even when the restarted worker takes a minute to start on a loaded machine.
+  const org = await callingOrganization(handle, { ring_seconds: 1, talk_seconds: 90 });
   // A destination that rings and never answers: only the workflow's ring timeout ends it.
   const agent = await transferringAgent(handle, org.owner.token, {
     destination_source: 'static',
