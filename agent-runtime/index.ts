@@ -17,6 +17,7 @@ import { isOptOutRequest, OPT_OUT_CLOSING } from './opt-out';
 import type { AgentReply, ConversationParty, EndedBy, Spoken } from './party';
 import type { Policy, TurnRequest } from './policy';
 import { SimulatedParty } from './simulated-party';
+import { transferSummary } from './transfer-summary';
 import {
   resultExcerpt,
   TOOL_DELAY_LINE,
@@ -245,7 +246,15 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
         if (outcome.endCall) endCall = outcome.endCall;
         if (outcome.transfer && !transferAsked) {
           if (outcome.transfer.message) speech.sentence(render(outcome.transfer.message));
-          transferAsked = { ...outcome.transfer.request, sequence, toolUuid: fn.toolUuid };
+          const asked = outcome.transfer.request;
+          transferAsked = {
+            ...asked,
+            sequence,
+            toolUuid: fn.toolUuid,
+            ...(asked.mode === 'warm'
+              ? { announcement: asked.announcement || transferSummary(transcript, gatheredContext) }
+              : {}),
+          };
         }
         return outcome.result;
       },

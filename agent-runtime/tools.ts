@@ -38,6 +38,8 @@ export interface TransferRequest {
   destination: string;
   mode: 'blind' | 'warm';
   ringTimeoutSeconds: number;
+  /** Warm transfers: what the person hears before the caller is joined (the tool's message, else a summary). */
+  announcement?: string;
 }
 
 /**

@@ -29,6 +29,7 @@ import { createDoNotCallRoutes } from './routes/do-not-call';
 import { createHealthRoutes } from './routes/health';
 import { createKnowledgeBaseRoutes } from './routes/knowledge-base';
 import { createPhoneNumberRoutes } from './routes/phone-numbers';
+import { createHoldAudioRoutes } from './routes/hold-audio';
 import { createRecordingRoutes } from './routes/recordings';
 import { createSpeechCredentialRoutes } from './routes/speech-credentials';
 import { createTelephonyConfigRoutes } from './routes/telephony-configs';
@@ -63,6 +64,7 @@ export function createRoutes(deps: ApiDeps, auth: AuthServices): Route[] {
     ...createWebCallRoutes(deps),
     ...createRecordingRoutes(deps),
     ...createTelephonyWebhookRoutes(deps),
+    ...createHoldAudioRoutes(),
     ...createTelephonyInboundRoutes(deps),
     ...createCampaignRoutes(deps),
     ...createCampaignSourceRoutes(deps, importSlots),

@@ -15,6 +15,7 @@ import {
   type ToolCallContext,
   type ToolResult,
 } from './http-tool';
+import { renderTemplate } from '../agents/templates';
 import { TransferDestinationError, transferDestination } from './transfer-destination';
 import type { HttpApiConfig, ToolDefinition, ToolFunction } from './types';
 
@@ -216,7 +217,14 @@ export class ToolRunner {
           return {
             result: { ok: true, data: 'The transfer starts now.' },
             transfer: {
-              request: { destination, mode: config.mode, ringTimeoutSeconds: config.ring_timeout_seconds },
+              request: {
+                destination,
+                mode: config.mode,
+                ringTimeoutSeconds: config.ring_timeout_seconds,
+                ...(config.mode === 'warm' && config.warm_message
+                  ? { announcement: renderTemplate(config.warm_message, { initialContext, gatheredContext }).trim() }
+                  : {}),
+              },
               ...(config.message ? { message: config.message } : {}),
             },
           };

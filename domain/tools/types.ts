@@ -88,6 +88,11 @@ export interface TransferCallConfig {
   /** Said to the caller before the transfer starts. */
   message?: string;
   mode: TransferMode;
+  /**
+   * Warm transfers: what the person hears when they answer, before the caller is joined (a template
+   * over the call's context); absent: a summary of the call made from its transcript.
+   */
+  warm_message?: string;
 }
 
 export type ToolDefinition =

@@ -12,10 +12,10 @@ beforeAll(async () => {
   owner = await signUp(app);
 });
 
-const transferTool = (config: Record<string, unknown>) =>
+const transferTool = (config: Record<string, unknown>, as: SignedUp = owner) =>
   request(app)
     .post('/api/v1/tools')
-    .auth(owner.token, { type: 'bearer' })
+    .auth(as.token, { type: 'bearer' })
     .send({
       name: 'Put through',
       description: 'Hands the caller to sales.',
@@ -80,18 +80,45 @@ describe('transfer_call tools', () => {
     expect(issue?.msg).toMatch(message);
   });
 
-  it('refuses a warm transfer at save time when a provider of the organization cannot make one', async () => {
-    // No configuration yet: some provider (Plivo) makes warm transfers.
-    const res = await transferTool({ destination_source: 'static', destination: '+14155550999', mode: 'warm' });
-    expect(res.status).toBe(201);
+  it('saves a warm transfer with its message where every provider of the organization can make one, refuses it where one cannot', async () => {
+    const org = await signUp(app);
+    const warm = {
+      destination_source: 'static',
+      destination: '+14155550999',
+      mode: 'warm',
+      warm_message: 'A caller about {{initial_context.topic}}.',
+    };
+    // No configuration yet: some provider (the simulator) can make one.
+    expect((await transferTool(warm, org)).status).toBe(201);
+    await createTelephonyConfig(app, org.token, { provider: 'simulator' });
+    const saved = await transferTool(warm, org);
+    expect(saved.status).toBe(201);
+    expect(saved.body.definition.config).toMatchObject({ mode: 'warm', warm_message: warm.warm_message });
+    await createTelephonyConfig(app, org.token, { provider: 'plivo', auth_id: 'ABCD', auth_token: 'xyz' });
+    expect((await transferTool(warm, org)).status).toBe(201);
 
-    await createTelephonyConfig(app, owner.token, { provider: 'simulator' });
-    const again = await transferTool({ destination_source: 'static', destination: '+14155550999', mode: 'warm' });
-    expect(again.status).toBe(422);
-    expect(again.body.detail[0].loc).toEqual(['body', 'definition', 'config', 'mode']);
-    expect(again.body.detail[0].msg).toBe(
-      "A warm transfer is not supported by simulator (this organization's telephony providers)",
+    await createTelephonyConfig(app, org.token, {
+      provider: 'twilio',
+      account_sid: 'AC0123456789abcdef0123456789abcdef',
+      auth_token: 'twilio-token',
+    });
+    const refused = await transferTool(warm, org);
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['body', 'definition', 'config', 'mode']);
+    expect(refused.body.detail[0].msg).toBe(
+      "A warm transfer is not supported by twilio (this organization's telephony providers)",
     );
+  });
+
+  it('refuses a warm message longer than the text limit', async () => {
+    const res = await transferTool({
+      destination_source: 'static',
+      destination: '+14155550999',
+      mode: 'warm',
+      warm_message: 'x'.repeat(4_001),
+    });
+    expect(res.status).toBe(422);
+    expect((res.body.detail as { loc: string[] }[])[0]?.loc).toContain('warm_message');
   });
 
   it('saves a blind transfer, and refuses a warm one, for an organization calling through Twilio, Telnyx and Vonage', async () => {
@@ -141,7 +168,7 @@ describe('transfer_call tools', () => {
         p.transfer_modes,
       ]),
     );
-    expect(modes.simulator).toEqual(['blind']);
+    expect(modes.simulator).toEqual(['blind', 'warm']);
     expect(modes.twilio).toEqual(['blind']);
     expect(modes.telnyx).toEqual(['blind']);
     expect(modes.vonage).toEqual(['blind']);

@@ -143,7 +143,7 @@ async function temporalCliPath(): Promise<string> {
   return executable.path;
 }
 
-async function apiHealthy(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+export async function apiHealthy(baseUrl: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await fetch(`${baseUrl}/api/v1/health`).then(

@@ -387,4 +387,38 @@ describe('transfers', () => {
     expect(row?.canceled_at).not.toBeNull();
     await expect(transfer.status(providerCallId, transferId)).resolves.toMatchObject({ status: 'canceled' });
   });
+
+  it("ends a no-answer destination's ringing when the caller's call ends", async () => {
+    const clock = { now: new Date('2026-01-01T10:00:00Z') };
+    const { transfer, providerCallId } = await answeredCall(clock, 10);
+    clock.now = at(clock.now, 2);
+    const { transferId } = await transfer.start(transferRequest(providerCallId, '+15551230408'));
+    clock.now = at(clock.now, 5);
+    await expect(transfer.status(providerCallId, transferId)).resolves.toMatchObject({ status: 'ringing' });
+    // The call talks for 10 s after 1 s of ringing: over 11 s after it started.
+    clock.now = at(clock.now, 30);
+    await expect(transfer.status(providerCallId, transferId)).resolves.toMatchObject({ status: 'canceled' });
+  });
+
+  it("keeps a warm transfer's announcement, what the person hears before the join; a blind one has none", async () => {
+    const clock = { now: new Date('2026-01-01T10:00:00Z') };
+    const { transfer, providerCallId } = await answeredCall(clock);
+    clock.now = at(clock.now, 2);
+    const announcement = 'I have a caller for you. They said: I want a refund. Connecting you now.';
+    const warm = await transfer.start({
+      ...transferRequest(providerCallId, '+15551230999'),
+      mode: 'warm',
+      announcement,
+    });
+    // A blind request carries none; one that did is not kept.
+    const blind = await transfer.start({ ...transferRequest(providerCallId, '+15551230998'), announcement: 'unused' });
+    const rows = await services.db.dataSource.query<{ transfer_id: string; announcement: string | null }[]>(
+      'SELECT transfer_id, announcement FROM simulator_transfers WHERE transfer_id = ANY($1)',
+      [[warm.transferId, blind.transferId]],
+    );
+    expect(Object.fromEntries(rows.map((row) => [row.transfer_id, row.announcement]))).toEqual({
+      [warm.transferId]: announcement,
+      [blind.transferId]: null,
+    });
+  });
 });

@@ -13,6 +13,8 @@ const CONVERSATION_GRACE_MS = 30_000;
 
 /** Marks histories whose conversations may stop for a transfer (older ones never did). */
 export const TRANSFER_PATCH = 'call-transfer';
+/** Marks histories whose live conversations may stop for a transfer (older ones hung up instead). */
+export const LIVE_TRANSFER_PATCH = 'live-call-transfer';
 
 /**
  * A connected call's conversation, until the call ends or `max_call_duration` is reached (then the
@@ -35,6 +37,18 @@ async function converseLive(call: CallRun): Promise<PhaseResult> {
     true,
   );
   if (state.machine && !state.ended && !state.conversation) return { next: 'voicemail' };
+  const spokenSoFar = state.conversation;
+  if (
+    !state.ended &&
+    spokenSoFar?.endedBy === 'transfer' &&
+    spokenSoFar.transfer &&
+    !call.transfers.length &&
+    patched(LIVE_TRANSFER_PATCH)
+  ) {
+    // The stream stays open: the caller is on the line while the destination rings.
+    call.transferAsked = spokenSoFar;
+    return { next: 'transfer' };
+  }
   if (!state.ended) {
     // The agent ended the call (end node, silent caller) or time ran out: hang up through the
     // provider. A caller who hung up needs no hang-up; their call's final status is on its way.

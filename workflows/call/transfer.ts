@@ -17,6 +17,8 @@ const { startTransfer, cancelTransfer, getTransferStatus } = proxyLocalActivitie
 
 /** The disposition of a conversation that stopped for a transfer the caller hung up on. */
 const CALLER_HUNG_UP = 'user_hangup';
+/** The disposition of a live call hung up after a transfer that did not connect. */
+const TRANSFER_FAILED = 'transfer_failed';
 
 /** What the model is told when a transfer does not connect, by how it ended. */
 const FAILURE_REASONS: Partial<Record<RunTransfer['outcome'], string>> = {
@@ -43,6 +45,7 @@ export async function transfer(call: CallRun): Promise<PhaseResult> {
     providerCallId: state.callId,
     destination: request.destination,
     mode: request.mode,
+    ...(request.announcement ? { announcement: request.announcement } : {}),
     ringTimeoutSeconds: request.ringTimeoutSeconds,
     idempotencyKey: `${workflowInfo().workflowId}:transfer-${request.sequence}`,
   });
@@ -78,6 +81,7 @@ export async function transfer(call: CallRun): Promise<PhaseResult> {
       transfers: call.transfers,
     });
   }
+  if (call.input.conversation === 'live') return liveCallBack(call, asked);
   call.resume = {
     previous: asked,
     transferFailed: attempt.reason ?? 'transfer_failed',
@@ -126,6 +130,26 @@ async function lookUp(call: CallRun, transferId: string): Promise<void> {
   } catch (error) {
     log.warn('transfer status look-up failed', { runId, error: String(error) });
   }
+}
+
+/**
+ * A live call whose transfer did not connect: its conversation ended with the request (the stream
+ * that carried it has no agent any more), so the caller is told nothing more and the call is hung up
+ * cleanly rather than left in silence; the run keeps the attempt and why it failed.
+ */
+async function liveCallBack(call: CallRun, asked: ConversationResult): Promise<PhaseResult> {
+  const { state } = call;
+  if (!state.ended) {
+    await call.hangup();
+    await call.finalStatus();
+  }
+  const final = state.final ?? { status: 'completed' as const, durationSeconds: 0 };
+  return endWith({
+    callStatus: final.status,
+    durationSeconds: final.durationSeconds ?? 0,
+    conversation: final.status === 'completed' ? { ...asked, disposition: TRANSFER_FAILED } : null,
+    transfers: call.transfers,
+  });
 }
 
 /** The person took the caller: the call lasts as long as they talk, within `max_call_duration` from now. */

@@ -11,7 +11,7 @@ import {
   type WebhookRequest,
 } from '../../provider';
 import { requireActiveNumber } from '../../readiness';
-import { AudioCallee, hangUpAudioCallee } from './audio-callee';
+import { AudioCallee, audioCalleeOf, hangUpAudioCallee, TRANSFER_PERSON_LINE } from './audio-callee';
 import { createSimulatorCalls, type SimulatorCallRow } from './calls';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
@@ -34,8 +34,11 @@ import {
   simulatorSignatureValid,
 } from './webhook';
 import { parseJson } from '../../../platform/json';
+import { parseWavHeader, WAV_HEADER_BYTES } from '../../../voice/wav';
 
 const WEBHOOK_TIMEOUT_MS = 5_000;
+/** Hold audio larger than this is no hold audio (a minute at 8 kHz is under 1 MB). */
+const MAX_HOLD_AUDIO_BYTES = 4 * 1024 * 1024;
 
 /**
  * The virtual carrier: calls are rows in `simulator_calls`, their status a function of the row
@@ -230,6 +233,45 @@ export function createSimulatorProvider(
    */
   function simulatorTransfer(): TelephonyTransfer {
     const deliveryKey = (transferId: string) => `transfer:${transferId}`;
+    const personTalkSeconds = config.transfer_talk_seconds ?? config.talk_seconds;
+
+    /**
+     * With audio, the person on the call hears the hold audio while the destination rings, fetched
+     * from `holdAudioUrl` as a carrier would; a fetch that fails leaves them in silence.
+     */
+    const startHold = async (request: StartTransferRequest): Promise<void> => {
+      const callee = audioCalleeOf(request.providerCallId);
+      if (!callee) return;
+      const samples = await fetchHoldAudio(request.holdAudioUrl);
+      if (samples) callee.hold(samples);
+    };
+
+    const fetchHoldAudio = async (url: string): Promise<Int16Array | null> => {
+      try {
+        const response = await post(url, { signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS) });
+        if (!response.ok) {
+          await response.body?.cancel();
+          return null;
+        }
+        const bytes = Buffer.from(await response.arrayBuffer());
+        const format = parseWavHeader(bytes);
+        if (!format || bytes.length > MAX_HOLD_AUDIO_BYTES) return null;
+        if (format.sampleRate !== 8000 || format.channels !== 1 || format.bitsPerSample !== 16) return null;
+        const data = bytes.subarray(WAV_HEADER_BYTES, WAV_HEADER_BYTES + format.dataBytes);
+        return new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + (data.length & ~1)));
+      } catch {
+        return null;
+      }
+    };
+
+    /** The hold is over (answered, failed or canceled): the row keeps how much the caller heard. */
+    const endHold = async (transfer: SimulatorTransferRow, joined: boolean): Promise<void> => {
+      const callee = audioCalleeOf(transfer.providerCallId);
+      if (!callee) return;
+      const heard = joined ? callee.joinTransfer(TRANSFER_PERSON_LINE, personTalkSeconds) : callee.endHold();
+      await transfers.heldFor(transfer.transferId, heard);
+    };
+
     return {
       async start(request: StartTransferRequest) {
         const repeat = await transfers.byIdempotencyKey(request.idempotencyKey);
@@ -252,6 +294,10 @@ export function createSimulatorProvider(
           ringSeconds: config.ring_seconds,
           callbackUrl: request.transferCallbackUrl,
           canceledAt: null,
+          // The person hears it as they answer, before the caller is joined.
+          announcement: request.mode === 'warm' ? request.announcement : null,
+          holdAudioMs: null,
+          talkSeconds: config.transfer_talk_seconds ?? null,
         };
         if (!(await transfers.insert(transfer))) {
           const raced = await transfers.byIdempotencyKey(request.idempotencyKey);
@@ -263,6 +309,16 @@ export function createSimulatorProvider(
           deliver: () => reportTransfer(transfer.transferId),
         }));
         const answeredAt = transferAnsweredAt(transfer);
+        if (config.audio) {
+          void startHold(request);
+          // A destination that rings out holds the caller until the transfer is canceled.
+          if (transfer.plannedOutcome !== 'no-answer') {
+            deliveries.unshift({
+              afterMs: transfer.ringSeconds * 1000,
+              deliver: () => endHold(transfer, answeredAt !== null),
+            });
+          }
+        }
         if (answeredAt) {
           // The call's end moves to the end of the person's talk.
           const ended = withTransfer(row, transfer);
@@ -278,6 +334,7 @@ export function createSimulatorProvider(
         if (!transfer || (await transferEvent(transfer)).status !== 'ringing') return;
         await transfers.cancel(transferId, now());
         dispatcher.cancel(deliveryKey(transferId));
+        await endHold(transfer, false);
         await reportTransfer(transferId);
       },
 

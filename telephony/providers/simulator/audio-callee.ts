@@ -24,6 +24,9 @@ const AGENT_DONE_MS = 900;
 const REPLIES = ['Yes, I can do that.', 'Okay, that works for me.', 'Thank you very much.'];
 const GOODBYE = 'Goodbye.';
 const VOICE = 'en-us+klatt';
+/** What the person a transfer reached says once joined with the caller, in a voice of their own. */
+export const TRANSFER_PERSON_LINE = 'Hello, this is the sales team. How can I help you today?';
+const PERSON_VOICE = 'en-us+m3';
 
 export interface AudioCalleeOptions {
   /** The media URL the call's markup points at (with its token). */
@@ -46,6 +49,11 @@ export function hangUpAudioCallee(providerCallId: string): void {
   active.get(providerCallId)?.hangUp();
 }
 
+/** The simulated person on a call, if they are on it in this process. */
+export function audioCalleeOf(providerCallId: string): AudioCallee | undefined {
+  return active.get(providerCallId);
+}
+
 /**
  * The person on the other end of a simulator call with `audio: true`. It connects to the call's
  * media endpoint as Twilio would (Media Streams: `connected`, `start`, 20 ms µ-law `media` frames in
@@ -53,7 +61,9 @@ export function hangUpAudioCallee(providerCallId: string): void {
  * after 0.9 s of silence; PocketSphinx transcribes it) and answers with espeak-ng (klatt voice), from a fixed list
  * of friendly replies, or "Goodbye." once the agent said goodbye. It hangs up after `talkSeconds`
  * or when the call is hung up, and leaves when the socket closes. On a voicemail number it is the
- * box: silent, it only transcribes what it records.
+ * box: silent, it only transcribes what it records. While a transfer's destination rings it hears
+ * the hold audio and stays quiet; once the destination answers, the person there speaks on the
+ * stream and the agent is no longer answered.
  */
 export class AudioCallee {
   /** What the person heard the agent say, utterance by utterance. */
@@ -75,6 +85,12 @@ export class AudioCallee {
   private replying = false;
   private replies = 0;
   private saidGoodbye = false;
+  /** Hold audio playing to the person (a transfer's destination rings), looped, and where in it. */
+  private holdAudio: Int16Array | null = null;
+  private holdAt = 0;
+  private heldFrames = 0;
+  /** Handed to someone else by a transfer: the agent is no longer on the line to answer. */
+  private transferred = false;
 
   private constructor(private readonly options: AudioCalleeOptions) {
     this.frames = new TwilioStreamFrames(options.providerCallId);
@@ -105,6 +121,41 @@ export class AudioCallee {
     }
   }
 
+  /** A transfer's destination rings: the person hears `samples`, looped, until `endHold`. */
+  hold(samples: Int16Array): void {
+    if (samples.length === 0 || this.transferred) return;
+    this.holdAudio = samples;
+    this.holdAt = 0;
+    this.agentAudio = [];
+    this.agentSpoke = false;
+  }
+
+  /** The hold is over; returns how long the person heard hold audio (ms). */
+  endHold(): number {
+    this.holdAudio = null;
+    return this.heldFrames * FRAME_MS;
+  }
+
+  /**
+   * The transfer's destination answered: the hold ends, the person there says `line` (on the call's
+   * stream, as the call's audio), and the call lasts `talkSeconds` more. The agent is no longer
+   * answered. Returns how long hold audio played (ms).
+   */
+  joinTransfer(line: string, talkSeconds: number): number {
+    const held = this.endHold();
+    this.transferred = true;
+    this.agentAudio = [];
+    if (this.hangupTimer) clearTimeout(this.hangupTimer);
+    this.hangupTimer = setTimeout(() => this.hangUp(), talkSeconds * 1000);
+    void synthesize(this.tts, [line], { sampleRate: 8000, voice: PERSON_VOICE })
+      .then((speech) => {
+        this.said.push(line);
+        this.outgoing.push(speech);
+      })
+      .catch((error: unknown) => this.options.log?.warn({ err: error }, 'transferred-to person could not speak'));
+    return held;
+  }
+
   private begin(): void {
     this.send(this.frames.connected());
     this.send(this.frames.start());
@@ -118,9 +169,20 @@ export class AudioCallee {
     const due = Math.floor((Date.now() - this.startedAt) / FRAME_MS);
     while (this.framesSent < due && this.socket.readyState === WebSocket.OPEN) {
       this.framesSent += 1;
+      this.listenToHold();
       this.send(this.frames.media(Buffer.from(pcm16ToMulaw(this.nextFrame())).toString('base64')));
     }
     this.noticeAgentDone();
+  }
+
+  /** One frame of hold audio reaches the person's ear; only audible frames count as heard. */
+  private listenToHold(): void {
+    const hold = this.holdAudio;
+    if (!hold) return;
+    const frame = new Int16Array(FRAME);
+    for (let i = 0; i < FRAME; i++) frame[i] = hold[(this.holdAt + i) % hold.length] ?? 0;
+    this.holdAt = (this.holdAt + FRAME) % hold.length;
+    if (rms(frame) > 0) this.heldFrames += 1;
   }
 
   private nextFrame(): Int16Array {
@@ -148,7 +210,8 @@ export class AudioCallee {
       this.send(this.frames.mark(frame.mark.name));
     } else if (frame.event === 'media' && frame.media?.payload) {
       const samples = mulawToPcm16(Buffer.from(frame.media.payload, 'base64'));
-      if (this.replying) return;
+      // On hold, or handed to someone else: the agent is not whom the person listens to.
+      if (this.replying || this.transferred || this.holdAudio) return;
       this.agentAudio.push(samples);
       if (rms(samples) >= SPEECH_RMS) {
         this.agentSpoke = true;

@@ -4,6 +4,8 @@ import type { ProviderField } from '../../provider';
 export const simulatorConfigSchema = z.object({
   ring_seconds: z.number().int().min(0).max(600).default(1),
   talk_seconds: z.number().int().min(0).max(3600).default(3),
+  /** How long the person a transfer reaches talks with the caller; unset: `talk_seconds`. */
+  transfer_talk_seconds: z.number().int().min(0).max(3600).optional(),
   /** True: calls carry synthesized speech through the media endpoint; false: a text-only conversation. */
   audio: z.boolean().default(false),
   /**
@@ -32,6 +34,16 @@ export const simulatorFields: ProviderField[] = [
     type: 'number',
     description: 'How long an answered call lasts before the simulated callee hangs up (default 3).',
     placeholder: '3',
+    required: false,
+    sensitive: false,
+  },
+  {
+    name: 'transfer_talk_seconds',
+    label: 'Transfer talk seconds',
+    type: 'number',
+    description:
+      'How long the person a transfer reaches talks with the caller before hanging up (default: talk seconds).',
+    placeholder: '',
     required: false,
     sensitive: false,
   },

@@ -12,7 +12,7 @@ export const simulatorProvider: ProviderDefinition<SimulatorConfig> = {
   fields: simulatorFields,
   // A virtual carrier without a rate limit of its own: paced only when configured.
   defaultCallsPerSecond: null,
-  transferModes: ['blind'],
+  transferModes: ['blind', 'warm'],
   create: (config, context) => createSimulatorProvider(config, context),
   inbound: simulatorInbound,
 };

@@ -66,6 +66,8 @@ type TransferTimeline = {
   ringSeconds: number;
   plannedOutcome: SimulatedOutcome;
   canceledAt: Date | null;
+  /** How long the person talks once joined; null or absent: the call's `talkSeconds`. */
+  talkSeconds?: number | null;
 };
 
 /** When a transfer's destination answers, if it does (and was not canceled first). */
@@ -77,7 +79,7 @@ export function transferAnsweredAt(transfer: TransferTimeline): Date | null {
 
 /**
  * The caller's call with its answered transfer: the person talks with the caller for the
- * configuration's `talkSeconds` from the moment they answer, unless the call was over before.
+ * transfer's `talkSeconds` (else the call's) from the moment they answer, unless the call was over before.
  */
 export function withTransfer<T extends Timeline>(call: T, transfer: TransferTimeline | null): T {
   const answeredAt = transfer ? transferAnsweredAt(transfer) : null;
@@ -85,7 +87,7 @@ export function withTransfer<T extends Timeline>(call: T, transfer: TransferTime
     return call;
   }
   const talkedBefore = (answeredAt.getTime() - call.startedAt.getTime()) / 1000 - call.ringSeconds;
-  return { ...call, talkSeconds: Math.ceil(talkedBefore) + call.talkSeconds };
+  return { ...call, talkSeconds: Math.ceil(talkedBefore) + (transfer?.talkSeconds ?? call.talkSeconds) };
 }
 
 /**
@@ -97,7 +99,9 @@ export function simulatedTransferStatus(transfer: TransferTimeline, call: Timeli
   const answerMs = transfer.startedAt.getTime() + transfer.ringSeconds * 1000;
   const canceled = transfer.canceledAt && transfer.canceledAt.getTime() <= now.getTime() ? transfer.canceledAt : null;
   const callOver = (at: Date) => simulatedStatus(call, at).status !== 'answered';
-  const decidedAt = new Date(Math.min(now.getTime(), answerMs));
+  // A destination that never answers rings on until it is canceled or the caller's call ends.
+  const ringsOn = transfer.plannedOutcome === 'no-answer';
+  const decidedAt = new Date(ringsOn ? now.getTime() : Math.min(now.getTime(), answerMs));
   if (callOver(decidedAt)) return 'canceled';
   if (now.getTime() < answerMs || transfer.plannedOutcome === 'no-answer') return canceled ? 'canceled' : 'ringing';
   if (canceled && canceled.getTime() < answerMs) return 'canceled';

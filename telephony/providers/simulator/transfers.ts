@@ -12,12 +12,19 @@ export interface SimulatorTransferRow {
   ringSeconds: number;
   callbackUrl: string;
   canceledAt: Date | null;
+  /** Warm transfers: what the person heard when they answered, before the caller was joined. */
+  announcement: string | null;
+  /** With audio: how much hold audio the caller heard while the destination rang (set once it stopped). */
+  holdAudioMs: number | null;
+  /** How long the person talks once joined; null: the call's `talk_seconds`. */
+  talkSeconds: number | null;
 }
 
 const COLUMNS = `transfer_id AS "transferId", provider_call_id AS "providerCallId",
   idempotency_key AS "idempotencyKey", destination, planned_outcome AS "plannedOutcome",
   started_at AS "startedAt", ring_seconds AS "ringSeconds", callback_url AS "callbackUrl",
-  canceled_at AS "canceledAt"`;
+  canceled_at AS "canceledAt", announcement, hold_audio_ms AS "holdAudioMs",
+  talk_seconds AS "talkSeconds"`;
 
 /** The simulator's statements on its transfers. */
 export function createSimulatorTransfers(dataSource: DataSource) {
@@ -33,8 +40,8 @@ export function createSimulatorTransfers(dataSource: DataSource) {
     async insert(row: SimulatorTransferRow): Promise<boolean> {
       const inserted = await dataSource.query<unknown[]>(
         `INSERT INTO simulator_transfers (transfer_id, provider_call_id, idempotency_key, destination,
-           planned_outcome, started_at, ring_seconds, callback_url, canceled_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           planned_outcome, started_at, ring_seconds, callback_url, canceled_at, announcement, talk_seconds)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT DO NOTHING RETURNING transfer_id`,
         [
           row.transferId,
@@ -46,11 +53,12 @@ export function createSimulatorTransfers(dataSource: DataSource) {
           row.ringSeconds,
           row.callbackUrl,
           row.canceledAt,
+          row.announcement,
+          row.talkSeconds,
         ],
       );
       return inserted.length > 0;
     },
-    /** Marks the transfer canceled at `at`, unless it already was. */
     /** Marks the transfer canceled at `at`, unless it already was. */
     async cancel(transferId: string, at: Date): Promise<void> {
       // A SELECT around the UPDATE: the ORM answers a bare UPDATE with [rows, count] instead of rows.
@@ -59,6 +67,15 @@ export function createSimulatorTransfers(dataSource: DataSource) {
                             WHERE transfer_id = $1 AND canceled_at IS NULL RETURNING 1)
          SELECT count(*) FROM canceled`,
         [transferId, at],
+      );
+    },
+    /** Records how much hold audio the caller heard, once. */
+    async heldFor(transferId: string, ms: number): Promise<void> {
+      await dataSource.query(
+        `WITH held AS (UPDATE simulator_transfers SET hold_audio_ms = $2
+                        WHERE transfer_id = $1 AND hold_audio_ms IS NULL RETURNING 1)
+         SELECT count(*) FROM held`,
+        [transferId, Math.round(ms)],
       );
     },
     byId: (transferId: string) => one('transfer_id', transferId),
