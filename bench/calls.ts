@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { TERMINAL_STATUS_LIST } from '../telephony/provider';
 import { noopWorkflow } from './workflows/noop.workflow';
 import {
-  benchDataConverter,
+  dataConverterFor,
   migrate,
   mib,
   say,
@@ -16,7 +16,10 @@ import {
   startApi,
   startDatabase,
   type Database,
+  payloadPhases,
+  storedInputEncoding,
   type Organization,
+  type PayloadMode,
   type RunningApi,
 } from './helpers';
 import { cpuMeter, findProcess } from './process-cpu';
@@ -44,6 +47,11 @@ import {
  * the API and the worker each from their real entry point as
  * their own process. Baseline of the same run, on the same worker and task queue: bare Temporal
  * workflows (`noopWorkflow`, start + result) at the same concurrency.
+ *
+ * BENCH_PAYLOADS lists phases (`plain,encrypted,plain,encrypted`): each starts the API and the
+ * worker afresh with Temporal's payloads encrypted, as always in production, or passed through
+ * (bench/without-payload-codec.ts), checks a stored history says so, and measures both workloads;
+ * the run ends with the phases side by side, the codec's cost measured on one database and server.
  */
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 5_000);
@@ -142,42 +150,65 @@ async function runNoops(client: Client, count: number, label: string): Promise<v
   });
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-calls-'));
-  chmodSync(dir, 0o755);
-  let database: Database | undefined;
-  let temporal: RunningTemporal | undefined;
+interface Services {
+  database: Database;
+  temporal: RunningTemporal;
+  connection: Connection;
+  pg: PgClient;
+  secretsKey: string;
+}
+
+/** What one phase measured, for the summary of a run of several. */
+interface PhaseSummary {
+  payloads: PayloadMode;
+  stored: PayloadMode;
+  load: string;
+  callRate: number;
+  bareRate: number;
+  callCpuMs: Record<string, number>;
+  bareCpuMs: Record<string, number>;
+}
+
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ');
+
+/**
+ * One phase on fresh API and worker processes in `payloads` mode (the database and Temporal are
+ * the run's): a warm-up, then the bare workflows and the calls, printed as they are measured.
+ */
+async function runPhase(
+  services: Services,
+  payloads: PayloadMode,
+  phase: number,
+  organization: Organization | undefined,
+): Promise<{ summary: PhaseSummary; org: Organization }> {
+  const { database, temporal, pg, secretsKey } = services;
   let api: RunningApi | undefined;
   let worker: RunningWorker | undefined;
-  let connection: Connection | undefined;
-  let pg: PgClient | undefined;
   try {
-    database = await startDatabase();
-    await migrate(database.url);
-    temporal = await startTemporal(dir, temporalMode(), database.url);
-    // One key for both processes: telephony credentials at rest, and the simulator's webhook signatures.
-    const secretsKey = randomBytes(32).toString('hex');
     // The API runs in production mode, where the simulator is off unless asked for.
-    api = await startApi(database.url, {
-      TEMPORAL_ADDRESS: temporal.address,
-      SECRETS_KEY: secretsKey,
-      TELEPHONY_SIMULATOR: 'true',
-    });
-    worker = await startWorker({
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-      SECRETS_KEY: secretsKey,
-      // The simulator posts its status webhooks here, from the worker.
-      PUBLIC_BASE_URL: api.base,
-    });
-    const org = await setUpOrganization(api.base);
-    connection = await Connection.connect({ address: temporal.address });
-    const client = new Client({ connection, dataConverter: benchDataConverter });
-    pg = new PgClient({ connectionString: database.url });
-    await pg.connect();
-    say(`Temporal: ${temporal.mode}`);
-    say(`services up; ${CALLS.toLocaleString('en')} calls and as many no-op workflows, ${CONCURRENCY} concurrent`);
+    api = await startApi(
+      database.url,
+      { TEMPORAL_ADDRESS: temporal.address, SECRETS_KEY: secretsKey, TELEPHONY_SIMULATOR: 'true' },
+      [],
+      payloads,
+    );
+    worker = await startWorker(
+      {
+        DATABASE_URL: database.url,
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+        SECRETS_KEY: secretsKey,
+        // The simulator posts its status webhooks here, from the worker.
+        PUBLIC_BASE_URL: api.base,
+      },
+      payloads,
+    );
+    const org = organization ?? (await setUpOrganization(api.base));
+    const client = new Client({ connection: services.connection, dataConverter: dataConverterFor(payloads) });
+    const label = `phase${phase}`;
     const processes = {
       temporal: temporal.pid,
       postgres: findProcess('bin/postgres', `-p ${new URL(database.url).port}`),
@@ -186,16 +217,20 @@ async function main(): Promise<void> {
     };
 
     // Warm-up: webpack'd workflow code loaded, connections pooled, JIT warm.
-    await runNoops(client, WARMUP, 'warmup');
-    const warm = await placeCalls(api.base, org, WARMUP, 'warmup');
+    await runNoops(client, WARMUP, `${label}-warmup`);
+    const warm = await placeCalls(api.base, org, WARMUP, `${label}-warmup`);
     await waitForCompletion(pg, warm.runIds);
+    const stored = await storedInputEncoding(services.connection, `call-${warm.runIds[0]}`);
+    if (stored !== payloads) throw new Error(`the ${payloads} phase stored ${stored} payloads`);
 
+    const loadAtStart = load();
+    say(`phase ${phase}: payloads ${payloads} (stored as such), load average ${loadAtStart}`);
     await sleep(STATS_SETTLE_MS);
     const bareTemporalBefore = await temporalPersistence(pg, temporal);
     let memory = sampleMemory(worker.pid);
     let cpu = cpuMeter(processes);
     let started = performance.now();
-    await runNoops(client, CALLS, 'measured');
+    await runNoops(client, CALLS, `${label}-measured`);
     const bareMs = performance.now() - started;
     const bareRss = memory.stop();
     const bareCpu = cpu.stop();
@@ -209,13 +244,14 @@ async function main(): Promise<void> {
     memory = sampleMemory(worker.pid);
     cpu = cpuMeter(processes);
     started = performance.now();
-    const { runIds, latencies } = await placeCalls(api.base, org, CALLS, 'measured');
+    const { runIds, latencies } = await placeCalls(api.base, org, CALLS, `${label}-measured`);
     const placedMs = performance.now() - started;
     say(`${CALLS} calls placed in ${seconds(placedMs)}; waiting for every run to end`);
     const completedMs = (await waitForCompletion(pg, runIds)) - started;
     const callsRss = memory.stop();
     const callsCpu = cpu.stop();
     const callRate = CALLS / (completedMs / 1000);
+    const loadAtEnd = load();
     await sleep(STATS_SETTLE_MS);
     const transactionsPerCall = ((await databaseTransactions(pg)) - transactionsBefore) / CALLS;
     const callsTemporal = persistencePerUnit(callsTemporalBefore, await temporalPersistence(pg, temporal), CALLS);
@@ -232,7 +268,7 @@ async function main(): Promise<void> {
     const terminal = new Set<string>(TERMINAL_STATUS_LIST);
     const nonTerminal = statuses.filter((row) => !terminal.has(row.status ?? '')).reduce((n, row) => n + row.count, 0);
 
-    console.log(`calls (${CALLS}, ${CONCURRENCY} clients, ring 0 s, talk 0 s):`);
+    console.log(`calls (${CALLS}, ${CONCURRENCY} clients, ring 0 s, talk 0 s), payloads ${payloads}:`);
     console.log(`  placed:                   ${(CALLS / (placedMs / 1000)).toFixed(0)} calls/s (${seconds(placedMs)})`);
     console.log(`  completed end to end:     ${callRate.toFixed(0)} calls/s (${seconds(completedMs)})`);
     console.log(
@@ -255,7 +291,7 @@ async function main(): Promise<void> {
     console.log(`  completed:                ${bareRate.toFixed(0)} workflows/s (${seconds(bareMs)})`);
     console.log(`  worker peak RSS:          ${mib(bareRss)}`);
     console.log(`calls ÷ bare: ${(callRate / bareRate).toFixed(2)}`);
-    console.log('CPU per call / per bare workflow (ms), by process:');
+    console.log(`CPU per call / per bare workflow (ms), by process (load average ${loadAtStart} → ${loadAtEnd}):`);
     for (const name of Object.keys(callsCpu)) {
       const perCall = (callsCpu[name] ?? 0) / CALLS;
       const perBare = (bareCpu[name] ?? 0) / CALLS;
@@ -266,11 +302,91 @@ async function main(): Promise<void> {
     console.log(
       `target ≥ ${TARGET_CALLS_PER_SECOND} calls/s and ≥ ${TARGET_SHARE_OF_BARE} × bare: ${met ? 'met' : 'NOT met'}`,
     );
+    return {
+      org,
+      summary: {
+        payloads,
+        stored,
+        load: `${loadAtStart} → ${loadAtEnd}`,
+        callRate,
+        bareRate,
+        callCpuMs: perUnit(callsCpu),
+        bareCpuMs: perUnit(bareCpu),
+      },
+    };
+  } finally {
+    await api?.stop();
+    await worker?.stop();
+  }
+}
+
+const perUnit = (cpu: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, ms / CALLS]));
+
+/** Several phases: one row each, CPU per call and per bare workflow by process, and the ratio of the totals. */
+function printPhases(phases: PhaseSummary[]): void {
+  const total = (cpu: Record<string, number>) => Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
+  const names = Object.keys(phases[0]?.callCpuMs ?? {});
+  console.log(`payload phases (${CALLS} calls each); CPU in ms per call (${names.join(' / ')}, total):`);
+  for (const [index, phase] of phases.entries()) {
+    const perCall = names.map((name) => (phase.callCpuMs[name] ?? 0).toFixed(1)).join(' / ');
+    console.log(
+      `  ${index + 1}. ${phase.payloads.padEnd(9)} load ${phase.load}; ${phase.callRate.toFixed(0)} calls/s, ` +
+        `${phase.bareRate.toFixed(0)} bare/s; per call ${perCall}, ${total(phase.callCpuMs).toFixed(1)}; ` +
+        `per bare workflow ${total(phase.bareCpuMs).toFixed(1)}; ratio ${(total(phase.callCpuMs) / total(phase.bareCpuMs)).toFixed(2)}`,
+    );
+  }
+  const mean = (mode: PayloadMode, pick: (phase: PhaseSummary) => number) => {
+    const picked = phases.filter((phase) => phase.payloads === mode).map(pick);
+    return picked.length === 0 ? NaN : picked.reduce((sum, value) => sum + value, 0) / picked.length;
+  };
+  for (const [label, pick] of [
+    ['call, all processes', (phase: PhaseSummary) => total(phase.callCpuMs)],
+    ['call, API + worker', (phase: PhaseSummary) => (phase.callCpuMs.api ?? 0) + (phase.callCpuMs.worker ?? 0)],
+    ['bare workflow, all processes', (phase: PhaseSummary) => total(phase.bareCpuMs)],
+  ] as const) {
+    const plain = mean('plain', pick);
+    const encrypted = mean('encrypted', pick);
+    console.log(
+      `  mean CPU per ${label}: plain ${plain.toFixed(1)} ms, encrypted ${encrypted.toFixed(1)} ms ` +
+        `(${encrypted - plain >= 0 ? '+' : ''}${(encrypted - plain).toFixed(1)} ms)`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const phases = payloadPhases();
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-calls-'));
+  chmodSync(dir, 0o755);
+  let database: Database | undefined;
+  let temporal: RunningTemporal | undefined;
+  let connection: Connection | undefined;
+  let pg: PgClient | undefined;
+  try {
+    database = await startDatabase();
+    await migrate(database.url);
+    temporal = await startTemporal(dir, temporalMode(), database.url);
+    connection = await Connection.connect({ address: temporal.address });
+    pg = new PgClient({ connectionString: database.url });
+    await pg.connect();
+    // One key for both processes: telephony credentials at rest, and the simulator's webhook signatures.
+    const services: Services = { database, temporal, connection, pg, secretsKey: randomBytes(32).toString('hex') };
+    say(`Temporal: ${temporal.mode}`);
+    say(
+      `${CALLS.toLocaleString('en')} calls and as many no-op workflows, ${CONCURRENCY} concurrent, ` +
+        `in ${phases.length} phase(s): ${phases.join(', ')} payloads`,
+    );
+    const summaries: PhaseSummary[] = [];
+    let org: Organization | undefined;
+    for (const [index, payloads] of phases.entries()) {
+      const phase = await runPhase(services, payloads, index + 1, org);
+      org = phase.org;
+      summaries.push(phase.summary);
+    }
+    if (summaries.length > 1) printPhases(summaries);
   } finally {
     await pg?.end().catch(() => undefined);
     await connection?.close();
-    await api?.stop();
-    await worker?.stop();
     await temporal?.stop();
     await database?.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { noopParentWorkflow } from './workflows/noop.workflow';
 import {
-  benchDataConverter,
+  dataConverterFor,
   migrate,
   mib,
   postJson,
@@ -17,7 +17,10 @@ import {
   startApi,
   startDatabase,
   type Database,
+  payloadPhases,
+  storedInputEncoding,
   type Organization,
+  type PayloadMode,
   type RunningApi,
 } from './helpers';
 import { contactsCsv, doNotCallCsv } from './contacts';
@@ -48,6 +51,10 @@ import {
  * dialed), the default caps (3 a day, 10 a week: every dial claimed under its advisory lock), and
  * the configuration paced at PACED_CALLS_PER_SECOND (every dial takes its turn; faster than the
  * campaign dials, so a wait is a collision, not a limit). The difference is the rules' cost.
+ *
+ * BENCH_PAYLOADS with several phases (`plain,encrypted,plain,encrypted`) measures instead the
+ * payload codec's cost: the floor and the campaign per phase, on fresh API and worker processes
+ * with Temporal's payloads encrypted or passed through (bench/without-payload-codec.ts).
  */
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
@@ -171,7 +178,146 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(', ');
 
+interface PayloadPhase {
+  payloads: PayloadMode;
+  load: string;
+  floorRate: number;
+  callRate: number;
+  contactCpuMs: Record<string, number>;
+  floorChildCpuMs: Record<string, number>;
+}
+
+const totalOf = (cpu: Record<string, number>) => Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
+const perContactOf = (cpu: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, ms / CONTACTS]));
+
+/**
+ * BENCH_PAYLOADS with several phases: per phase, fresh API and worker processes with Temporal's
+ * payloads encrypted or passed through, a warm-up, the floor and the campaign; then the phases side
+ * by side. The dial-time rules are not run in this mode.
+ */
+async function comparePayloads(
+  phases: PayloadMode[],
+  services: { database: Database; temporal: RunningTemporal; connection: Connection; pg: PgClient },
+): Promise<void> {
+  const { database, temporal, connection, pg } = services;
+  const secretsKey = randomBytes(32).toString('hex');
+  const results: PayloadPhase[] = [];
+  let org: Organization | undefined;
+  for (const [index, payloads] of phases.entries()) {
+    let api: RunningApi | undefined;
+    let worker: RunningWorker | undefined;
+    try {
+      api = await startApi(
+        database.url,
+        {
+          TEMPORAL_ADDRESS: temporal.address,
+          TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+          SECRETS_KEY: secretsKey,
+          TELEPHONY_SIMULATOR: 'true',
+        },
+        [],
+        payloads,
+      );
+      worker = await startWorker(
+        {
+          DATABASE_URL: database.url,
+          TEMPORAL_ADDRESS: temporal.address,
+          TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+          SECRETS_KEY: secretsKey,
+          PUBLIC_BASE_URL: api.base,
+        },
+        payloads,
+      );
+      org ??= await setUpOrganization(api.base);
+      const client = new Client({ connection, dataConverter: dataConverterFor(payloads) });
+      const processes = {
+        temporal: temporal.pid,
+        postgres: findProcess('bin/postgres', `-p ${new URL(database.url).port}`),
+        api: api.pid ?? null,
+        worker: worker.pid,
+      };
+      await runFloor(client, WARMUP, `bench-floor-warmup-${index + 1}`);
+      const warm = await runCampaign(api.base, org, WARMUP, () => undefined);
+      const { rows: first } = await pg.query<{ id: string }>(
+        'SELECT temporal_workflow_id AS id FROM campaign_attempts WHERE campaign_id = $1 ORDER BY id LIMIT 1',
+        [warm.id],
+      );
+      const stored = await storedInputEncoding(connection, first[0]?.id ?? '');
+      if (stored !== payloads) throw new Error(`the ${payloads} phase stored ${stored} payloads`);
+      const loadAtStart = load();
+      say(`phase ${index + 1}: payloads ${payloads} (stored as such), load average ${loadAtStart}`);
+      const stopFloor = meter(processes, worker.pid, api.pid);
+      const floorMs = await runFloor(client, CONTACTS, `bench-floor-measured-${index + 1}`);
+      const floor = stopFloor();
+      let stopCampaign: ReturnType<typeof meter> | undefined;
+      const workerPid = worker.pid;
+      const apiPid = api.pid;
+      const campaign = await runCampaign(api.base, org, CONTACTS, () => {
+        stopCampaign = meter(processes, workerPid, apiPid);
+      });
+      if (!stopCampaign) throw new Error('the campaign was never started');
+      const measured = stopCampaign();
+      const { rows: completed } = await pg.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM runs WHERE campaign_id = $1 AND gathered_context->>'call_status' = 'completed'`,
+        [campaign.id],
+      );
+      const completedCalls = completed[0]?.count ?? 0;
+      if (completedCalls !== CONTACTS) throw new Error(`${CONTACTS - completedCalls} contacts did not end completed`);
+      const phase: PayloadPhase = {
+        payloads,
+        load: `${loadAtStart} → ${load()}`,
+        floorRate: CONTACTS / (floorMs / 1000),
+        callRate: CONTACTS / (campaign.wallMs / 1000),
+        contactCpuMs: perContactOf(measured.cpu),
+        floorChildCpuMs: perContactOf(floor.cpu),
+      };
+      say(
+        `phase ${index + 1} (${payloads}): campaign ${phase.callRate.toFixed(1)} calls/s, floor ` +
+          `${phase.floorRate.toFixed(1)} children/s; CPU per contact ${totalOf(phase.contactCpuMs).toFixed(1)} ms, ` +
+          `per floor child ${totalOf(phase.floorChildCpuMs).toFixed(1)} ms; all ${CONTACTS} completed`,
+      );
+      results.push(phase);
+    } finally {
+      await api?.stop();
+      await worker?.stop();
+    }
+  }
+  const names = Object.keys(results[0]?.contactCpuMs ?? {});
+  console.log(`payload phases (${CONTACTS} contacts each); CPU in ms per contact (${names.join(' / ')}, total):`);
+  for (const [index, phase] of results.entries()) {
+    const perContact = names.map((name) => (phase.contactCpuMs[name] ?? 0).toFixed(1)).join(' / ');
+    const contact = totalOf(phase.contactCpuMs);
+    const child = totalOf(phase.floorChildCpuMs);
+    console.log(
+      `  ${index + 1}. ${phase.payloads.padEnd(9)} load ${phase.load}; ${phase.callRate.toFixed(1)} calls/s, floor ` +
+        `${phase.floorRate.toFixed(1)}/s (÷ ${(phase.callRate / phase.floorRate).toFixed(2)}); per contact ${perContact}, ` +
+        `${contact.toFixed(1)}; per floor child ${child.toFixed(1)}; CPU ratio ${(contact / child).toFixed(2)}`,
+    );
+  }
+  const mean = (mode: PayloadMode, pick: (phase: PayloadPhase) => number) => {
+    const picked = results.filter((phase) => phase.payloads === mode).map(pick);
+    return picked.length === 0 ? NaN : picked.reduce((sum, value) => sum + value, 0) / picked.length;
+  };
+  for (const [label, pick] of [
+    ['contact, all processes', (phase: PayloadPhase) => totalOf(phase.contactCpuMs)],
+    [
+      'contact, API + worker',
+      (phase: PayloadPhase) => (phase.contactCpuMs.api ?? 0) + (phase.contactCpuMs.worker ?? 0),
+    ],
+    ['floor child, all processes', (phase: PayloadPhase) => totalOf(phase.floorChildCpuMs)],
+  ] as const) {
+    const plain = mean('plain', pick);
+    const encrypted = mean('encrypted', pick);
+    console.log(
+      `  mean CPU per ${label}: plain ${plain.toFixed(1)} ms, encrypted ${encrypted.toFixed(1)} ms ` +
+        `(${encrypted - plain >= 0 ? '+' : ''}${(encrypted - plain).toFixed(1)} ms)`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
+  const phases = payloadPhases();
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-campaign-'));
   chmodSync(dir, 0o755);
   let database: Database | undefined;
@@ -184,15 +330,30 @@ async function main(): Promise<void> {
     database = await startDatabase();
     await migrate(database.url);
     temporal = await startTemporal(dir, temporalMode(), database.url);
+    if (phases.length > 1) {
+      connection = await Connection.connect({ address: temporal.address });
+      pg = new PgClient({ connectionString: database.url });
+      await pg.connect();
+      say(`Temporal: ${temporal.mode}`);
+      say(`a campaign of ${CONTACTS.toLocaleString('en')} contacts and its floor in each phase: ${phases.join(', ')}`);
+      await comparePayloads(phases, { database, temporal, connection, pg });
+      return;
+    }
+    const [payloads = 'encrypted'] = phases;
     // One key for both processes: telephony credentials at rest, and the simulator's webhook signatures.
     const secretsKey = randomBytes(32).toString('hex');
     // The API runs in production mode, where the simulator is off unless asked for.
-    api = await startApi(database.url, {
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-      SECRETS_KEY: secretsKey,
-      TELEPHONY_SIMULATOR: 'true',
-    });
+    api = await startApi(
+      database.url,
+      {
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+        SECRETS_KEY: secretsKey,
+        TELEPHONY_SIMULATOR: 'true',
+      },
+      [],
+      payloads,
+    );
     const workerEnv = {
       DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: temporal.address,
@@ -201,10 +362,10 @@ async function main(): Promise<void> {
       // The simulator posts its status webhooks here, from the worker.
       PUBLIC_BASE_URL: api.base,
     };
-    worker = await startWorker(workerEnv);
+    worker = await startWorker(workerEnv, payloads);
     const org = await setUpOrganization(api.base);
     connection = await Connection.connect({ address: temporal.address });
-    const client = new Client({ connection, dataConverter: benchDataConverter });
+    const client = new Client({ connection, dataConverter: dataConverterFor(payloads) });
     pg = new PgClient({ connectionString: database.url });
     await pg.connect();
     say(`Temporal: ${temporal.mode}`);
@@ -341,7 +502,7 @@ async function main(): Promise<void> {
     await listNumbers(api.base, org, DNC_LISTED);
     await paceConfiguration(api.base, org, PACED_CALLS_PER_SECOND);
     await worker.stop();
-    worker = await startWorker({ ...workerEnv, ...DEFAULT_CAPS });
+    worker = await startWorker({ ...workerEnv, ...DEFAULT_CAPS }, payloads);
     await runCampaign(api.base, org, WARMUP, () => undefined);
     const rulesOnProcesses = { ...processes, worker: worker.pid };
     const rulesOnWorkerPid = worker.pid;

@@ -6,7 +6,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDataSource } from '../entities/data-source';
-import { temporalDataConverter } from '../platform/payload-codec';
+import type { Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { ENCRYPTED_ENCODING, FAILURE_CONVERTER_PATH, temporalDataConverter } from '../platform/payload-codec';
 import { startEmbeddedPostgres, type RunningPostgres } from '../scripts/embedded-postgres';
 import { runMigrations } from '../scripts/migrate';
 import { freePort } from '../scripts/free-port';
@@ -25,6 +27,52 @@ export const benchDataConverter = temporalDataConverter({
   NODE_ENV: 'production',
   PAYLOAD_ENCRYPTION_KEYS: BENCH_PAYLOAD_ENCRYPTION_KEYS,
 });
+
+/**
+ * Whether the services a bench starts encrypt Temporal's payloads (`encrypted`, as production
+ * always does) or pass them through (`plain`: the baseline of the codec's cost, for benches only).
+ */
+export type PayloadMode = 'encrypted' | 'plain';
+export const PAYLOAD_MODES: readonly PayloadMode[] = ['encrypted', 'plain'];
+
+/** The bench's own clients in a `plain` phase: the service's converter without the codec. */
+export const plainDataConverter: DataConverter = { failureConverterPath: FAILURE_CONVERTER_PATH };
+
+export const dataConverterFor = (payloads: PayloadMode): DataConverter =>
+  payloads === 'plain' ? plainDataConverter : benchDataConverter;
+
+/** The node arguments after `--import tsx` that run a service's `entry` point in `payloads` mode. */
+export const entryArgs = (entry: string, payloads: PayloadMode): string[] =>
+  payloads === 'plain' ? [join(__dirname, 'without-payload-codec.ts'), entry] : [entry];
+
+/**
+ * The phases a bench runs, from `BENCH_PAYLOADS` (`plain,encrypted,plain,encrypted` alternates, so
+ * that a drift of the shared machine's load falls on both); `encrypted` alone by default.
+ */
+export function payloadPhases(): PayloadMode[] {
+  const phases = (process.env.BENCH_PAYLOADS ?? 'encrypted').split(',').map((phase) => phase.trim());
+  const unknown = phases.filter((phase) => !(PAYLOAD_MODES as readonly string[]).includes(phase));
+  if (phases.length === 0 || unknown.length > 0) {
+    throw new Error(`BENCH_PAYLOADS lists ${PAYLOAD_MODES.join(' or ')}, comma-separated (got ${unknown.join(', ')})`);
+  }
+  return phases as PayloadMode[];
+}
+
+/**
+ * How Temporal stored the input of `workflowId`, read raw from its history (no codec): proof that
+ * a phase ran in the payload mode it says.
+ */
+export async function storedInputEncoding(connection: Connection, workflowId: string): Promise<PayloadMode> {
+  const { history } = await connection.workflowService.getWorkflowExecutionHistory({
+    namespace: 'default',
+    execution: { workflowId },
+    maximumPageSize: 1,
+  });
+  const payload = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  const encoding = payload?.metadata?.encoding;
+  if (!encoding) throw new Error(`${workflowId} has no stored input`);
+  return new TextDecoder().decode(encoding) === ENCRYPTED_ENCODING ? 'encrypted' : 'plain';
+}
 
 export interface Database {
   url: string;
@@ -63,6 +111,8 @@ export async function migrate(url: string): Promise<void> {
   }
 }
 
+const API_START_TIMEOUT_MS = 180_000;
+
 export interface RunningApi {
   base: string;
   /** The API process, for CPU and memory accounting. */
@@ -73,17 +123,19 @@ export interface RunningApi {
 /**
  * The API from its real entry point (api/main.ts) in production mode, on 127.0.0.1 only, logs
  * discarded. Temporal is never reached by the benchmarked routes, so its address is a closed port
- * unless `env` names one; `env` overrides any variable set here. `nodeArgs` go to node (`--cpu-prof`).
+ * unless `env` names one; `env` overrides any variable set here. `nodeArgs` go to node (`--cpu-prof`);
+ * `payloads` 'plain' runs it without the payload codec (the codec's baseline).
  */
 export async function startApi(
   databaseUrl: string,
   env: NodeJS.ProcessEnv = {},
   nodeArgs: string[] = [],
+  payloads: PayloadMode = 'encrypted',
 ): Promise<RunningApi> {
   const port = await freePort();
   const base = `http://${HOST}:${port}`;
   const entry = join(__dirname, '..', 'api', 'main.ts');
-  const api: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+  const api: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...entryArgs(entry, payloads)], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -112,7 +164,8 @@ export async function startApi(
     api.kill('SIGTERM');
     await once(api, 'exit');
   };
-  const deadline = Date.now() + 60_000;
+  // Generous: on a machine shared with other jobs, loading the API's code alone can take a minute.
+  const deadline = Date.now() + API_START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (api.exitCode !== null) throw new Error(`the API exited with code ${api.exitCode}`);
     const ok = await fetch(`${base}/api/v1/health`).then(
@@ -123,7 +176,7 @@ export async function startApi(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await stop();
-  throw new Error('the API did not answer within 60 s');
+  throw new Error(`the API did not answer within ${seconds(API_START_TIMEOUT_MS)}`);
 }
 
 export async function postJson<T>(url: string, body: object, headers: Record<string, string> = {}): Promise<T> {

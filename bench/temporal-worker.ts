@@ -17,7 +17,7 @@ import { DEFAULT_TEMPORAL_DATABASES, freeTemporalPorts, startTemporalServer } fr
 import { startTemporalDevServer } from '../scripts/temporal-dev-server';
 import { promoteVersion } from '../workers/versioning';
 import { readWorkflowBundle } from '../workers/workflow-code';
-import { BENCH_PAYLOAD_ENCRYPTION_KEYS, benchDataConverter, HOST, say } from './helpers';
+import { BENCH_PAYLOAD_ENCRYPTION_KEYS, benchDataConverter, entryArgs, HOST, say, type PayloadMode } from './helpers';
 import { findProcess } from './process-cpu';
 
 /** Temporal and a worker process for the benchmarks that run workflows (see bench/calls.ts). */
@@ -163,12 +163,13 @@ function prebuiltBundle(): Promise<string> {
  * version (promoted as an operator does); its logs are discarded after that (or written to the file
  * BENCH_WORKER_LOG names). It loads a prebuilt workflow bundle, as production workers do: bundling
  * at start leaves about 115 MiB of webpack's memory resident for the life of the process.
+ * `payloads` 'plain' runs it without the payload codec (the codec's baseline).
  */
-export async function startWorker(env: NodeJS.ProcessEnv): Promise<RunningWorker> {
+export async function startWorker(env: NodeJS.ProcessEnv, payloads: PayloadMode = 'encrypted'): Promise<RunningWorker> {
   const bundlePath = env.WORKFLOW_BUNDLE_PATH ?? (await prebuiltBundle());
   const worker: ChildProcess = spawn(
     process.execPath,
-    [...profileArgs(), '--import', 'tsx', join(__dirname, '..', 'workers', 'main.ts')],
+    [...profileArgs(), '--import', 'tsx', ...entryArgs(join(__dirname, '..', 'workers', 'main.ts'), payloads)],
     {
       env: {
         ...process.env,

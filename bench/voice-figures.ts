@@ -8,6 +8,8 @@ export interface RunRecord {
   isCompleted: boolean;
   callStatus: string | null;
   turnLatency: TurnLatency[];
+  /** `logs.tool_calls[]`, as much as the bench reads of it. */
+  toolCalls: { status: string; duration_ms: number }[];
 }
 
 export interface LevelFigures {
@@ -19,10 +21,23 @@ export interface LevelFigures {
   /** Planned turns that were not answered and measured, and why (the first few reasons). */
   failedTurns: number;
   failures: string[];
+  /** Of the turns without a tool call. */
   overhead: Percentiles;
   total: Percentiles;
   /** `total` less the fakes' fixed latencies: everything Switchboard added, waits on its own loop included. */
   added: Percentiles;
+  /** The turns with a tool round: `added` against their own fixed latencies (two model requests and the tool's answer). */
+  toolTurns: number;
+  toolAdded: Percentiles;
+  /** What the tool round itself added: `toolAdded` less `added`, at each percentile. */
+  toolRound: Percentiles;
+  /** The same per call, each tool turn against the plain turn before it. */
+  toolRoundPaired: Percentiles;
+  /** `logs.tool_calls[].duration_ms` less the tool's own answer time: the request's path through Switchboard. */
+  toolRequest: Percentiles;
+  /** Tool calls on the runs, and how many of them did not answer `ok`. */
+  toolCalls: number;
+  toolCallsFailed: number;
   /** `added` p95 of each caller turn (1 to K): the last overlaps the hang-ups of the calls ahead. */
   addedP95ByTurn: number[];
   medians: { endpointing: number; stt: number; llm: number; tts: number };
@@ -62,6 +77,11 @@ export interface LevelMeasurements {
   turnsPerCall: number;
   /** STT final + LLM first token + TTS first audio, as the fakes are set. */
   fixedLatencyMs: number;
+  /** The caller turns on which the model calls the tool; none, no tool rounds. */
+  toolTurns: readonly number[];
+  /** The tool's own answer time: a tool turn's fixed latency is `fixedLatencyMs` + this + one more first token. */
+  toolAnswerMs: number;
+  llmFirstTokenMs: number;
   apiCpuMs: number;
   apiPeakRssBytes: number;
   machineBusyPercent: number;
@@ -92,9 +112,24 @@ export function levelFigures(measured: LevelMeasurements): LevelFigures {
       if (failures.length < 5) failures.push(`run ${call.runId ?? '-'}: ${reason}`);
     }
   }
-  const median = (pick: (latency: TurnLatency) => number) => percentile(latencies.map(pick), 50);
-  const p95 = (pick: (latency: TurnLatency) => number) => percentile(latencies.map(pick), 95);
-  const added = (latency: TurnLatency) => latency.total - measured.fixedLatencyMs;
+  const isToolTurn = (latency: TurnLatency) => measured.toolTurns.includes(latency.turn);
+  const toolFixedMs = measured.fixedLatencyMs + measured.toolAnswerMs + measured.llmFirstTokenMs;
+  const added = (latency: TurnLatency) => latency.total - (isToolTurn(latency) ? toolFixedMs : measured.fixedLatencyMs);
+  const toolLatencies = latencies.filter(isToolTurn);
+  const toolAdded = percentiles(toolLatencies.map(added));
+  const measuredRuns = outcomes.flatMap((call) => (call.runId === null ? [] : [byId.get(call.runId)]));
+  const paired = measuredRuns.flatMap((run) => {
+    const turns = run?.turnLatency ?? [];
+    return turns.filter(isToolTurn).flatMap((tool) => {
+      const plain = turns.find((latency) => latency.turn === tool.turn - 1 && !isToolTurn(latency));
+      return plain ? [added(tool) - added(plain)] : [];
+    });
+  });
+  const toolCalls = measuredRuns.flatMap((run) => run?.toolCalls ?? []);
+  const plainLatencies = latencies.filter((latency) => !isToolTurn(latency));
+  const plainAdded = percentiles(plainLatencies.map(added));
+  const median = (pick: (latency: TurnLatency) => number) => percentile(plainLatencies.map(pick), 50);
+  const p95 = (pick: (latency: TurnLatency) => number) => percentile(plainLatencies.map(pick), 95);
   const callSeconds = outcomes.reduce((sum, call) => sum + (call.endedAt - call.startedAt) / 1000, 0);
   const cpuMsPerCallSecond = callSeconds > 0 ? measured.apiCpuMs / callSeconds : NaN;
   return {
@@ -103,9 +138,16 @@ export function levelFigures(measured: LevelMeasurements): LevelFigures {
     planned: outcomes.length * turnsPerCall,
     failedTurns,
     failures,
-    overhead: percentiles(latencies.map((latency) => latency.overhead)),
-    total: percentiles(latencies.map((latency) => latency.total)),
-    added: percentiles(latencies.map(added)),
+    overhead: percentiles(plainLatencies.map((latency) => latency.overhead)),
+    total: percentiles(plainLatencies.map((latency) => latency.total)),
+    added: plainAdded,
+    toolTurns: toolLatencies.length,
+    toolAdded,
+    toolRound: { p50: toolAdded.p50 - plainAdded.p50, p95: toolAdded.p95 - plainAdded.p95 },
+    toolRoundPaired: percentiles(paired),
+    toolRequest: percentiles(toolCalls.map((tool) => tool.duration_ms - measured.toolAnswerMs)),
+    toolCalls: toolCalls.length,
+    toolCallsFailed: toolCalls.filter((tool) => tool.status !== 'ok').length,
     addedP95ByTurn: Array.from({ length: turnsPerCall }, (_, index) =>
       percentile(latencies.filter((latency) => latency.turn === index + 1).map(added), 95),
     ),
@@ -132,6 +174,32 @@ export function levelFigures(measured: LevelMeasurements): LevelFigures {
 
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '-');
 const pair = ({ p50, p95 }: Percentiles) => `${ms(p50)} / ${ms(p95)}`;
+
+/** The tool rounds of each level, in ms. */
+export function printToolTable(levels: LevelFigures[]): void {
+  printRows(
+    [
+      'calls',
+      'tool turns',
+      'tool calls (failed)',
+      'plain added p50/p95',
+      'tool turn added p50/p95',
+      'tool round p50/p95',
+      'paired p50/p95',
+      'tool request p50/p95',
+    ],
+    levels.map((level) => [
+      String(level.calls),
+      String(level.toolTurns),
+      `${level.toolCalls} (${level.toolCallsFailed})`,
+      pair(level.added),
+      pair(level.toolAdded),
+      pair(level.toolRound),
+      pair(level.toolRoundPaired),
+      pair(level.toolRequest),
+    ]),
+  );
+}
 
 /** One row per level, in ms unless named. */
 export function printTable(levels: LevelFigures[]): void {
@@ -169,6 +237,10 @@ export function printTable(levels: LevelFigures[]): void {
     `${level.machineBusyPercent.toFixed(0)} %`,
     ms(level.benchLoopDelayP99Ms),
   ]);
+  printRows(header, rows);
+}
+
+function printRows(header: string[], rows: string[][]): void {
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

@@ -11,6 +11,7 @@ import { startFakeDeepgram } from './fakes/deepgram';
 import { startFakeElevenLabs } from './fakes/elevenlabs';
 import type { LocalServer } from './fakes/local-server';
 import { startFakeChat } from './fakes/openai-chat';
+import { startFakeToolApi, type FakeToolApi } from './fakes/tool-api';
 import { startFakeTwilioApi } from './fakes/twilio-api';
 import {
   createApiKey,
@@ -42,7 +43,14 @@ import {
   type HangupListeners,
   type TwilioAccount,
 } from './twilio-caller';
-import { levelFigures, printTable, type LevelFigures, type Percentiles, type RunRecord } from './voice-figures';
+import {
+  levelFigures,
+  printTable,
+  printToolTable,
+  type LevelFigures,
+  type Percentiles,
+  type RunRecord,
+} from './voice-figures';
 
 /**
  * `npm run bench:voice`: Switchboard's own latency per turn of a live call, and how many
@@ -55,6 +63,10 @@ import { levelFigures, printTable, type LevelFigures, type Percentiles, type Run
  * stream's stop and a signed `completed` status webhook. Each level is a fresh batch of N calls
  * started within 5 s of each other; every turn's `TurnLatency` is read from the run's
  * `logs.turn_latency` once the call workflow has written it.
+ *
+ * On the caller turns BENCH_VOICE_TOOL_TURNS (default 2 and 4) the model first calls the agent's
+ * `http_api` tool (a bearer-token credential, a local API answering in 100 ms) and answers from its
+ * result: those turns measure what a tool round adds, the others are the plain turns beside them.
  *
  * Services as `npm run bench:calls` runs them: PostgreSQL, the Temporal dev server, the worker and
  * the API each from their real entry point.
@@ -87,6 +99,24 @@ const TTS_FIRST_AUDIO_MS = 100;
 const FIXED_LATENCY_MS = STT_FINAL_MS + LLM_FIRST_TOKEN_MS + TTS_FIRST_AUDIO_MS;
 const TARGET_OVERHEAD_P95_MS = 50;
 const TARGET_CALLS = 100;
+/** The caller turns with a tool round. */
+const TOOL_TURNS = (process.env.BENCH_VOICE_TOOL_TURNS ?? '2,4')
+  .split(',')
+  .map((turn) => Number(turn.trim()))
+  .filter((turn) => Number.isInteger(turn) && turn > 1 && turn <= TURNS);
+/** The tool's own answer time, left out of what Switchboard adds. */
+const TOOL_ANSWER_MS = 100;
+const TARGET_TOOL_ROUND_P95_MS = 30;
+const TOOL_TOKEN = 'bench-tool-token';
+const TOOL = {
+  name: 'Find slots',
+  description: 'Finds the free appointment slots on a day.',
+  /** Its function name for the model: the name lower-cased, anything but a-z, 0-9 and _ as _. */
+  functionName: 'find_slots',
+  arguments: { day: 'Friday' },
+  answer: { day: 'Friday', free: ['15:00', '16:30'] },
+  reply: ['Friday at three is free.', 'Shall I book it for you?'],
+};
 
 const CALLER_TEXT = 'I would like to move my appointment to Friday afternoon.';
 const CALLER_VOICE = 'en-us+klatt';
@@ -98,10 +128,11 @@ const KEYS = { deepgram: 'bench-deepgram-key', elevenlabs: 'bench-elevenlabs-key
 const LLM_MODEL = 'bench-model';
 
 /**
- * The agent: a greeting, then the start node for every turn. Its one edge (to the end node) has a
- * condition the fake model never takes, so the caller's turns repeat in the start node.
+ * The agent: a greeting, then the start node for every turn, which offers the tool. Its one edge
+ * (to the end node) has a condition the fake model never takes, so the caller's turns repeat in the
+ * start node.
  */
-const AGENT = {
+const agentWith = (toolUuid: string) => ({
   name: 'Voice bench agent',
   workflow_definition: {
     nodes: [
@@ -113,6 +144,7 @@ const AGENT = {
           name: 'Start',
           prompt: 'Help the caller move an appointment.',
           greeting: 'Hello, this is the appointment line.',
+          tool_uuids: [toolUuid],
         },
       },
       { id: 'end', type: 'endCall', position: { x: 0, y: 100 }, data: { name: 'End', prompt: 'Say goodbye.' } },
@@ -122,7 +154,7 @@ const AGENT = {
     ],
   },
   workflow_configurations: { stt_provider: 'deepgram', tts_provider: 'elevenlabs' },
-};
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -131,6 +163,7 @@ interface Fakes {
   chat: LocalServer;
   elevenlabs: LocalServer;
   twilio: Awaited<ReturnType<typeof startFakeTwilioApi>>;
+  tool: FakeToolApi;
 }
 
 async function startFakes(account: TwilioAccount, hangups: HangupListeners): Promise<Fakes> {
@@ -143,6 +176,7 @@ async function startFakes(account: TwilioAccount, hangups: HangupListeners): Pro
       model: LLM_MODEL,
       sentences: AGENT_REPLY,
       firstTokenMs: LLM_FIRST_TOKEN_MS,
+      tool: { name: TOOL.functionName, arguments: TOOL.arguments, turns: TOOL_TURNS, sentences: TOOL.reply },
     }),
     elevenlabs: await startFakeElevenLabs({
       apiKey: KEYS.elevenlabs,
@@ -150,13 +184,43 @@ async function startFakes(account: TwilioAccount, hangups: HangupListeners): Pro
       firstAudioMs: TTS_FIRST_AUDIO_MS,
     }),
     twilio: await startFakeTwilioApi({ ...account, onHangup: (callSid) => hangups.get(callSid)?.() }),
+    tool: await startFakeToolApi({ token: TOOL_TOKEN, answerMs: TOOL_ANSWER_MS, answer: TOOL.answer }),
   };
 }
 
-/** The API key, the agent, a Twilio configuration and our number bound to the agent, through the API. */
-async function setUpInboundNumber(base: string, account: TwilioAccount): Promise<void> {
+/**
+ * The API key, the tool's credential and the tool, the agent, a Twilio configuration and our
+ * number bound to the agent, through the API.
+ */
+async function setUpInboundNumber(base: string, account: TwilioAccount, toolApi: LocalServer): Promise<void> {
   const headers = { 'X-API-Key': await createApiKey(base) };
-  const agent = await postJson<{ id: number }>(`${base}/api/v1/workflow/create/definition`, AGENT, headers);
+  const credential = await postJson<{ uuid: string }>(
+    `${base}/api/v1/credentials`,
+    { name: 'Slots API', credential_type: 'bearer_token', credential_data: { token: TOOL_TOKEN } },
+    headers,
+  );
+  const tool = await postJson<{ tool_uuid: string }>(
+    `${base}/api/v1/tools`,
+    {
+      name: TOOL.name,
+      description: TOOL.description,
+      definition: {
+        type: 'http_api',
+        config: {
+          method: 'GET',
+          url: `${toolApi.httpUrl}/slots/{{day}}`,
+          credential_uuid: credential.uuid,
+          parameters: [{ name: 'day', type: 'string', description: 'The day the caller asks about' }],
+        },
+      },
+    },
+    headers,
+  );
+  const agent = await postJson<{ id: number }>(
+    `${base}/api/v1/workflow/create/definition`,
+    agentWith(tool.tool_uuid),
+    headers,
+  );
   const configuration = await postJson<{ id: number }>(
     `${base}/api/v1/organizations/telephony-configs`,
     { name: 'twilio', config: { provider: 'twilio', account_sid: account.accountSid, auth_token: account.authToken } },
@@ -179,8 +243,10 @@ async function readRuns(pg: PgClient, runIds: number[]): Promise<RunRecord[]> {
       is_completed: boolean;
       call_status: string | null;
       turn_latency: TurnLatency[] | null;
+      tool_calls: RunRecord['toolCalls'] | null;
     }>(
-      `SELECT id, is_completed, gathered_context->>'call_status' AS call_status, logs->'turn_latency' AS turn_latency
+      `SELECT id, is_completed, gathered_context->>'call_status' AS call_status, logs->'turn_latency' AS turn_latency,
+              logs->'tool_calls' AS tool_calls
          FROM runs WHERE id = ANY($1::int[])`,
       [runIds],
     );
@@ -190,6 +256,7 @@ async function readRuns(pg: PgClient, runIds: number[]): Promise<RunRecord[]> {
         isCompleted: row.is_completed,
         callStatus: row.call_status,
         turnLatency: row.turn_latency ?? [],
+        toolCalls: row.tool_calls ?? [],
       }));
     }
     await sleep(250);
@@ -279,6 +346,9 @@ async function runLevel(
     runs: batches.flatMap((batch) => batch.runs),
     turnsPerCall: TURNS,
     fixedLatencyMs: FIXED_LATENCY_MS,
+    toolTurns: TOOL_TURNS,
+    toolAnswerMs: TOOL_ANSWER_MS,
+    llmFirstTokenMs: LLM_FIRST_TOKEN_MS,
     apiCpuMs: sum((batch) => batch.apiCpuMs),
     apiPeakRssBytes: Math.max(...batches.map((batch) => batch.apiPeakRssBytes)),
     machineBusyPercent: sum((batch) => batch.machineBusyPercent) / batches.length,
@@ -317,6 +387,18 @@ function verdict(levels: LevelFigures[], baseline: LevelFigures): void {
         `simultaneous calls (goal ≥ ${TARGET_CALLS}: ${goal(carried >= TARGET_CALLS)})`,
     );
   }
+}
+
+/** The tool round's goal: what it adds, p95, at TARGET_CALLS simultaneous calls (the level nearest below, if not run). */
+function toolVerdict(levels: LevelFigures[]): void {
+  const level = levels.filter((figures) => figures.calls <= TARGET_CALLS).at(-1);
+  if (!level || level.toolTurns === 0) return;
+  const { toolRound, toolRoundPaired } = level;
+  console.log(
+    `tool round at ${level.calls} calls: p95 ${toolRound.p95} ms (tool turns' added p95 ${level.toolAdded.p95} − plain ` +
+      `turns' ${level.added.p95}; paired per call ${toolRoundPaired.p95}), goal < ${TARGET_TOOL_ROUND_P95_MS} ms at ` +
+      `${TARGET_CALLS} calls: ${level.calls >= TARGET_CALLS && toolRound.p95 < TARGET_TOOL_ROUND_P95_MS && level.failedTurns === 0 ? 'met' : 'NOT met'}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -366,12 +448,14 @@ async function main(): Promise<void> {
         LLM_BASE_URL: `${fakes.chat.httpUrl}/v1`,
         LLM_API_KEY: KEYS.llm,
         LLM_MODEL,
+        // The tool's API is on 127.0.0.1: the development setting that lets webhooks and tools reach it.
+        ALLOW_PRIVATE_WEBHOOKS: 'true',
       },
       // A CPU profile of the API over the whole run, written when it stops.
       CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [],
     );
     worker = await startWorker({ ...shared, DATABASE_URL: database.url, PUBLIC_BASE_URL: api.base });
-    await setUpInboundNumber(api.base, account);
+    await setUpInboundNumber(api.base, account, fakes.tool);
     pg = new PgClient({ connectionString: database.url });
     await pg.connect();
     const bench: Bench = {
@@ -424,6 +508,16 @@ async function main(): Promise<void> {
     printTable(levels);
     const baseline = levels[0];
     if (baseline) verdict(levels, baseline);
+    if (TOOL_TURNS.length > 0) {
+      console.log(
+        `tool rounds on caller turns ${TOOL_TURNS.join(', ')}; in ms (tool turn added = total - ` +
+          `${FIXED_LATENCY_MS + TOOL_ANSWER_MS + LLM_FIRST_TOKEN_MS} ms of fakes: a second first token and the tool's ` +
+          `${TOOL_ANSWER_MS} ms; tool request = logs.tool_calls duration - ${TOOL_ANSWER_MS} ms):`,
+      );
+      printToolTable(levels);
+      console.log(`the tool's API answered ${fakes.tool.answered} requests and refused ${fakes.tool.refused}`);
+      toolVerdict(levels);
+    }
   } finally {
     await pg?.end().catch(() => undefined);
     await api?.stop();

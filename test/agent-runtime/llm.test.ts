@@ -14,6 +14,8 @@ interface ChatRequest {
 interface Scripted {
   content?: string;
   call?: { name: string; arguments?: Record<string, unknown> };
+  /** Several function calls in one answer (ids `call_1`, `call_2`, ...). */
+  calls?: { name: string; arguments?: Record<string, unknown> }[];
   usage?: [number, number, number];
   status?: number;
 }
@@ -46,6 +48,7 @@ beforeAll(async () => {
         return;
       }
       const [prompt, completion, total] = next.usage ?? [1, 1, 2];
+      const calls = next.calls ?? (next.call ? [next.call] : []);
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           id: 'chatcmpl-test',
@@ -58,19 +61,17 @@ beforeAll(async () => {
               message: {
                 role: 'assistant',
                 content: next.content ?? null,
-                ...(next.call
+                ...(calls.length > 0
                   ? {
-                      tool_calls: [
-                        {
-                          id: 'call_1',
-                          type: 'function',
-                          function: { name: next.call.name, arguments: JSON.stringify(next.call.arguments ?? {}) },
-                        },
-                      ],
+                      tool_calls: calls.map((call, index) => ({
+                        id: `call_${index + 1}`,
+                        type: 'function',
+                        function: { name: call.name, arguments: JSON.stringify(call.arguments ?? {}) },
+                      })),
                     }
                   : {}),
               },
-              finish_reason: next.call ? 'tool_calls' : 'stop',
+              finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
             },
           ],
           usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total },
@@ -306,6 +307,59 @@ describe('tools during a turn', () => {
       }),
     ]);
     expect(result.nodePath).toEqual(['start', 'end']);
+  });
+
+  it('runs several tool calls of one answer side by side and gives the model each result under its own id', async () => {
+    const started: string[] = [];
+    let bothStarted: () => void = () => undefined;
+    const bothRunning = new Promise<void>((resolve) => (bothStarted = resolve));
+    const parallel: ConversationTools = {
+      forNode: (node) => tools.forNode(node),
+      invoke: async (invocation) => {
+        const order = String(invocation.args.order_id);
+        started.push(order);
+        if (started.length === 2) bothStarted();
+        // Each call answers only once both are running: calls made one after the other would stop here.
+        await Promise.race([bothRunning, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+        return { result: { ok: true, status_code: 200, data: { order, running: started.length } } };
+      },
+    };
+    script = [
+      {
+        calls: [
+          { name: 'order_status', arguments: { order_id: 'A-1' } },
+          { name: 'order_status', arguments: { order_id: 'B-2' } },
+        ],
+      },
+      { content: 'Both orders have shipped.' },
+      { call: { name: 'done' } },
+      { content: 'Goodbye.' },
+    ];
+    const result = await converse(input({ definition: toolDefinition, dispositionCodes: [] }), {
+      ...deps(),
+      tools: parallel,
+    });
+    expect(started).toEqual(['A-1', 'B-2']);
+    const followUp = received[1]?.messages as { role: string; content: string | null; tool_call_id?: string }[];
+    expect(followUp.slice(-2)).toEqual([
+      {
+        role: 'tool',
+        tool_call_id: 'call_1',
+        content: JSON.stringify({ ok: true, status_code: 200, data: { order: 'A-1', running: 2 } }),
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'call_2',
+        content: JSON.stringify({ ok: true, status_code: 200, data: { order: 'B-2', running: 2 } }),
+      },
+    ]);
+    expect(result.toolCalls?.map((call) => [call.sequence, call.arguments])).toEqual([
+      [1, { order_id: 'A-1' }],
+      [2, { order_id: 'B-2' }],
+    ]);
+    expect(result.transcript.find((line) => line.role === 'assistant')).toMatchObject({
+      text: 'Both orders have shipped.',
+    });
   });
 
   it('stops offering tools after the round limit, so a model that keeps calling them still answers', async () => {

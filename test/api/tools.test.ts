@@ -197,7 +197,7 @@ describe('testing an HTTP tool', () => {
     expect(JSON.stringify(res.body)).not.toContain('tok_shop_0123456789abcd');
   });
 
-  it('tells the model plainly when it did not work: 404, text, a huge answer, a timeout, a missing argument', async () => {
+  it('tells the model plainly when it did not work: 404, 500, text, a huge answer, a timeout, a missing argument', async () => {
     const at = async (path: string, config: Record<string, unknown> = {}, args: object = { order_id: '1' }) => {
       const tool = await createTool(httpTool({ url: `${receiver.baseUrl}${path}`, method: 'GET', ...config }));
       const res = await test(tool.tool_uuid, { arguments: args, initial_context: context });
@@ -208,6 +208,12 @@ describe('testing an HTTP tool', () => {
       status_code: 404,
       data: 'no such order',
       error: 'the server answered 404',
+    });
+    expect(await at('/broken')).toEqual({
+      ok: false,
+      status_code: 500,
+      data: 'boom',
+      error: 'the server answered 500',
     });
     expect(await at('/text')).toEqual({ ok: true, status_code: 200, data: 'Open until six.' });
     const huge = await at('/huge');
