@@ -6,7 +6,7 @@ import { freePort } from '../../scripts/free-port';
 import { provisionTemporalCli } from '../../scripts/temporal-cli';
 import { waitForTemporal } from '../../scripts/temporal-dev-server';
 import { ensureSearchAttributes } from '../../platform/temporal';
-import { TEST_SESSION_SECRET } from './app';
+import { TEST_PASSWORD_HASH_ROUNDS, TEST_SESSION_SECRET } from './app';
 import { ManagedProcess } from './managed-process';
 import { TEST_SECRETS_KEY } from './telephony';
 import { promoteTestBuild, testDataConverter } from './temporal';
@@ -90,6 +90,7 @@ export async function startCampaignStack(
     // The tests dial their few numbers many times; the frequency caps have their own tests.
     DIAL_CAP_PER_DAY: '0',
     DIAL_CAP_PER_WEEK: '0',
+    PASSWORD_HASH_ROUNDS: TEST_PASSWORD_HASH_ROUNDS,
     PUBLIC_BASE_URL: apiBaseUrl,
     WORKER_METRICS_PORT: String(await freePort()),
     // No live calls here to make way for, and jest's own processes would starve a lowered worker.
