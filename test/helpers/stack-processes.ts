@@ -119,7 +119,16 @@ export async function startCampaignStack(
     ...node('workers/main.ts'),
     ready: () => (promoted ??= promoteTestBuild(client)),
   });
-  await api.start();
+  try {
+    await api.start();
+  } catch (error) {
+    // No stack to close yet: stop what did start, or the dev server outlives the test run.
+    await api.kill();
+    await temporal.kill();
+    await connection.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const processes = [temporal, api, worker];
   return {
     temporal,
@@ -144,7 +153,8 @@ async function temporalCliPath(): Promise<string> {
   return executable.path;
 }
 
-async function apiHealthy(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+/** The API's first start compiles its sources with tsx: minutes, not seconds, on a loaded machine. */
+async function apiHealthy(baseUrl: string, timeoutMs = 150_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await fetch(`${baseUrl}/api/v1/health`).then(
