@@ -84,7 +84,6 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.maxIpsCount = deps.config.TRUST_PROXY;
   const auth = createAuthServices(deps);
   const routes = createRoutes(deps, auth);
-  const openapi = buildOpenApiDocument(routes, deps.config.PUBLIC_BASE_URL);
 
   const api = new Router<AppState>({ prefix: API_PREFIX, exclusive: 'specificity' });
   for (const { spec, koaPath, handler } of routes) {
@@ -92,7 +91,11 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     const guard = spec.security.length > 0 ? [authenticate(auth.credentials, spec.security, requiredScope(spec))] : [];
     api[spec.method](koaPath, ...guard, handler);
   }
+  // Generated on first request, once: it takes a good part of a second, and most apps (tests build
+  // one per case) never serve it.
+  let openapi: ReturnType<typeof buildOpenApiDocument> | undefined;
   api.get('/openapi.json', (ctx) => {
+    openapi ??= buildOpenApiDocument(routes, deps.config.PUBLIC_BASE_URL);
     ctx.body = openapi;
   });
 

@@ -311,6 +311,11 @@ export const configSchema = z.object({
    * Unset: they answer only to callers on the API's own host, and only when TRUST_PROXY is 0.
    */
   OPERATOR_TOKEN: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  /**
+   * bcrypt work factor of new password hashes (2^N rounds, about a quarter of a second of CPU at 12).
+   * At least 12 in production; tests lower it, where every case signs up accounts.
+   */
+  PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(15).default(12),
   /** HS256 key for session tokens; required in production. Unset elsewhere: one is kept in DATA_DIR. */
   SESSION_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
   /** How long a session token from `POST /auth/login` stays valid. */
@@ -425,6 +430,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SESSION_SECRET', 'SECRETS_KEY', 'PAYLOAD_ENCRYPTION_KEYS'] as const
     ).filter((name) => !parsed[name]);
     if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name}: required in production`));
+    if (parsed.PASSWORD_HASH_ROUNDS < 12) throw new ConfigError(['PASSWORD_HASH_ROUNDS: at least 12 in production']);
   }
   if (Boolean(parsed.ADMIN_EMAIL) !== Boolean(parsed.ADMIN_PASSWORD)) {
     throw new ConfigError(['ADMIN_EMAIL, ADMIN_PASSWORD: set both or neither']);

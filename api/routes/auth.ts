@@ -57,7 +57,7 @@ export function createAuthRoutes(
         if (!config.ENABLE_SIGNUP) throw new ForbiddenError('Signup is disabled');
         await signupThrottle.begin(ctx.ip);
         try {
-          await createAccount(dataSource, body);
+          await createAccount(dataSource, body, config.PASSWORD_HASH_ROUNDS);
         } catch (error) {
           if (!(error instanceof ConflictError)) throw error;
         }
@@ -90,7 +90,7 @@ export function createAuthRoutes(
       async (ctx, { body }) => {
         await loginThrottle.begin(body.email, ctx.ip);
         const user = await users.findOneBy({ email: body.email });
-        const passwordMatches = await verifyPassword(body.password, user?.passwordHash);
+        const passwordMatches = await verifyPassword(body.password, user?.passwordHash, config.PASSWORD_HASH_ROUNDS);
         if (!user || !passwordMatches) throw new UnauthorizedError('Invalid email or password');
         await loginThrottle.succeeded(body.email, ctx.ip);
         ctx.body = await sessionBody(user);
@@ -159,11 +159,14 @@ export function createAuthRoutes(
         const user = await users.findOneBy({ id: auth.userId });
         if (!user) throw new NotFoundError('User not found');
         await loginThrottle.begin(user.email, ctx.ip);
-        if (!(await verifyPassword(body.current_password, user.passwordHash))) {
+        if (!(await verifyPassword(body.current_password, user.passwordHash, config.PASSWORD_HASH_ROUNDS))) {
           throw new ForbiddenError('The current password is wrong');
         }
         await loginThrottle.succeeded(user.email, ctx.ip);
-        await users.update({ id: user.id }, { passwordHash: await hashPassword(body.new_password) });
+        await users.update(
+          { id: user.id },
+          { passwordHash: await hashPassword(body.new_password, config.PASSWORD_HASH_ROUNDS) },
+        );
         await revokeSessions(user.id);
         ctx.body = await sessionBody(await users.findOneByOrFail({ id: user.id }));
       },

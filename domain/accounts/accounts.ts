@@ -11,10 +11,13 @@ export interface NewAccount {
   name?: string | null;
 }
 
-/** A user and the organization it owns, created together; 409 when the email is taken. */
-export async function createAccount(dataSource: DataSource, account: NewAccount): Promise<User> {
+/**
+ * A user and the organization it owns, created together; 409 when the email is taken. The password
+ * is hashed with 2^`hashRounds` bcrypt rounds (PASSWORD_HASH_ROUNDS).
+ */
+export async function createAccount(dataSource: DataSource, account: NewAccount, hashRounds: number): Promise<User> {
   // Hashed whether or not the email is taken, so the time taken does not tell which it is.
-  const passwordHash = await hashPassword(account.password);
+  const passwordHash = await hashPassword(account.password, hashRounds);
   if (await dataSource.getRepository(User).existsBy({ email: account.email })) {
     throw new ConflictError('Email already registered');
   }

@@ -10,12 +10,16 @@ import { createAccount } from './accounts';
  */
 export async function ensureAdminUser(
   dataSource: DataSource,
-  config: Pick<Config, 'ADMIN_EMAIL' | 'ADMIN_PASSWORD'>,
+  config: Pick<Config, 'ADMIN_EMAIL' | 'ADMIN_PASSWORD' | 'PASSWORD_HASH_ROUNDS'>,
 ): Promise<boolean> {
   if (!config.ADMIN_EMAIL || !config.ADMIN_PASSWORD) return false;
   const email = config.ADMIN_EMAIL.trim().toLowerCase();
   try {
-    await createAccount(dataSource, { email, password: config.ADMIN_PASSWORD, name: 'Administrator' });
+    await createAccount(
+      dataSource,
+      { email, password: config.ADMIN_PASSWORD, name: 'Administrator' },
+      config.PASSWORD_HASH_ROUNDS,
+    );
     return true;
   } catch (error) {
     if (error instanceof ConflictError) return false;

@@ -1,10 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-// bcrypt's usual work factor; `compare` reads the rounds from each stored hash, so raising this
-// later only changes new hashes.
-const ROUNDS = 12;
-
 /**
  * bcrypt costs about a quarter of a second of CPU per hash: run on the API's main thread it would
  * stall every request and live call beside it. Hashes run in worker threads instead. The worker
@@ -76,24 +72,37 @@ function dispatch(): void {
   for (const thread of threads) if (!thread.job) thread.worker.unref();
 }
 
-function run<T extends string | boolean>(password: string, hash?: string): Promise<T> {
+function run<T extends string | boolean>(password: string, rounds: number, hash?: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    queue.push({ id: nextJobId++, password, hash, rounds: ROUNDS, resolve: resolve as Job['resolve'], reject });
+    queue.push({ id: nextJobId++, password, hash, rounds, resolve: resolve as Job['resolve'], reject });
     dispatch();
   });
 }
 
-export const hashPassword = (password: string): Promise<string> => run<string>(password);
+/**
+ * A bcrypt hash of `password` with 2^`rounds` rounds (PASSWORD_HASH_ROUNDS). `compare` reads the
+ * rounds from each stored hash, so changing them later only changes new hashes.
+ */
+export const hashPassword = (password: string, rounds: number): Promise<string> => run<string>(password, rounds);
 
 // Compared against when the email is unknown, so that a login takes as long whether or not the
-// account exists and its timing does not reveal registered emails. Made on first use, not at import.
-let unknownUserHash: Promise<string> | undefined;
+// account exists and its timing does not reveal registered emails. Made on first use, not at import,
+// one per work factor new accounts get.
+const unknownUserHashes = new Map<number, Promise<string>>();
 
-/** True when `password` matches `hash`; with no hash, spends the same time and answers false. */
-export async function verifyPassword(password: string, hash: string | undefined): Promise<boolean> {
+/**
+ * True when `password` matches `hash`; with no hash, spends the time of a hash with `rounds` rounds
+ * (new accounts' work factor) and answers false.
+ */
+export async function verifyPassword(password: string, hash: string | undefined, rounds: number): Promise<boolean> {
   if (hash === undefined) {
-    await run<boolean>(password, await (unknownUserHash ??= hashPassword('no account has this password')));
+    let unknownUserHash = unknownUserHashes.get(rounds);
+    if (!unknownUserHash) {
+      unknownUserHash = hashPassword('no account has this password', rounds);
+      unknownUserHashes.set(rounds, unknownUserHash);
+    }
+    await run<boolean>(password, rounds, await unknownUserHash);
     return false;
   }
-  return run<boolean>(password, hash);
+  return run<boolean>(password, rounds, hash);
 }

@@ -1,16 +1,17 @@
 import request from 'supertest';
 import { ensureAdminUser } from '../../domain/accounts/admin-user';
 import { Organization, User } from '../../entities';
-import { buildTestApp } from '../helpers/app';
+import { buildTestApp, TEST_PASSWORD_HASH_ROUNDS } from '../helpers/app';
 import { useTestServices } from '../helpers/services';
 
 const services = useTestServices();
 
 describe('ensureAdminUser', () => {
-  const admin = { ADMIN_EMAIL: 'Admin@Example.com', ADMIN_PASSWORD: 'first-run password' };
+  const hashRounds = { PASSWORD_HASH_ROUNDS: Number(TEST_PASSWORD_HASH_ROUNDS) };
+  const admin = { ADMIN_EMAIL: 'Admin@Example.com', ADMIN_PASSWORD: 'first-run password', ...hashRounds };
 
   it('does nothing without ADMIN_EMAIL', async () => {
-    expect(await ensureAdminUser(services.db.dataSource, {})).toBe(false);
+    expect(await ensureAdminUser(services.db.dataSource, hashRounds)).toBe(false);
     expect(await services.db.dataSource.getRepository(User).count()).toBe(0);
   });
 

@@ -13,10 +13,14 @@ let stack: CampaignStack | undefined;
 
 /**
  * Few contacts, and a server that suggests continuing as new early: each kill still lands mid-campaign
- * with calls in flight, and the campaign still continues as new, without dialing thousands of numbers.
+ * with calls in flight (MAX_CONCURRENCY of them, and twice that many contacts still to dial when
+ * the API dies), and the campaign still continues as new, without dialing thousands of numbers.
  */
-const CONTACTS = 400;
-const SUGGEST_CONTINUE_AS_NEW_EVENTS = 1_000;
+const CONTACTS = 200;
+const MAX_CONCURRENCY = 25;
+const SUGGEST_CONTINUE_AS_NEW_EVENTS = 500;
+/** The kill points, in processed contacts: the worker, Temporal, the worker again, the API. */
+const KILL_AT = [30, 70, 110, 150] as const;
 
 beforeAll(async () => {
   stack = await startCampaignStack(services.db.url, taskQueue, {
@@ -66,7 +70,7 @@ it('loses no contact and dials no attempt twice when its worker, Temporal and AP
   const busy = contacts.filter((contact) => contact.phoneNumber.endsWith('0486')).length;
   const failed = contacts.filter((contact) => contact.phoneNumber.endsWith('0503')).length;
   const settings = campaignSettings({
-    max_concurrency: 50,
+    max_concurrency: MAX_CONCURRENCY,
     retry_config: {
       enabled: true,
       max_retries: 1,
@@ -103,24 +107,24 @@ it('loses no contact and dials no attempt twice when its worker, Temporal and AP
   const began = Date.now();
   const handle = await startCampaignWorkflow(client, taskQueue, org, campaignId);
   await worker.start();
-  await waitFor('60 contacts', reached(60), STEP);
+  await waitFor(`${KILL_AT[0]} contacts`, reached(KILL_AT[0]), STEP);
   await timed('worker SIGKILLed and respawned', async () => {
     await worker.kill('SIGKILL');
     await worker.start();
   });
   // SIGKILL: SQLite's journal makes each commit atomic, so a killed server loses nothing committed
   // and Temporal acknowledges nothing it has not committed.
-  await waitFor('140 contacts', reached(140), STEP);
+  await waitFor(`${KILL_AT[1]} contacts`, reached(KILL_AT[1]), STEP);
   await timed('Temporal SIGKILLed and restarted on its file', async () => {
     await temporal.kill('SIGKILL');
     await temporal.start();
   });
-  await waitFor('220 contacts', reached(220), STEP);
+  await waitFor(`${KILL_AT[2]} contacts`, reached(KILL_AT[2]), STEP);
   await timed('worker SIGKILLed and respawned', async () => {
     await worker.kill('SIGKILL');
     await worker.start();
   });
-  await waitFor('300 contacts', reached(300), STEP);
+  await waitFor(`${KILL_AT[3]} contacts`, reached(KILL_AT[3]), STEP);
   // Webhooks of calls dialed between the API's death and its respawn cannot have been delivered.
   let apiDead = { from: new Date(), to: new Date() };
   await timed(`API SIGKILLed, down ${API_DOWN_MS} ms and restarted`, async () => {

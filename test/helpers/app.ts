@@ -9,6 +9,12 @@ import { createLogger } from '../../platform/logger';
 /** Signs every test app's session tokens, so apps built in one test accept each other's tokens. */
 export const TEST_SESSION_SECRET = 'test-session-secret-of-at-least-32-characters';
 
+/**
+ * bcrypt work factor of test accounts: every case signs up users, and the default (12) costs a
+ * quarter of a second of CPU per hash. The tests of hashing's cost set 12 themselves.
+ */
+export const TEST_PASSWORD_HASH_ROUNDS = '4';
+
 /** The real app over real dependencies, configured as a test would run it. */
 export function buildTestApp(
   { dataSource, temporal }: { dataSource: DataSource; temporal: Client },
@@ -23,6 +29,7 @@ export function buildTestApp(
     // Tests call the same numbers again and again; the frequency caps have their own tests.
     DIAL_CAP_PER_DAY: '0',
     DIAL_CAP_PER_WEEK: '0',
+    PASSWORD_HASH_ROUNDS: TEST_PASSWORD_HASH_ROUNDS,
     ...env,
   });
   const deps: ApiDeps = {

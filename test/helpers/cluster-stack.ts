@@ -180,7 +180,8 @@ export async function startClusterStack(
   };
 }
 
-async function apiHealthy(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+/** The API's first start compiles its sources with tsx: minutes, not seconds, on a loaded machine. */
+async function apiHealthy(baseUrl: string, timeoutMs = 150_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await fetch(`${baseUrl}/api/v1/health`).then(

@@ -6,7 +6,7 @@ import { freePort } from '../../scripts/free-port';
 import { provisionTemporalCli } from '../../scripts/temporal-cli';
 import { waitForTemporal } from '../../scripts/temporal-dev-server';
 import { ensureSearchAttributes } from '../../platform/temporal';
-import { TEST_SESSION_SECRET } from './app';
+import { TEST_PASSWORD_HASH_ROUNDS, TEST_SESSION_SECRET } from './app';
 import { ManagedProcess } from './managed-process';
 import { TEST_SECRETS_KEY } from './telephony';
 import { promoteTestBuild, testDataConverter } from './temporal';
@@ -90,6 +90,7 @@ export async function startCampaignStack(
     // The tests dial their few numbers many times; the frequency caps have their own tests.
     DIAL_CAP_PER_DAY: '0',
     DIAL_CAP_PER_WEEK: '0',
+    PASSWORD_HASH_ROUNDS: TEST_PASSWORD_HASH_ROUNDS,
     PUBLIC_BASE_URL: apiBaseUrl,
     WORKER_METRICS_PORT: String(await freePort()),
     // No live calls here to make way for, and jest's own processes would starve a lowered worker.
@@ -118,7 +119,16 @@ export async function startCampaignStack(
     ...node('workers/main.ts'),
     ready: () => (promoted ??= promoteTestBuild(client)),
   });
-  await api.start();
+  try {
+    await api.start();
+  } catch (error) {
+    // No stack to close yet: stop what did start, or the dev server outlives the test run.
+    await api.kill();
+    await temporal.kill();
+    await connection.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const processes = [temporal, api, worker];
   return {
     temporal,
@@ -143,7 +153,8 @@ async function temporalCliPath(): Promise<string> {
   return executable.path;
 }
 
-export async function apiHealthy(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+/** The API's first start compiles its sources with tsx: minutes, not seconds, on a loaded machine. */
+export async function apiHealthy(baseUrl: string, timeoutMs = 150_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await fetch(`${baseUrl}/api/v1/health`).then(

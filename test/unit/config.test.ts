@@ -81,6 +81,24 @@ describe('parseConfig', () => {
       /TEMPORAL_ADDRESS: required in production/,
     );
   });
+
+  it('hashes passwords with 2^12 bcrypt rounds unless told otherwise, and never fewer in production', () => {
+    expect(parseConfig({}).PASSWORD_HASH_ROUNDS).toBe(12);
+    expect(parseConfig({ NODE_ENV: 'test', PASSWORD_HASH_ROUNDS: '4' }).PASSWORD_HASH_ROUNDS).toBe(4);
+    expect(() => parseConfig({ PASSWORD_HASH_ROUNDS: '3' })).toThrow(/PASSWORD_HASH_ROUNDS/);
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/x',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      SESSION_SECRET: 'a session secret of at least 32 characters',
+      SECRETS_KEY: 'a'.repeat(64),
+      PAYLOAD_ENCRYPTION_KEYS: `k1:${'b'.repeat(64)}`,
+    };
+    expect(parseConfig(production).PASSWORD_HASH_ROUNDS).toBe(12);
+    expect(() => parseConfig({ ...production, PASSWORD_HASH_ROUNDS: '11' })).toThrow(
+      /PASSWORD_HASH_ROUNDS: at least 12 in production/,
+    );
+  });
 });
 
 describe('recording storage settings', () => {
