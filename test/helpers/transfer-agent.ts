@@ -17,13 +17,14 @@ export async function transferringAgent(
   token: string,
   config: Record<string, unknown>,
   extraNodes: object[] = [],
+  description = 'Transfer when the caller sounds interested',
 ): Promise<TransferringAgent> {
   const tool = await request(server)
     .post('/api/v1/tools')
     .auth(token, { type: 'bearer' })
     .send({
       name: 'Put through',
-      description: 'Transfer when the caller sounds interested',
+      description,
       definition: { type: 'transfer_call', config: { message: 'Let me put you through.', ...config } },
     });
   if (tool.status !== 201) throw new Error(`tool creation answered ${tool.status}: ${JSON.stringify(tool.body)}`);

@@ -24,7 +24,12 @@ const HEAVY = ['**/test/e2e/**', '**/test/cluster/**', '**/test/contract/**', '*
  * Files that assert on wall-clock audio (a caller heard, answered and interrupted in real time): no
  * other file may load the machine while they run (paths from the repository root).
  */
-const RUN_ALONE = ['test/voice/live-voice.test.ts', 'test/e2e/calls-audio.test.ts', 'test/e2e/web-call.test.ts'];
+const RUN_ALONE = [
+  'test/voice/live-voice.test.ts',
+  'test/e2e/calls-audio.test.ts',
+  'test/e2e/web-call.test.ts',
+  'test/e2e/live-transfer.test.ts',
+];
 const REALTIME = RUN_ALONE.map((file) => `**/${file}`);
 
 /** Folders of tests that need no server: code, fake vendors on local ports, child processes. */
