@@ -30,6 +30,7 @@ import { PostCallAnalysis1795000007100 } from './migrations/1795000007100-PostCa
 import { WebCalls1795000007300 } from './migrations/1795000007300-WebCalls';
 import { KnowledgeBase1795000007400 } from './migrations/1795000007400-KnowledgeBase';
 import { WebhookSubscriptions1795000007600 } from './migrations/1795000007600-WebhookSubscriptions';
+import { KnowledgeBaseEmbeddings1795000008500 } from './migrations/1795000008500-KnowledgeBaseEmbeddings';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -61,6 +62,7 @@ export const migrations = [
   WebCalls1795000007300,
   KnowledgeBase1795000007400,
   WebhookSubscriptions1795000007600,
+  KnowledgeBaseEmbeddings1795000008500,
 ];
 
 export interface DataSourceOptions {
