@@ -9,7 +9,7 @@ import { createCampaignReportActivities, type CampaignReportDeps } from './campa
 import { createDialRuleActivities } from './dial-rules.activities';
 import { createHealthActivities, type HealthActivityDeps } from './health.activities';
 import { createTextChatActivities } from './text-chat.activities';
-import { createKnowledgeBaseActivities } from './knowledge-base.activities';
+import { createKnowledgeBaseActivities, type KnowledgeBaseActivityDeps } from './knowledge-base.activities';
 import { withAnalysisEvent, withCallEvents, withInboundCallStarted } from './call-events';
 import {
   createAnalysisEventEmitter,
@@ -19,14 +19,15 @@ import {
 import { createPreCallFetchActivities } from './pre-call-fetch.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities';
 
-export type ActivityDeps = HealthActivityDeps & {
-  /** The call activities' own deps; without them (health-only workers in tests) no call activity is registered. */
-  calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'> & CampaignReportDeps;
-  /** Post-call webhooks and organization webhook subscriptions, registered with the call activities; default: no private addresses. */
-  webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions' | 'secrets'>;
-  /** Where recordings live; with it the retention sweep's activity is registered. */
-  recordings?: DataRetentionActivityDeps['recordings'];
-};
+export type ActivityDeps = HealthActivityDeps &
+  Pick<KnowledgeBaseActivityDeps, 'embeddings'> & {
+    /** The call activities' own deps; without them (health-only workers in tests) no call activity is registered. */
+    calls?: Omit<CallActivityDeps, 'dataSource' | 'versions'> & CampaignReportDeps;
+    /** Post-call webhooks and organization webhook subscriptions, registered with the call activities; default: no private addresses. */
+    webhooks?: Omit<WebhookActivityDeps, 'dataSource' | 'versions' | 'secrets'>;
+    /** Where recordings live; with it the retention sweep's activity is registered. */
+    recordings?: DataRetentionActivityDeps['recordings'];
+  };
 
 /** Every activity the worker registers, built over explicit dependencies. */
 export function createActivities(deps: ActivityDeps) {

@@ -1,5 +1,5 @@
-import type { Tiktoken } from 'js-tiktoken/lite' with { 'resolution-mode': 'import' };
 import type { ConversationUsage } from './contract';
+import { o200kCounter } from './token-counter';
 
 /**
  * Token usage of one conversation. With a language model the numbers are the API's `usage` fields,
@@ -7,7 +7,6 @@ import type { ConversationUsage } from './contract';
  * `o200k_base` tokenizer (the GPT-4o family's, as `LLM_MODEL`'s default is), through js-tiktoken,
  * under the model name `offline`.
  */
-let encoder: Tiktoken | undefined;
 
 /** Counts of texts seen lately: a conversation's lines come back in the prompt of every later turn. */
 const counted = new Map<string, number>();
@@ -17,23 +16,11 @@ const MAX_COUNTED = 4096;
 export function countTokens(text: string): number {
   const known = counted.get(text);
   if (known !== undefined) return known;
-  const count = encode(text);
+  const count = o200kCounter().count(text);
   // Oldest first out (Map keeps insertion order).
   if (counted.size >= MAX_COUNTED) counted.delete(counted.keys().next().value as string);
   counted.set(text, count);
   return count;
-}
-
-function encode(text: string): number {
-  if (!encoder) {
-    // js-tiktoken's CommonJS builds, required only when the offline policy first counts.
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    const lite = require('js-tiktoken/lite') as { Tiktoken: typeof Tiktoken };
-    const ranks = require('js-tiktoken/ranks/o200k_base') as ConstructorParameters<typeof Tiktoken>[0];
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    encoder = new lite.Tiktoken(ranks);
-  }
-  return encoder.encode(text).length;
 }
 
 export const OFFLINE_MODEL = 'offline';

@@ -32,6 +32,7 @@ import { KnowledgeBase1795000007400 } from './migrations/1795000007400-Knowledge
 import { WebhookSubscriptions1795000007600 } from './migrations/1795000007600-WebhookSubscriptions';
 import { SimulatorTransferAudio1795000008200 } from './migrations/1795000008200-SimulatorTransferAudio';
 import { CampaignTransfersAndAnalysis1795000008300 } from './migrations/1795000008300-CampaignTransfersAndAnalysis';
+import { KnowledgeBaseEmbeddings1795000008500 } from './migrations/1795000008500-KnowledgeBaseEmbeddings';
 
 /** Every migration, oldest first. Listed explicitly so the same list works from source and `dist/`. */
 export const migrations = [
@@ -65,6 +66,7 @@ export const migrations = [
   WebhookSubscriptions1795000007600,
   SimulatorTransferAudio1795000008200,
   CampaignTransfersAndAnalysis1795000008300,
+  KnowledgeBaseEmbeddings1795000008500,
 ];
 
 export interface DataSourceOptions {

@@ -56,6 +56,10 @@ export class KnowledgeBaseDocument {
   @Column({ type: 'text', nullable: true, select: false })
   fullText: string | null;
 
+  /** The embeddings model its chunks' vectors were made with; null: searched by full text only. */
+  @Column({ type: 'text', nullable: true })
+  embeddingModel: string | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 

@@ -8,6 +8,7 @@ import { callSettingsFrom } from '../activities/call-settings';
 import { converse } from '../agent-runtime';
 import { signalCallStatus, signalTransferStatus } from '../domain/calls/call-status-signal';
 import { acceptAriStasisStart } from '../domain/calls/inbound';
+import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import { createDataSource } from '../entities/data-source';
 import { config } from '../platform/config';
 import { lowerCpuPriority } from '../platform/cpu-priority';
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
         dataSource,
         workerIdentity: identity,
         calls: { secrets, settings: callSettingsFrom(cfg), converse, temporal },
+        embeddings: createToolRunnerDeps({ dataSource, secrets, config: cfg }),
         webhooks: { allowPrivate: cfg.ALLOW_PRIVATE_WEBHOOKS, signV1: cfg.WEBHOOK_SIGNATURE_V1 },
         recordings: createRecordingStore(cfg, logger),
       }),

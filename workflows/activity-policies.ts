@@ -111,6 +111,21 @@ export const ACTIVITY_POLICIES = {
       nonRetryableErrorTypes: ['ExtractionError'],
     },
   },
+  /**
+   * A document's chunks sent to its organization's embeddings endpoint, batch by batch: a retry goes
+   * on from the last batch written; a refusal (4xx, an address not allowed) fails the document.
+   */
+  documentEmbedding: {
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: '15 seconds',
+    retry: {
+      maximumAttempts: 8,
+      initialInterval: '2 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '2 minutes',
+      nonRetryableErrorTypes: ['EmbeddingsRefusedError'],
+    },
+  },
   /** A health check reports the current state; retrying would hide an outage. */
   healthCheck: {
     startToCloseTimeout: '5 seconds',

@@ -1,7 +1,10 @@
 import { quotaBreach } from '../../domain/quotas';
 import { KnowledgeBaseDocuments } from '../../domain/knowledge-base/documents';
 import { fileTypeOf } from '../../domain/knowledge-base/file-types';
-import { fullTextSearch } from '../../domain/knowledge-base/search';
+import { KnowledgeBaseEmbeddingSettings, NO_EMBEDDINGS } from '../../domain/knowledge-base/embedding-settings';
+import { searchKnowledgeBase } from '../../domain/knowledge-base/search';
+import { createToolRunnerDeps } from '../../domain/tools/tool-runner-deps';
+import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
 import { AppError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
@@ -12,6 +15,8 @@ import {
   DocumentParams,
   DocumentResponse,
   DocumentUploadQuery,
+  EmbeddingSettingsRequest,
+  EmbeddingSettingsResponse,
   SearchRequest,
   SearchResponse,
 } from '../schemas/knowledge-base';
@@ -21,6 +26,7 @@ import { MULTIPART_FILE_FIELD } from '../uploads/csv-body';
 import { spoolUpload } from '../uploads/spool';
 
 const BASE = '/knowledge-base/documents';
+const EMBEDDINGS = '/knowledge-base/embeddings';
 const security = ['ApiKey', 'SessionToken'] as const;
 const tags = ['knowledge-base'];
 const NOT_FOUND = 'Document not found in this organization';
@@ -30,6 +36,8 @@ const UNSUPPORTED = 'Only .pdf, .docx, .txt, .md (or .markdown) and .json files 
 export function createKnowledgeBaseRoutes(deps: ApiDeps, importSlot: ImportSlots): Route[] {
   const { config, dataSource } = deps;
   const documents = new KnowledgeBaseDocuments(deps);
+  const outbound = createToolRunnerDeps({ dataSource, secrets: loadSecrets(config), config });
+  const embeddingSettings = new KnowledgeBaseEmbeddingSettings(dataSource, outbound);
   return [
     defineRoute(
       {
@@ -159,21 +167,79 @@ export function createKnowledgeBaseRoutes(deps: ApiDeps, importSlot: ImportSlots
         summary: 'Search the knowledge base',
         description:
           "Ranks the chunks of the organization's completed documents (or of `document_uuids`) against the query " +
-          "with PostgreSQL full-text search in each document's language, best first. Documents still processing, " +
-          'failed, deleted or of another organization are never returned; unknown ids simply match nothing.',
+          "with PostgreSQL full-text search in each document's language, best first; with an embeddings endpoint " +
+          'set, also by the similarity of their vectors to the query’s, the two rankings combined by reciprocal ' +
+          'rank fusion. Documents still processing, failed, deleted or of another organization are never ' +
+          'returned; unknown ids simply match nothing.',
         tags,
         security,
         body: SearchRequest,
         responses: { 200: { description: 'The best chunks, best first', schema: SearchResponse } },
       },
       async (ctx, { body, auth }) => {
-        ctx.body = {
-          results: await fullTextSearch(dataSource, auth.organizationId, {
-            query: body.query,
-            documentUuids: body.document_uuids,
-            topK: body.top_k,
-          }),
-        };
+        ctx.body = await searchKnowledgeBase({ db: dataSource, outbound }, auth.organizationId, {
+          query: body.query,
+          documentUuids: body.document_uuids,
+          topK: body.top_k,
+        });
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: EMBEDDINGS,
+        operationId: 'getKnowledgeBaseEmbeddings',
+        summary: "The organization's embeddings endpoint",
+        description:
+          'The OpenAI-compatible endpoint its documents and searches are embedded with; 404 when none is set.',
+        tags,
+        security,
+        responses: {
+          200: { description: 'The endpoint', schema: EmbeddingSettingsResponse },
+          404: errorResponse(NO_EMBEDDINGS),
+        },
+      },
+      async (ctx, { auth }) => {
+        ctx.body = await embeddingSettings.get(auth.organizationId);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'put',
+        path: EMBEDDINGS,
+        operationId: 'setKnowledgeBaseEmbeddings',
+        summary: 'Set the embeddings endpoint',
+        description:
+          'Documents processed from now on are embedded with it, in batches, before they complete; searches combine ' +
+          'full text with the vectors of documents embedded with this `model`. Documents processed earlier (or with ' +
+          'another model) keep being found by full text; upload them again to embed them.',
+        tags,
+        security,
+        body: EmbeddingSettingsRequest,
+        responses: {
+          200: { description: 'Set', schema: EmbeddingSettingsResponse },
+        },
+      },
+      async (ctx, { body, auth }) => {
+        ctx.body = await embeddingSettings.put(auth.organizationId, body);
+      },
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: EMBEDDINGS,
+        operationId: 'deleteKnowledgeBaseEmbeddings',
+        summary: 'Remove the embeddings endpoint',
+        description: 'Back to full-text search only; documents are processed without vectors from now on.',
+        tags,
+        security,
+        responses: {
+          200: { description: 'Removed; the endpoint as it was', schema: EmbeddingSettingsResponse },
+          404: errorResponse(NO_EMBEDDINGS),
+        },
+      },
+      async (ctx, { auth }) => {
+        ctx.body = await embeddingSettings.remove(auth.organizationId);
       },
     ),
   ];

@@ -1,5 +1,7 @@
 import { DOCUMENT_STATUSES, FILE_TYPES, RETRIEVAL_MODES } from '../../domain/knowledge-base/types';
 import { SEARCH_LANGUAGES } from '../../domain/knowledge-base/file-types';
+import { TEXT_LIMITS } from '../../domain/limits';
+import { SEARCH_MODES } from '../../domain/knowledge-base/search';
 import { z } from '../zod';
 import { DateTimeString, name } from './common';
 
@@ -101,18 +103,70 @@ const SearchHit = z.object({
   score: z.number().openapi({ description: 'Higher is better; comparable within one search' }),
 });
 
-export const SearchResponse = z.object({ results: z.array(SearchHit) }).openapi('KnowledgeBaseSearchResponse', {
-  example: {
-    results: [
-      {
-        document_uuid: EXAMPLE_UUID,
-        file_name: 'handbook.pdf',
-        position: 7,
-        heading: 'Returns > Refunds',
-        content: 'Refunds are issued within 14 days of the return reaching our warehouse.',
-        page: 3,
-        score: 0.42,
-      },
-    ],
-  },
-});
+export const SearchResponse = z
+  .object({
+    mode: z.enum(SEARCH_MODES).openapi({
+      description:
+        '`full_text` without an embeddings endpoint (or when it failed to embed the query); `hybrid`: full text ' +
+        'and vector similarity combined by reciprocal rank fusion',
+    }),
+    results: z.array(SearchHit),
+  })
+  .openapi('KnowledgeBaseSearchResponse', {
+    example: {
+      mode: 'full_text',
+      results: [
+        {
+          document_uuid: EXAMPLE_UUID,
+          file_name: 'handbook.pdf',
+          position: 7,
+          heading: 'Returns > Refunds',
+          content: 'Refunds are issued within 14 days of the return reaching our warehouse.',
+          page: 3,
+          score: 0.42,
+        },
+      ],
+    },
+  });
+
+const EXAMPLE_EMBEDDINGS = {
+  base_url: 'https://api.openai.com/v1',
+  model: 'text-embedding-3-small',
+  credential_uuid: '0d6f4b8a-3c2e-4f1a-9b7d-5e8c2a1f4b3d',
+  batch_size: 64,
+};
+
+export const EmbeddingSettingsRequest = z
+  .object({
+    base_url: z
+      .url({ protocol: /^https?$/ })
+      .max(TEXT_LIMITS.url)
+      .openapi({
+        description:
+          'An OpenAI-compatible API up to its version path; chunks and queries are sent to `<base_url>/embeddings`. ' +
+          'A private, loopback or metadata address is refused (422) unless the service allows private webhooks.',
+      }),
+    model: z.string().trim().min(1).max(200).openapi({ description: 'The `model` sent with every request' }),
+    credential_uuid: z.uuid().nullable().optional().openapi({
+      description:
+        'A credential of the organization whose headers authenticate the requests; null: none (a local server)',
+    }),
+    batch_size: z
+      .number()
+      .int()
+      .min(1)
+      .max(2048)
+      .default(64)
+      .openapi({ description: 'Chunks per request while a document is processed' }),
+  })
+  .openapi('KnowledgeBaseEmbeddingSettingsRequest', { example: EXAMPLE_EMBEDDINGS });
+
+export const EmbeddingSettingsResponse = z
+  .object({
+    base_url: z.string(),
+    model: z.string(),
+    credential_uuid: z.uuid().nullable(),
+    batch_size: z.number().int(),
+    updated_at: DateTimeString,
+  })
+  .openapi('KnowledgeBaseEmbeddingSettings', { example: { ...EXAMPLE_EMBEDDINGS, updated_at: EXAMPLE_TIME } });

@@ -1,4 +1,4 @@
-import { countTokens } from '../../agent-runtime/usage';
+import { o200kCounter } from '../../agent-runtime/token-counter';
 import type { TextBlock } from './text-blocks';
 
 /** A passage as stored and searched. */
@@ -21,6 +21,8 @@ export interface ChunkingOptions {
 
 export const DEFAULT_CHUNKING: ChunkingOptions = { maxTokens: 350, overlapTokens: 60 };
 
+const countTokens = (text: string): number => o200kCounter().count(text);
+
 interface Unit {
   text: string;
   tokens: number;
@@ -30,30 +32,43 @@ interface Unit {
 const sentences = (text: string): string[] =>
   text.match(/[^.!?]+(?:[.!?]+["')\]]*|$)\s*/g)?.map((s) => s.trim()) ?? [text];
 
+/**
+ * Words of a text, each with its tokens when the words are joined by single spaces: a word's
+ * pieces never merge with its neighbours' across a space, so the counts add up.
+ */
+const countedWords = (text: string): { word: string; tokens: number }[] =>
+  text
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .map((word, index) => ({ word, tokens: countTokens(index === 0 ? word : ` ${word}`) }));
+
+/** Words of `text`, in order, cut into runs of at most `maxTokens` (a single longer word alone). */
+function wordRuns(text: string, maxTokens: number): string[] {
+  const runs: string[] = [];
+  let run: string[] = [];
+  let used = 0;
+  for (const { word, tokens } of countedWords(text)) {
+    if (run.length > 0 && used + tokens > maxTokens) {
+      runs.push(run.join(' '));
+      run = [];
+      used = 0;
+    }
+    run.push(word);
+    used += tokens;
+  }
+  if (run.length > 0) runs.push(run.join(' '));
+  return runs;
+}
+
 /** A text too long for one chunk, cut at sentences, and a sentence too long at words. */
 function pieces(text: string, maxTokens: number): string[] {
   if (countTokens(text) <= maxTokens) return [text];
-  const out: string[] = [];
-  for (const sentence of sentences(text).filter((s) => s !== '')) {
-    if (countTokens(sentence) <= maxTokens) {
-      out.push(sentence);
-      continue;
-    }
-    let words: string[] = [];
-    for (const word of sentence.split(/\s+/)) {
-      words.push(word);
-      if (countTokens(words.join(' ')) > maxTokens && words.length > 1) {
-        words.pop();
-        out.push(words.join(' '));
-        words = [word];
-      }
-    }
-    if (words.length > 0) out.push(words.join(' '));
-  }
-  return out;
+  return sentences(text)
+    .filter((sentence) => sentence !== '')
+    .flatMap((sentence) => (countTokens(sentence) <= maxTokens ? [sentence] : wordRuns(sentence, maxTokens)));
 }
 
-/** The end of a chunk, about `tokens` long, cut at a word. */
+/** The end of a chunk, at most about `tokens` long, cut at a word. */
 function tail(units: Unit[], tokens: number): Unit[] {
   const kept: Unit[] = [];
   let total = 0;
@@ -65,10 +80,20 @@ function tail(units: Unit[], tokens: number): Unit[] {
       continue;
     }
     if (kept.length === 0) {
-      const words = unit.text.split(/\s+/);
-      // Tokens run about 1.3 to a word in English prose: a word budget close to the token budget.
-      const text = words.slice(-Math.max(1, Math.floor(tokens / 1.3))).join(' ');
-      kept.unshift({ text, tokens: countTokens(text), page: unit.page });
+      const words = countedWords(unit.text);
+      let start = words.length;
+      let used = 0;
+      while (start > 0 && used + (words[start - 1]?.tokens ?? 0) < tokens) {
+        start -= 1;
+        used += words[start]?.tokens ?? 0;
+      }
+      if (start < words.length) {
+        const text = words
+          .slice(start)
+          .map((each) => each.word)
+          .join(' ');
+        kept.unshift({ text, tokens: countTokens(text) + 1, page: unit.page });
+      }
     }
     break;
   }
@@ -84,6 +109,7 @@ export function chunkBlocks(blocks: TextBlock[], options: ChunkingOptions = DEFA
   const chunks: TextChunk[] = [];
   const headings: string[] = [];
   let units: Unit[] = [];
+  let used = 0;
   let fresh = false;
   const headingText = () => headings.filter((heading) => heading !== '').join(' > ');
   const emit = () => {
@@ -103,6 +129,7 @@ export function chunkBlocks(blocks: TextBlock[], options: ChunkingOptions = DEFA
     if (block.kind === 'heading') {
       emit();
       units = [];
+      used = 0;
       const level = Math.min(Math.max(block.level ?? 1, 1), 6);
       headings.length = level - 1;
       for (let index = 0; index < level - 1; index += 1) headings[index] ??= '';
@@ -112,12 +139,13 @@ export function chunkBlocks(blocks: TextBlock[], options: ChunkingOptions = DEFA
     const budget = Math.max(16, options.maxTokens - countTokens(headingText()) - 1);
     for (const text of pieces(block.text, budget)) {
       const unit: Unit = { text, tokens: countTokens(text) + 1, page: block.page ?? null };
-      const used = units.reduce((sum, each) => sum + each.tokens, 0);
       if (fresh && used + unit.tokens > budget) {
         emit();
         units = tail(units, Math.min(options.overlapTokens, budget - unit.tokens));
+        used = units.reduce((sum, each) => sum + each.tokens, 0);
       }
       units.push(unit);
+      used += unit.tokens;
       fresh = true;
     }
   }

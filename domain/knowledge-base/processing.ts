@@ -1,6 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { KnowledgeBaseFileType } from '../../entities/knowledge-base-document.entity';
 import { chunkBlocks, DEFAULT_CHUNKING, type TextChunk } from './chunking';
+import { loadEmbeddingSettings } from './embedding-settings';
+import type { EmbeddingSettings } from './embeddings';
 import { extractText } from './extract-text';
 
 /** Chunks written per INSERT statement. */
@@ -14,6 +16,22 @@ export interface IndexedDocument {
   pageCount: number | null;
 }
 
+/** What embedding a document's chunks did. */
+export interface EmbeddedDocument {
+  gone: boolean;
+  /** Chunks embedded by this try (those an earlier try embedded are kept). */
+  embedded: number;
+  /** The model the vectors were made with; null when the organization has no embeddings endpoint. */
+  model: string | null;
+}
+
+/** Embeds one batch of texts with the organization's endpoint, answering normalized vectors in order. */
+export type EmbedBatch = (
+  organizationId: number,
+  settings: EmbeddingSettings,
+  texts: string[],
+) => Promise<Float32Array[]>;
+
 /**
  * The steps of a document's processing, each one idempotent and each ending quietly when the
  * document was deleted meanwhile. Chunks are written while the document is `processing` and are
@@ -24,7 +42,8 @@ export class DocumentProcessing {
 
   /** `pending` → `processing`; false when the document is gone or already finished. */
   async begin(documentUuid: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
+    // An UPDATE answers [rows, count].
+    const [rows] = await this.dataSource.query<[unknown[], number]>(
       `UPDATE knowledge_base_documents
           SET status = 'processing', progress_percent = GREATEST(progress_percent, 5), updated_at = now()
         WHERE id = $1 AND status IN ('pending', 'processing')
@@ -80,6 +99,59 @@ export class DocumentProcessing {
       return true;
     });
     return { gone: !written, chunkCount: chunks.length, pageCount: extracted.pageCount };
+  }
+
+  /**
+   * Embeds the chunks not embedded yet with the organization's endpoint, `batchSize` at a time,
+   * each batch written as it comes back, so a retried step goes on where the last one stopped
+   * (vectors of another model, set meanwhile, are dropped first). Nothing to do without an endpoint.
+   */
+  async embed(
+    documentUuid: string,
+    embedBatch: EmbedBatch,
+    onProgress: (done: number, total: number) => Promise<void>,
+  ): Promise<EmbeddedDocument> {
+    const [document] = await this.dataSource.query<{ organization_id: number; embedding_model: string | null }[]>(
+      `SELECT organization_id, embedding_model FROM knowledge_base_documents WHERE id = $1 AND status = 'processing'`,
+      [documentUuid],
+    );
+    if (!document) return { gone: true, embedded: 0, model: null };
+    const settings = await loadEmbeddingSettings(this.dataSource, document.organization_id);
+    if (!settings) return { gone: false, embedded: 0, model: null };
+    if (document.embedding_model !== settings.model) {
+      await this.dataSource.transaction(async (manager) => {
+        await manager.query('UPDATE knowledge_base_chunks SET embedding = NULL WHERE document_id = $1', [documentUuid]);
+        await manager.query('UPDATE knowledge_base_documents SET embedding_model = $2 WHERE id = $1', [
+          documentUuid,
+          settings.model,
+        ]);
+      });
+    }
+    const pending = await this.dataSource.query<{ position: number; heading: string; content: string }[]>(
+      `SELECT position, heading, content FROM knowledge_base_chunks
+        WHERE document_id = $1 AND embedding IS NULL ORDER BY position`,
+      [documentUuid],
+    );
+    for (let start = 0; start < pending.length; start += settings.batchSize) {
+      const batch = pending.slice(start, start + settings.batchSize);
+      const vectors = await embedBatch(
+        document.organization_id,
+        settings,
+        batch.map((chunk) => (chunk.heading ? `${chunk.heading}\n${chunk.content}` : chunk.content)),
+      );
+      await this.dataSource.query(
+        `UPDATE knowledge_base_chunks c SET embedding = v.embedding::float4[]
+           FROM unnest($2::int[], $3::text[]) AS v (position, embedding)
+          WHERE c.document_id = $1 AND c.position = v.position`,
+        [
+          documentUuid,
+          batch.map((chunk) => chunk.position),
+          vectors.map((vector) => `{${Array.from(vector).join(',')}}`),
+        ],
+      );
+      await onProgress(start + batch.length, pending.length);
+    }
+    return { gone: false, embedded: pending.length, model: settings.model };
   }
 
   /** `processing` → `completed`: from this commit on its chunks are searched. */

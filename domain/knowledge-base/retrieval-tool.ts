@@ -1,6 +1,5 @@
-import type { DataSource } from 'typeorm';
 import type { ConversationTools, ToolFunction, ToolResult } from '../../agent-runtime/tools';
-import { fullTextSearch } from './search';
+import { searchKnowledgeBase, type SearchDeps } from './search';
 
 /** The function a node with `document_uuids` offers the model. */
 export const RETRIEVAL_FUNCTION_NAME = 'retrieve_from_knowledge_base';
@@ -38,13 +37,14 @@ export type Retriever = (documentUuids: readonly string[], query: unknown) => Pr
  * their best `RETRIEVAL_TOP_K` passages with file name, position, page and score; `full_document`
  * documents are given whole (up to FULL_DOCUMENT_MAX_CHARS).
  */
-export function createRetriever(dataSource: DataSource, organizationId: number): Retriever {
+export function createRetriever(deps: SearchDeps, organizationId: number): Retriever {
+  const { db } = deps;
   return async (documentUuids, query) => {
     if (typeof query !== 'string' || query.trim() === '') {
       return { ok: false, error: 'query must be a non-empty string' };
     }
     const uuids = documentUuids.filter((uuid) => UUID.test(uuid));
-    const documents = await dataSource.query<{ id: string; file_name: string; retrieval_mode: string }[]>(
+    const documents = await db.query<{ id: string; file_name: string; retrieval_mode: string }[]>(
       `SELECT id, file_name, retrieval_mode FROM knowledge_base_documents
         WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'completed'`,
       [organizationId, uuids],
@@ -56,15 +56,17 @@ export function createRetriever(dataSource: DataSource, organizationId: number):
     const hits =
       chunked.length === 0
         ? []
-        : await fullTextSearch(dataSource, organizationId, {
-            query,
-            documentUuids: chunked,
-            topK: RETRIEVAL_TOP_K,
-          });
+        : (
+            await searchKnowledgeBase(deps, organizationId, {
+              query,
+              documentUuids: chunked,
+              topK: RETRIEVAL_TOP_K,
+            })
+          ).results;
     const texts =
       whole.length === 0
         ? []
-        : await dataSource.query<{ file_name: string; text: string; truncated: boolean }[]>(
+        : await db.query<{ file_name: string; text: string; truncated: boolean }[]>(
             `SELECT file_name, left(full_text, $3) AS text, length(full_text) > $3 AS truncated
                FROM knowledge_base_documents WHERE organization_id = $1 AND id = ANY($2::uuid[])
               ORDER BY file_name`,

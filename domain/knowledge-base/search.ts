@@ -1,5 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { loadEmbeddingSettings } from './embedding-settings';
+import { embedTexts, type EmbeddingsOutbound } from './embeddings';
 import type { SearchHit } from './types';
+import { vectorSearch } from './vector-search';
 
 export interface SearchRequest {
   query: string;
@@ -62,4 +65,98 @@ export async function fullTextSearch(
     page: row.page,
     score: Number(row.score),
   }));
+}
+
+/** How a search ranked: full text alone, or full text and vectors fused. */
+export const SEARCH_MODES = ['full_text', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+export interface SearchOutcome {
+  mode: SearchMode;
+  results: SearchHit[];
+}
+
+/** Candidates each ranking gives the fusion. */
+const FUSION_CANDIDATES = 50;
+/** Reciprocal rank fusion's constant: a chunk's score is the sum of 1 / (RRF_K + rank) over the rankings. */
+const RRF_K = 60;
+
+export interface SearchDeps {
+  db: DataSource | EntityManager;
+  outbound: EmbeddingsOutbound;
+}
+
+/**
+ * The organization's search: full text when it has no embeddings endpoint; otherwise full text and
+ * vector similarity (over its documents embedded with the endpoint's current model), combined by
+ * reciprocal rank fusion. A query the endpoint fails to embed is answered by full text alone.
+ */
+export async function searchKnowledgeBase(
+  { db, outbound }: SearchDeps,
+  organizationId: number,
+  request: SearchRequest,
+): Promise<SearchOutcome> {
+  const settings = await loadEmbeddingSettings(db, organizationId);
+  if (!settings) return { mode: 'full_text', results: await fullTextSearch(db, organizationId, request) };
+  let query: Float32Array | undefined;
+  try {
+    [query] = await embedTexts(outbound, organizationId, settings, [request.query]);
+  } catch {
+    query = undefined;
+  }
+  if (!query) return { mode: 'full_text', results: await fullTextSearch(db, organizationId, request) };
+  const candidates = Math.max(FUSION_CANDIDATES, request.topK);
+  const embedded = await db.query<{ id: string }[]>(
+    `SELECT id FROM knowledge_base_documents
+      WHERE organization_id = $1 AND status = 'completed' AND embedding_model = $2
+        AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[]))`,
+    [organizationId, settings.model, request.documentUuids ?? null],
+  );
+  const [textual, similar] = await Promise.all([
+    fullTextSearch(db, organizationId, { ...request, topK: candidates }),
+    vectorSearch(
+      db,
+      embedded.map((document) => document.id),
+      query,
+      candidates,
+    ),
+  ]);
+  const fused = new Map<string, { documentId: string; position: number; score: number }>();
+  const add = (documentId: string, position: number, rank: number) => {
+    const key = `${documentId}:${position}`;
+    const entry = fused.get(key) ?? { documentId, position, score: 0 };
+    entry.score += 1 / (RRF_K + rank + 1);
+    fused.set(key, entry);
+  };
+  textual.forEach((hit, rank) => add(hit.document_uuid, hit.position, rank));
+  similar.forEach((hit, rank) => add(hit.documentId, hit.position, rank));
+  const best = [...fused.values()]
+    .sort((a, b) => b.score - a.score || a.documentId.localeCompare(b.documentId) || a.position - b.position)
+    .slice(0, request.topK);
+  const rows = await db.query<Omit<HitRow, 'score'>[]>(
+    `SELECT c.document_id, d.file_name, c.position, c.heading, c.content, c.page
+       FROM unnest($2::uuid[], $3::int[]) AS wanted (document_id, position)
+       JOIN knowledge_base_chunks c ON c.document_id = wanted.document_id AND c.position = wanted.position
+       JOIN knowledge_base_documents d ON d.id = c.document_id
+      WHERE d.organization_id = $1 AND d.status = 'completed'`,
+    [organizationId, best.map((hit) => hit.documentId), best.map((hit) => hit.position)],
+  );
+  const byKey = new Map(rows.map((row) => [`${row.document_id}:${row.position}`, row]));
+  const results = best.flatMap((hit) => {
+    const row = byKey.get(`${hit.documentId}:${hit.position}`);
+    return row
+      ? [
+          {
+            document_uuid: row.document_id,
+            file_name: row.file_name,
+            position: row.position,
+            heading: row.heading,
+            content: row.content,
+            page: row.page,
+            score: hit.score,
+          },
+        ]
+      : [];
+  });
+  return { mode: 'hybrid', results };
 }

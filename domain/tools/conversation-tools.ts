@@ -34,5 +34,7 @@ export async function loadConversationTools(
     run.id,
     run.initialContext,
   );
-  return documents.length === 0 ? stored : withKnowledgeBase(stored, createRetriever(dataSource, run.organizationId));
+  return documents.length === 0
+    ? stored
+    : withKnowledgeBase(stored, createRetriever({ db: dataSource, outbound: deps }, run.organizationId));
 }

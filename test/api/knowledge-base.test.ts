@@ -11,7 +11,7 @@ import {
   type DocumentBody,
 } from '../helpers/documents';
 import { DELIVERY_MARKDOWN, HANDBOOK_PDF, QUESTIONS, SERVICE_DOCX } from '../helpers/knowledge-base-corpus';
-import { knowledgeBaseWorker } from '../helpers/knowledge-base-worker';
+import { knowledgeBaseSearchDeps, knowledgeBaseWorker } from '../helpers/knowledge-base-worker';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
 
@@ -124,7 +124,7 @@ describe('with a worker processing documents', () => {
         retrieval_mode: 'full_document',
       });
       expect(whole).toMatchObject({ status: 'completed', retrieval_mode: 'full_document' });
-      const retrieve = createRetriever(services.db.dataSource, owner.user.organization_id);
+      const retrieve = createRetriever(knowledgeBaseSearchDeps(services), owner.user.organization_id);
       const result = await retrieve([whole.document_uuid, uuids.docx ?? ''], 'How much is a tune-up?');
       expect(result).toMatchObject({
         ok: true,

@@ -11,6 +11,7 @@ import { callingOrganization, type CallingOrganization } from '../helpers/calls'
 import { callWorker } from '../helpers/call-worker';
 import { documentSettled, makePdf, uploadDocument } from '../helpers/documents';
 import { HANDBOOK_PDF } from '../helpers/knowledge-base-corpus';
+import { knowledgeBaseSearchDeps } from '../helpers/knowledge-base-worker';
 import { useTestServices } from '../helpers/services';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
@@ -203,12 +204,12 @@ describe('an agent answering from its knowledge base', () => {
 
   it("never retrieves another organization's documents, nor deleted ones", async () => {
     const other = await callingOrganization(app.callback());
-    const foreign = await createRetriever(services.db.dataSource, other.owner.user.organization_id)(
+    const foreign = await createRetriever(knowledgeBaseSearchDeps(services), other.owner.user.organization_id)(
       [documentUuid],
       QUESTION,
     );
     expect(foreign).toEqual({ ok: true, data: { results: [] } });
-    const own = createRetriever(services.db.dataSource, org.owner.user.organization_id);
+    const own = createRetriever(knowledgeBaseSearchDeps(services), org.owner.user.organization_id);
     const found = await own([documentUuid], QUESTION);
     expect(JSON.stringify(found)).toContain('Refunds are issued');
     const deleted = await request(app.callback())

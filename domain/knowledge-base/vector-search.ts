@@ -1,0 +1,176 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** A chunk found by its vector. */
+export interface VectorHit {
+  documentId: string;
+  position: number;
+  /** Cosine similarity, -1 to 1. */
+  similarity: number;
+}
+
+/** A completed document's vectors, one row of `dimensions` floats per embedded chunk. */
+interface DocumentVectors {
+  positions: Int32Array;
+  dimensions: number;
+  matrix: Float32Array;
+}
+
+/** The most floats kept in memory for searches without pgvector (128 MB); the least recently used documents go first. */
+const MAX_CACHED_FLOATS = 32 * 1024 * 1024;
+
+/** PostgreSQL's binary form of a one-dimensional float4[] (`array_send`): a header, then each value's length and value. */
+function parseFloat4Array(bytes: Buffer, into: Float32Array, offset: number): number {
+  const dimensions = bytes.readInt32BE(0);
+  if (dimensions !== 1) return 0;
+  const length = bytes.readInt32BE(12);
+  let at = 20;
+  for (let index = 0; index < length; index += 1) {
+    into[offset + index] = bytes.readFloatBE(at + 4);
+    at += 8;
+  }
+  return length;
+}
+
+/**
+ * Exact cosine ranking over the chunks of a search's documents, for servers without pgvector.
+ * A completed document's chunks never change, so its vectors are read once into one matrix and
+ * kept (up to MAX_CACHED_FLOATS); which documents a search may see is decided by the caller's
+ * query each time, so a deleted document's cached vectors are never searched.
+ */
+export class InMemoryVectorIndex {
+  private readonly documents = new Map<string, Promise<DocumentVectors>>();
+  private readonly sizes = new Map<string, number>();
+  private cachedFloats = 0;
+
+  async search(
+    db: DataSource | EntityManager,
+    documentIds: readonly string[],
+    query: Float32Array,
+    limit: number,
+  ): Promise<VectorHit[]> {
+    const loaded = await Promise.all(documentIds.map((id) => this.vectors(db, id)));
+    const best: VectorHit[] = [];
+    loaded.forEach((vectors, documentIndex) => {
+      if (vectors.dimensions !== query.length) return;
+      const { matrix, positions, dimensions } = vectors;
+      for (let row = 0; row < positions.length; row += 1) {
+        let dot = 0;
+        const base = row * dimensions;
+        for (let index = 0; index < dimensions; index += 1)
+          dot += (matrix[base + index] as number) * (query[index] as number);
+        if (best.length === limit && dot <= (best[limit - 1] as VectorHit).similarity) continue;
+        const hit = {
+          documentId: documentIds[documentIndex] as string,
+          position: positions[row] as number,
+          similarity: dot,
+        };
+        let at = best.length;
+        while (at > 0 && (best[at - 1] as VectorHit).similarity < dot) at -= 1;
+        best.splice(at, 0, hit);
+        if (best.length > limit) best.pop();
+      }
+    });
+    return best;
+  }
+
+  private vectors(db: DataSource | EntityManager, documentId: string): Promise<DocumentVectors> {
+    const cached = this.documents.get(documentId);
+    if (cached) {
+      // Most recently used last (a Map keeps insertion order).
+      this.documents.delete(documentId);
+      this.documents.set(documentId, cached);
+      return cached;
+    }
+    const loading = this.load(db, documentId);
+    this.documents.set(documentId, loading);
+    loading.then(
+      (vectors) => this.admit(documentId, vectors.matrix.length),
+      () => this.documents.delete(documentId),
+    );
+    return loading;
+  }
+
+  private async load(db: DataSource | EntityManager, documentId: string): Promise<DocumentVectors> {
+    const rows = await db.query<{ position: number; vector: Buffer }[]>(
+      `SELECT position, array_send(embedding) AS vector FROM knowledge_base_chunks
+        WHERE document_id = $1 AND embedding IS NOT NULL ORDER BY position`,
+      [documentId],
+    );
+    const dimensions = rows[0] ? rows[0].vector.readInt32BE(12) : 0;
+    const matrix = new Float32Array(rows.length * dimensions);
+    const positions = new Int32Array(rows.length);
+    rows.forEach((row, index) => {
+      positions[index] = row.position;
+      parseFloat4Array(row.vector, matrix, index * dimensions);
+    });
+    return { positions, dimensions, matrix };
+  }
+
+  private admit(documentId: string, floats: number): void {
+    if (!this.documents.has(documentId)) return;
+    this.sizes.set(documentId, floats);
+    this.cachedFloats += floats;
+    for (const id of this.documents.keys()) {
+      if (this.cachedFloats <= MAX_CACHED_FLOATS || id === documentId) break;
+      const size = this.sizes.get(id);
+      if (size === undefined) continue;
+      this.documents.delete(id);
+      this.sizes.delete(id);
+      this.cachedFloats -= size;
+    }
+  }
+}
+
+/** pgvector's exact cosine ranking (no index: a search's documents are few, and vectors' dimensions vary by model). */
+async function pgvectorSearch(
+  db: DataSource | EntityManager,
+  documentIds: readonly string[],
+  query: Float32Array,
+  limit: number,
+): Promise<VectorHit[]> {
+  const rows = await db.query<{ document_id: string; position: number; similarity: number }[]>(
+    `SELECT document_id, position, (1 - (embedding::vector <=> $2::vector))::float8 AS similarity
+       FROM knowledge_base_chunks
+      WHERE document_id = ANY($1::uuid[]) AND embedding IS NOT NULL AND array_length(embedding, 1) = $3
+      ORDER BY embedding::vector <=> $2::vector
+      LIMIT $4`,
+    [documentIds, `[${Array.from(query).join(',')}]`, query.length, limit],
+  );
+  return rows.map((row) => ({
+    documentId: row.document_id,
+    position: row.position,
+    similarity: Number(row.similarity),
+  }));
+}
+
+const pgvectorInstalled = new WeakMap<object, Promise<boolean>>();
+
+/** Whether the database has pgvector installed (checked once per connection pool). */
+function hasPgvector(db: DataSource | EntityManager): Promise<boolean> {
+  const key = 'connection' in db ? db.connection : db;
+  let known = pgvectorInstalled.get(key);
+  if (!known) {
+    known = db
+      .query<{ installed: boolean }[]>(
+        `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed`,
+      )
+      .then(([row]) => row?.installed === true);
+    pgvectorInstalled.set(key, known);
+  }
+  return known;
+}
+
+const inMemory = new InMemoryVectorIndex();
+
+/** The `limit` chunks of `documentIds` closest to `query` (normalized): pgvector's ranking when installed, else the same computed here. */
+export async function vectorSearch(
+  db: DataSource | EntityManager,
+  documentIds: readonly string[],
+  query: Float32Array,
+  limit: number,
+): Promise<VectorHit[]> {
+  if (documentIds.length === 0) return [];
+  return (await hasPgvector(db))
+    ? pgvectorSearch(db, documentIds, query, limit)
+    : inMemory.search(db, documentIds, query, limit);
+}
