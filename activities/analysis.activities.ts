@@ -12,6 +12,7 @@ import { credentialHeaders } from '../domain/credentials/credential-types';
 import { openCredential } from '../domain/credentials/credentials';
 import type { Prices } from '../domain/runs/run-queries';
 import type { Secrets } from '../telephony/secrets';
+import type { CampaignCallAnalysis } from '../workflows/definitions';
 import { checkedAddress, type Resolver } from '../platform/address-guard';
 
 export interface AnalysisActivityDeps {
@@ -40,7 +41,12 @@ export interface AnalyzeRunResult {
   /** False: the run has no enabled QA node, is not finished, or already has this analysis. */
   analyzed: boolean;
   totalTokens: number;
+  /** What the analysis said, in short, for the run's campaign (when a node analysed the call). */
+  summary?: CampaignCallAnalysis['summary'];
 }
+
+/** Tags a campaign hears of per call. */
+const SUMMARY_TAGS = 10;
 
 /** The base URLs of the providers a QA node names, when it gives no endpoint of its own. */
 const PROVIDER_URLS: Record<NonNullable<QaSettings['provider']>, string | undefined> = {
@@ -127,7 +133,16 @@ export function createAnalysisActivities({
       };
       const saved = await store.save(runId, annotations, info, usage);
       if (saved) log.info('run analysed', { runId, analysisId, tags: annotations.tags, totalTokens });
-      return { analyzed: saved, totalTokens: saved ? totalTokens : 0 };
+      if (!saved) return { analyzed: false, totalTokens: 0 };
+      const { analysis } = annotations;
+      const summary = analysis
+        ? {
+            successful: analysis.success?.successful ?? null,
+            sentiment: analysis.sentiment ?? null,
+            tags: annotations.tags.slice(0, SUMMARY_TAGS),
+          }
+        : null;
+      return { analyzed: true, totalTokens, summary };
     },
   };
 }

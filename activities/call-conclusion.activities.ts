@@ -36,6 +36,8 @@ export interface ConcludeCallInput {
    * next, so that it learns the outcome before the analysis, not from the call's completion after it.
    */
   campaignIfAnalyzed?: CampaignCallLink;
+  /** The call reports its analysis to its campaign after: the campaign is told to expect it. */
+  reportsAnalysis?: boolean;
   /** The voicemail message left on a machine that answered. */
   voicemail?: VoicemailMessage;
   /** The call's transfer attempts, oldest first. */
@@ -90,7 +92,15 @@ export function createCallConclusionActivities({
       });
       countCallEnded(callStatus);
       const campaign = input.campaign ?? (finalized.analyze ? input.campaignIfAnalyzed : undefined);
-      if (campaign) await reportCampaignCall({ ...campaign, runId, outcome: callStatus });
+      if (campaign) {
+        const analysisFollows = input.reportsAnalysis === true && finalized.analyze;
+        await reportCampaignCall({
+          ...campaign,
+          runId,
+          outcome: callStatus,
+          ...(analysisFollows ? { analysisFollows } : {}),
+        });
+      }
       return {
         ...finalized,
         disposition: callDisposition(callStatus, conversation, voicemail !== undefined),

@@ -1,23 +1,17 @@
-import {
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  setCurrentDetails,
-  setWorkflowOptions,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { campaignActivities } from './campaign/activities';
 import { dispatchDials } from './campaign/dispatch';
 import { registerCampaignHandlers } from './campaign/handlers';
 import { recordReports } from './campaign/record-reports';
 import { CampaignRun } from './campaign/run';
-import { campaignDetails } from './campaign/ui-metadata';
 import { showState } from './campaign/writes';
 import type { CampaignProgress, CampaignWorkflowInput } from './definitions';
 import { versioningBehavior } from './versioning-behavior';
 
 /** After a cancel, how long the campaign waits for its calls in flight to report their outcomes. */
 const IN_FLIGHT_DRAIN_MS = 15 * 60_000;
+/** Once it has ended, how long the campaign waits for the analyses of its last calls, for its details. */
+const ANALYSIS_DRAIN_MS = 10 * 60_000;
 
 /**
  * One campaign (`campaign-<id>`): dials every contact of its source through child call workflows,
@@ -91,11 +85,13 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     }
     const wakeAt = tracker.wakeAt(heldUntil);
     if (wakeAt === Infinity) {
-      setCurrentDetails(campaignDetails(tracker.dialingState()));
+      run.waitingFor = undefined;
+      run.showDetails();
       await condition(() => tracker.shouldWake());
     } else {
       const summary = tracker.wakeSummary(wakeAt, Date.now());
-      setCurrentDetails(campaignDetails(tracker.dialingState(), summary));
+      run.waitingFor = summary;
+      run.showDetails();
       await condition(() => tracker.shouldWake(), Math.max(1, wakeAt - Date.now()), { summary });
     }
   }
@@ -110,8 +106,14 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     const closed = await closeCampaignRetries({ campaignId });
     tracker.retriesClosed(closed.counters, closed.outcomes);
   }
+  // The campaign has ended; its details still take in the analyses of its last calls (bounded).
+  run.waitingFor = undefined;
+  if (tracker.awaitingAnalysisCount > 0) {
+    run.showDetails(tracker.progress());
+    await condition(() => tracker.awaitingAnalysisCount === 0, ANALYSIS_DRAIN_MS);
+  }
   // The result is the campaign's final summary: its counters and outcomes.
   const summary = tracker.progress();
-  setCurrentDetails(campaignDetails(summary));
+  run.showDetails(summary);
   return summary;
 }

@@ -192,6 +192,21 @@ export interface CampaignCarryOver {
   routeFailures?: number;
   /** Attempts (`contactId/attempt`) dialed through the configuration the campaign failed over from. */
   breakerSkips?: string[];
+  /** What the analyses of the campaign's calls said so far (absent: none yet). */
+  analysis?: CampaignAnalysisTally;
+  /** Runs whose analysis the campaign still expects. */
+  awaitingAnalysis?: number[];
+}
+
+/** The analyses a campaign heard of, summed: how its analysed calls went, for the Temporal UI. */
+export interface CampaignAnalysisTally {
+  analysed: number;
+  /** Calls with a success evaluation, and those of them judged successful. */
+  evaluated: number;
+  successful: number;
+  sentiment: { positive: number; neutral: number; negative: number };
+  /** Calls per tag, for the most frequent tags only. */
+  tags: Record<string, number>;
 }
 
 /** Why a dial waits: a retry's delay after this outcome, a calling window, or a usable route. */
@@ -211,6 +226,19 @@ export interface CampaignCallResult extends CampaignCallLink {
   runId: number | null;
   /** A terminal call status, or `error` when the call could not be initiated. */
   outcome: TerminalCallStatus;
+  /** The call is analysed next and will report its analysis (`campaignCallAnalysedSignal`). */
+  analysisFollows?: boolean;
+}
+
+/** What a campaign's call's analysis said, in short: no transcript, no fields, tag names only. */
+export interface CampaignCallAnalysis {
+  runId: number;
+  /** Null: the analysis could not be done or gave nothing; the campaign stops expecting it. */
+  summary: {
+    successful: boolean | null;
+    sentiment: 'positive' | 'neutral' | 'negative' | null;
+    tags: string[];
+  } | null;
 }
 
 export interface CampaignProgress {
@@ -244,6 +272,9 @@ export interface CampaignProgress {
 }
 
 export const campaignCallFinishedSignal = defineSignal<[CampaignCallResult]>('campaignCallFinished');
+
+/** Sent by a campaign's call to `campaign-<id>` after its post-call analysis, once it has reported its outcome. */
+export const campaignCallAnalysedSignal = defineSignal<[CampaignCallAnalysis]>('campaignCallAnalysed');
 
 /**
  * Sent by a campaign to a child still in flight when the campaign continues as new:

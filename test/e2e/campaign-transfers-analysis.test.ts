@@ -194,6 +194,19 @@ describe('a campaign whose calls are transferred and analysed', () => {
             .slice(0, 10),
         });
         expect(analyses.every((annotations) => annotations.analysis.sentiment)).toBe(true);
+
+        // The campaign's workflow ends once its calls' analyses are in; its details sum them.
+        await handle.result();
+        const topTags = [...tagCounts]
+          .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+          .slice(0, 5)
+          .map(([tag, calls]) => `${tag} (${calls})`);
+        const final = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+        expect(final.currentDetails).toContain(
+          `Analysed 6 · success ${Math.round((successful / 6) * 100)}%` +
+            ` · sentiment +${sentiments('positive')} / =${sentiments('neutral')} / −${sentiments('negative')}` +
+            ` · top tags: ${topTags.length > 0 ? topTags.join(', ') : 'none'}`,
+        );
       }),
     180_000,
   );
@@ -227,8 +240,8 @@ describe('a campaign whose calls are transferred and analysed', () => {
         try {
           // The model has the analysis request and holds it; the campaign has already counted the call.
           await waitFor('the analysis request', () => llm.received.length === 1, { timeoutMs: 120_000 });
-          const counted = await campaignWhen(campaignId, (body) => body.processed_rows === 1);
-          expect(counted.state).toBe('completed');
+          const counted = await campaignWhen(campaignId, (body) => body.state === 'completed');
+          expect(counted.processed_rows).toBe(1);
           expect(counted.analysis.analyzed_calls).toBe(0);
           const [pending] = await runsOf(campaignId);
           expect(pending?.gatheredContext.call_status).toBe('completed');
@@ -243,6 +256,12 @@ describe('a campaign whose calls are transferred and analysed', () => {
         });
         const [run] = await runsOf(campaignId);
         expect(run?.annotations).toMatchObject({ tags: ['reminder_delivered'], qa_qa: { model: 'qa-model' } });
+        // The campaign had completed; its workflow still waited for the analysis, and its details show it.
+        const handle = services.temporal.client.workflow.getHandle(campaignWorkflowId(campaignId));
+        await handle.result();
+        const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+        expect(currentDetails).toContain('Analysed 1 · ');
+        expect(currentDetails).toContain('sentiment +1 / =0 / −0 · top tags: reminder_delivered (1)');
       }),
     180_000,
   );

@@ -1,5 +1,6 @@
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import {
+  campaignCallAnalysedSignal,
   campaignCallFinishedSignal,
   campaignProgressQuery,
   cancelCampaignUpdate,
@@ -30,6 +31,9 @@ export function registerCampaignHandlers(run: CampaignRun): void {
     };
 
   setHandler(campaignCallFinishedSignal, (result) => tracker.receive(result));
+  setHandler(campaignCallAnalysedSignal, (analysis) => {
+    if (tracker.analysed(analysis) && run.opened) run.showDetails(tracker.closed ? tracker.progress() : undefined);
+  });
   setHandler(campaignProgressQuery, () => tracker.dialingState());
 
   /** An Update that moves the campaign from one of `from` to `to` and logs `event`. */

@@ -1,6 +1,8 @@
-import type { CampaignCarryOver } from '../definitions';
+import { setCurrentDetails } from '@temporalio/workflow';
+import type { CampaignCarryOver, CampaignProgress } from '../definitions';
 import { CampaignCalls } from './children';
 import { CampaignTracker } from './tracker';
+import { campaignDetails } from './ui-metadata';
 import { CampaignWrites } from './writes';
 
 /**
@@ -14,6 +16,8 @@ export class CampaignRun {
   readonly calls: CampaignCalls;
   /** The campaign was read from PostgreSQL: a settings change may be applied. */
   opened = false;
+  /** What the campaign's timer waits for, as its details say. */
+  waitingFor: string | undefined;
 
   constructor(campaignId: number, workflowId: string, carry?: CampaignCarryOver) {
     this.tracker = new CampaignTracker(campaignId, workflowId, carry);
@@ -23,5 +27,10 @@ export class CampaignRun {
 
   get campaignId(): number {
     return this.tracker.campaignId;
+  }
+
+  /** Shows the campaign's state in the Temporal UI: by default as it dials, else the `progress` given. */
+  showDetails(progress: CampaignProgress = this.tracker.dialingState()): void {
+    setCurrentDetails(campaignDetails(progress, this.waitingFor, this.tracker.analysis));
   }
 }

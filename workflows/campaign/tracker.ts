@@ -7,6 +7,8 @@ import type {
 import type { ScreenedDial } from '../../activities/dial-rules.activities';
 import {
   campaignAttemptKey,
+  type CampaignAnalysisTally,
+  type CampaignCallAnalysis,
   type CampaignCallLink,
   type CampaignCallResult,
   type CampaignCarryOver,
@@ -18,6 +20,7 @@ import {
 } from '../definitions';
 import { isTerminalCampaignState } from '../../domain/campaigns/settings';
 import { waitGroups } from '../../domain/campaigns/not-dialing-reasons';
+import { AnalysisTally } from './analysis-tally';
 import { breakerTrip, isBreakerFailure, withinWindow, type BreakerEntry, type BreakerFigures } from './breaker';
 import { shouldRetry } from './retry';
 import { nextOpening, windowZone } from './schedule';
@@ -47,7 +50,10 @@ export interface Waiting {
 type InFlight = CampaignCallLink & { timezone: string | null };
 
 /** What one run carries into the next, as the tracker keeps it (settings are known once opened). */
-interface Carried extends Omit<CampaignCarryOver, 'settings' | 'inFlight' | 'routeFailures' | 'breakerSkips'> {
+interface Carried extends Omit<
+  CampaignCarryOver,
+  'settings' | 'inFlight' | 'routeFailures' | 'breakerSkips' | 'analysis' | 'awaitingAnalysis'
+> {
   settings: CampaignSettings | undefined;
   inFlight: InFlight[];
   retries: Waiting[];
@@ -96,6 +102,8 @@ export class CampaignTracker {
   private readonly page: ContactRef[] = [];
   private readonly reported: Reported[] = [];
   private failover = { available: false, active: false };
+  /** The calls' analyses, carried over with the rest. */
+  private readonly analyses: AnalysisTally;
 
   constructor(
     readonly campaignId: number,
@@ -114,6 +122,17 @@ export class CampaignTracker {
       breakerSkips: [...new Set(carry?.breakerSkips ?? [])],
     };
     this.fetchedUpToValue = this.carried.contactCursor;
+    this.analyses = new AnalysisTally(carry?.analysis, carry?.awaitingAnalysis);
+  }
+
+  /** What the analyses of the campaign's calls said so far. */
+  get analysis(): CampaignAnalysisTally {
+    return this.analyses.figures;
+  }
+
+  /** Analyses announced by a call's report and not heard of yet. */
+  get awaitingAnalysisCount(): number {
+    return this.analyses.awaitingRuns.length;
   }
 
   get state(): CampaignState {
@@ -218,7 +237,14 @@ export class CampaignTracker {
   /** A call's report; only the dial in flight counts: a repeated or late report changes nothing. */
   receive(result: Reported): void {
     const entry = this.takeInFlight(result.contactId, result.attempt);
-    if (entry) this.reported.push({ ...result, timezone: entry.timezone });
+    if (!entry) return;
+    this.reported.push({ ...result, timezone: entry.timezone });
+    if (result.analysisFollows && result.runId !== null) this.analyses.expect(result.runId);
+  }
+
+  /** A call's analysis, counted once; true when it changed the figures. */
+  analysed(analysis: CampaignCallAnalysis): boolean {
+    return this.analyses.add(analysis);
   }
 
   /** The progress with what says why it is not dialing: the waits by cause and the concurrency limit. */
@@ -498,6 +524,8 @@ export class CampaignTracker {
       sourceExhausted: carried.sourceExhausted && this.page.length === 0,
       ...(routeFailures > 0 ? { routeFailures } : {}),
       ...(breakerSkips.length > 0 ? { breakerSkips } : {}),
+      ...(this.analyses.figures.analysed > 0 ? { analysis: this.analyses.figures } : {}),
+      ...(this.analyses.awaitingRuns.length > 0 ? { awaitingAnalysis: [...this.analyses.awaitingRuns] } : {}),
     };
   }
 

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { PreparedAttempt } from '../../activities/campaign.activities';
-import type { CampaignProgress, WaitCause } from '../definitions';
+import type { CampaignAnalysisTally, CampaignProgress, WaitCause } from '../definitions';
+import { topTags } from './analysis-tally';
 import { spokenDuration } from '../spoken-duration';
 import { runningReasons } from '../../domain/campaigns/not-dialing-reasons';
 
@@ -11,8 +12,18 @@ import { runningReasons } from '../../domain/campaigns/not-dialing-reasons';
 
 const count = (value: number): string => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
-/** The campaign's current details: state, progress, outcomes, the next window and what it waits for. */
-export function campaignDetails(progress: CampaignProgress, waitingFor?: string): string {
+/** Tags the details name. */
+const DETAILS_TAGS = 5;
+
+/**
+ * The campaign's current details: state, progress, outcomes, its calls' analyses, the next window
+ * and what it waits for.
+ */
+export function campaignDetails(
+  progress: CampaignProgress,
+  waitingFor?: string,
+  analysis?: CampaignAnalysisTally,
+): string {
   const outcomes = Object.entries(progress.outcomes)
     .filter(([, n]) => (n ?? 0) > 0)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -23,10 +34,24 @@ export function campaignDetails(progress: CampaignProgress, waitingFor?: string)
     `In flight ${count(progress.in_flight)} · retries waiting ${count(progress.pending_retries)}` +
       ` · failed ${count(progress.failed_rows)} · transferred ${count(progress.transferred)}`,
     `Outcomes: ${outcomes.length > 0 ? outcomes.join(', ') : 'none yet'}`,
+    ...(analysis && analysis.analysed > 0 ? [analysisLine(analysis)] : []),
     ...(progress.next_open_at ? [`Next calling window opens ${progress.next_open_at}`] : []),
     ...(waitingFor ? [`Waiting: ${waitingFor}`] : []),
     ...(progress.state === 'running' ? runningReasons(progress).map(({ message }) => `Not dialing: ${message}`) : []),
   ].join('\n\n');
+}
+
+/** "analysed 46 · success 72% · sentiment +12 / =30 / −4 · top tags: a (5), b (3)" */
+export function analysisLine(analysis: CampaignAnalysisTally): string {
+  const { positive, neutral, negative } = analysis.sentiment;
+  const success =
+    analysis.evaluated > 0 ? `${Math.round((analysis.successful / analysis.evaluated) * 100)}%` : 'not evaluated';
+  const tags = topTags(analysis.tags, DETAILS_TAGS).map(([tag, calls]) => `${tag} (${count(calls)})`);
+  return (
+    `Analysed ${count(analysis.analysed)} · success ${success}` +
+    ` · sentiment +${count(positive)} / =${count(neutral)} / −${count(negative)}` +
+    ` · top tags: ${tags.length > 0 ? tags.join(', ') : 'none'}`
+  );
 }
 
 /**
