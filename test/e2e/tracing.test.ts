@@ -57,6 +57,9 @@ beforeAll(async () => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
     });
   });
+  // The exporter keeps its connection alive: a socket the receiver closes after Node's default 5 s
+  // idle, just as a batch is written on it, fails that export and drops its spans.
+  receiver.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   // The receiver shares this loaded process: a batch it answers late must not be dropped as timed out.
   process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '60000';
