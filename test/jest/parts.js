@@ -83,6 +83,9 @@ const run = {
   // Every core: files run side by side and share the run's servers.
   maxWorkers: '100%',
   testTimeout: 60_000,
+  // A worker keeps what every file it ran left in memory; one that has grown past this is replaced
+  // before its next file, so a long file late in the run (the contract fuzzer) starts on a fresh one.
+  workerIdleMemoryLimit: '1.5GB',
   // A handle some test leaves open must fail loudly in that test (vad.test checks the one that once
   // did), never hang CI after the run: jest exits once the run and the global teardown are done.
   forceExit: true,
