@@ -19,6 +19,8 @@ import {
   payloadPhases,
   storedInputEncoding,
   type Organization,
+  printPayloadMeans,
+  totalCpuMs,
   type PayloadMode,
   type RunningApi,
 } from './helpers';
@@ -325,33 +327,21 @@ const perUnit = (cpu: Record<string, number>): Record<string, number> =>
 
 /** Several phases: one row each, CPU per call and per bare workflow by process, and the ratio of the totals. */
 function printPhases(phases: PhaseSummary[]): void {
-  const total = (cpu: Record<string, number>) => Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
   const names = Object.keys(phases[0]?.callCpuMs ?? {});
   console.log(`payload phases (${CALLS} calls each); CPU in ms per call (${names.join(' / ')}, total):`);
   for (const [index, phase] of phases.entries()) {
     const perCall = names.map((name) => (phase.callCpuMs[name] ?? 0).toFixed(1)).join(' / ');
     console.log(
       `  ${index + 1}. ${phase.payloads.padEnd(9)} load ${phase.load}; ${phase.callRate.toFixed(0)} calls/s, ` +
-        `${phase.bareRate.toFixed(0)} bare/s; per call ${perCall}, ${total(phase.callCpuMs).toFixed(1)}; ` +
-        `per bare workflow ${total(phase.bareCpuMs).toFixed(1)}; ratio ${(total(phase.callCpuMs) / total(phase.bareCpuMs)).toFixed(2)}`,
+        `${phase.bareRate.toFixed(0)} bare/s; per call ${perCall}, ${totalCpuMs(phase.callCpuMs).toFixed(1)}; ` +
+        `per bare workflow ${totalCpuMs(phase.bareCpuMs).toFixed(1)}; ratio ${(totalCpuMs(phase.callCpuMs) / totalCpuMs(phase.bareCpuMs)).toFixed(2)}`,
     );
   }
-  const mean = (mode: PayloadMode, pick: (phase: PhaseSummary) => number) => {
-    const picked = phases.filter((phase) => phase.payloads === mode).map(pick);
-    return picked.length === 0 ? NaN : picked.reduce((sum, value) => sum + value, 0) / picked.length;
-  };
-  for (const [label, pick] of [
-    ['call, all processes', (phase: PhaseSummary) => total(phase.callCpuMs)],
-    ['call, API + worker', (phase: PhaseSummary) => (phase.callCpuMs.api ?? 0) + (phase.callCpuMs.worker ?? 0)],
-    ['bare workflow, all processes', (phase: PhaseSummary) => total(phase.bareCpuMs)],
-  ] as const) {
-    const plain = mean('plain', pick);
-    const encrypted = mean('encrypted', pick);
-    console.log(
-      `  mean CPU per ${label}: plain ${plain.toFixed(1)} ms, encrypted ${encrypted.toFixed(1)} ms ` +
-        `(${encrypted - plain >= 0 ? '+' : ''}${(encrypted - plain).toFixed(1)} ms)`,
-    );
-  }
+  printPayloadMeans(phases, [
+    ['call, all processes', (phase) => totalCpuMs(phase.callCpuMs)],
+    ['call, API + worker', (phase) => (phase.callCpuMs.api ?? 0) + (phase.callCpuMs.worker ?? 0)],
+    ['bare workflow, all processes', (phase) => totalCpuMs(phase.bareCpuMs)],
+  ]);
 }
 
 async function main(): Promise<void> {

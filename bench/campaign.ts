@@ -20,6 +20,8 @@ import {
   payloadPhases,
   storedInputEncoding,
   type Organization,
+  printPayloadMeans,
+  totalCpuMs,
   type PayloadMode,
   type RunningApi,
 } from './helpers';
@@ -187,7 +189,6 @@ interface PayloadPhase {
   floorChildCpuMs: Record<string, number>;
 }
 
-const totalOf = (cpu: Record<string, number>) => Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
 const perContactOf = (cpu: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, ms / CONTACTS]));
 
@@ -274,8 +275,8 @@ async function comparePayloads(
       };
       say(
         `phase ${index + 1} (${payloads}): campaign ${phase.callRate.toFixed(1)} calls/s, floor ` +
-          `${phase.floorRate.toFixed(1)} children/s; CPU per contact ${totalOf(phase.contactCpuMs).toFixed(1)} ms, ` +
-          `per floor child ${totalOf(phase.floorChildCpuMs).toFixed(1)} ms; all ${CONTACTS} completed`,
+          `${phase.floorRate.toFixed(1)} children/s; CPU per contact ${totalCpuMs(phase.contactCpuMs).toFixed(1)} ms, ` +
+          `per floor child ${totalCpuMs(phase.floorChildCpuMs).toFixed(1)} ms; all ${CONTACTS} completed`,
       );
       results.push(phase);
     } finally {
@@ -287,33 +288,19 @@ async function comparePayloads(
   console.log(`payload phases (${CONTACTS} contacts each); CPU in ms per contact (${names.join(' / ')}, total):`);
   for (const [index, phase] of results.entries()) {
     const perContact = names.map((name) => (phase.contactCpuMs[name] ?? 0).toFixed(1)).join(' / ');
-    const contact = totalOf(phase.contactCpuMs);
-    const child = totalOf(phase.floorChildCpuMs);
+    const contact = totalCpuMs(phase.contactCpuMs);
+    const child = totalCpuMs(phase.floorChildCpuMs);
     console.log(
       `  ${index + 1}. ${phase.payloads.padEnd(9)} load ${phase.load}; ${phase.callRate.toFixed(1)} calls/s, floor ` +
         `${phase.floorRate.toFixed(1)}/s (÷ ${(phase.callRate / phase.floorRate).toFixed(2)}); per contact ${perContact}, ` +
         `${contact.toFixed(1)}; per floor child ${child.toFixed(1)}; CPU ratio ${(contact / child).toFixed(2)}`,
     );
   }
-  const mean = (mode: PayloadMode, pick: (phase: PayloadPhase) => number) => {
-    const picked = results.filter((phase) => phase.payloads === mode).map(pick);
-    return picked.length === 0 ? NaN : picked.reduce((sum, value) => sum + value, 0) / picked.length;
-  };
-  for (const [label, pick] of [
-    ['contact, all processes', (phase: PayloadPhase) => totalOf(phase.contactCpuMs)],
-    [
-      'contact, API + worker',
-      (phase: PayloadPhase) => (phase.contactCpuMs.api ?? 0) + (phase.contactCpuMs.worker ?? 0),
-    ],
-    ['floor child, all processes', (phase: PayloadPhase) => totalOf(phase.floorChildCpuMs)],
-  ] as const) {
-    const plain = mean('plain', pick);
-    const encrypted = mean('encrypted', pick);
-    console.log(
-      `  mean CPU per ${label}: plain ${plain.toFixed(1)} ms, encrypted ${encrypted.toFixed(1)} ms ` +
-        `(${encrypted - plain >= 0 ? '+' : ''}${(encrypted - plain).toFixed(1)} ms)`,
-    );
-  }
+  printPayloadMeans(results, [
+    ['contact, all processes', (phase) => totalCpuMs(phase.contactCpuMs)],
+    ['contact, API + worker', (phase) => (phase.contactCpuMs.api ?? 0) + (phase.contactCpuMs.worker ?? 0)],
+    ['floor child, all processes', (phase) => totalCpuMs(phase.floorChildCpuMs)],
+  ]);
 }
 
 async function main(): Promise<void> {

@@ -203,6 +203,31 @@ export async function createApiKey(
   return api_key;
 }
 
+/** Milliseconds of CPU summed over every process. */
+export const totalCpuMs = (cpu: Record<string, number>): number => Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
+
+/**
+ * The payload phases' verdict: for each measure, its mean over the plain phases against its mean
+ * over the encrypted ones, and the difference (the codec's cost when the machine held still).
+ */
+export function printPayloadMeans<Phase extends { payloads: PayloadMode }>(
+  phases: Phase[],
+  measures: readonly (readonly [label: string, pick: (phase: Phase) => number])[],
+): void {
+  const mean = (mode: PayloadMode, pick: (phase: Phase) => number) => {
+    const picked = phases.filter((phase) => phase.payloads === mode).map(pick);
+    return picked.length === 0 ? NaN : picked.reduce((sum, value) => sum + value, 0) / picked.length;
+  };
+  for (const [label, pick] of measures) {
+    const plain = mean('plain', pick);
+    const encrypted = mean('encrypted', pick);
+    console.log(
+      `  mean CPU per ${label}: plain ${plain.toFixed(1)} ms, encrypted ${encrypted.toFixed(1)} ms ` +
+        `(${encrypted - plain >= 0 ? '+' : ''}${(encrypted - plain).toFixed(1)} ms)`,
+    );
+  }
+}
+
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
