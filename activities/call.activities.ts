@@ -251,6 +251,21 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       }
     },
 
+    /**
+     * A transfer that ended without a join: the caller, if still waiting for it, goes back to the
+     * agent (on providers that need telling); a call that is over stays over.
+     */
+    async releaseTransfer({ runId, providerCallId, transferId }: TransferLookup): Promise<void> {
+      const transfer = transferOf(adapterOf(await records.load(runId)));
+      if (!transfer.release) return;
+      try {
+        await transfer.release(providerCallId, transferId);
+      } catch (error) {
+        if (error instanceof ProviderError && error.status === 404) return;
+        throw error;
+      }
+    },
+
     /** The provider's view of the transfer; null when it does not know it. */
     async getTransferStatus({
       runId,

@@ -216,6 +216,12 @@ export interface TelephonyTransfer {
   cancel(providerCallId: string, transferId: string): Promise<void>;
   /** The transfer's current status (reconciliation); null when the provider does not know it. */
   status(providerCallId: string, transferId: string): Promise<TransferEvent | null>;
+  /**
+   * After a transfer that ended without a join (busy, no answer, failed, or the caller left): brings
+   * a caller still waiting for it back to the agent, on providers where nothing else does (Twilio's
+   * warm transfer holds the caller in a conference). Never throws for a call that is over.
+   */
+  release?(providerCallId: string, transferId: string): Promise<void>;
   /** One transfer event from a transfer webhook; throws ProviderError when the payload is not one. */
   parseWebhook(request: WebhookRequest): TransferEvent;
   /**

@@ -102,11 +102,19 @@ describe('transfer_call tools', () => {
       account_sid: 'AC0123456789abcdef0123456789abcdef',
       auth_token: 'twilio-token',
     });
+    expect((await transferTool(warm, org)).status).toBe(201);
+    await createTelephonyConfig(app, org.token, {
+      provider: 'vonage',
+      api_key: 'abcd1234',
+      api_secret: 'secret',
+      application_id: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
+      private_key: '-----BEGIN PRIVATE KEY-----',
+    });
     const refused = await transferTool(warm, org);
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['body', 'definition', 'config', 'mode']);
     expect(refused.body.detail[0].msg).toBe(
-      "A warm transfer is not supported by twilio (this organization's telephony providers)",
+      "A warm transfer is not supported by vonage (this organization's telephony providers)",
     );
   });
 
@@ -153,7 +161,7 @@ describe('transfer_call tools', () => {
     const warm = await save('warm');
     expect(warm.status).toBe(422);
     expect(warm.body.detail[0].msg).toBe(
-      "A warm transfer is not supported by telnyx, twilio, vonage (this organization's telephony providers)",
+      "A warm transfer is not supported by telnyx, vonage (this organization's telephony providers)",
     );
   });
 
@@ -169,7 +177,7 @@ describe('transfer_call tools', () => {
       ]),
     );
     expect(modes.simulator).toEqual(['blind', 'warm']);
-    expect(modes.twilio).toEqual(['blind']);
+    expect(modes.twilio).toEqual(['blind', 'warm']);
     expect(modes.telnyx).toEqual(['blind']);
     expect(modes.vonage).toEqual(['blind']);
     expect(modes.plivo).toEqual(['blind', 'warm']);

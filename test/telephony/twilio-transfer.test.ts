@@ -107,13 +107,6 @@ describe('start', () => {
     expect((refusal as ProviderError).message).toBe('Twilio answered 400: Call is not in-progress. Cannot redirect.');
     expect((refusal as ProviderError).retryable).toBe(false);
   });
-
-  it('refuses a warm transfer without calling Twilio', async () => {
-    await expect(twilio.start({ ...transfer, mode: 'warm', announcement: 'A caller about billing' })).rejects.toThrow(
-      ProviderError,
-    );
-    expect(server.requests).toHaveLength(0);
-  });
 });
 
 describe('status and cancel', () => {
@@ -226,4 +219,192 @@ describe('parseWebhook', () => {
       twilio.parseWebhook({ ...callback({ CallStatus: 'ringing' }), url: transfer.transferCallbackUrl }),
     ).toThrow('Twilio transfer webhook names no transfer');
   });
+});
+
+describe('warm transfer', () => {
+  const warm: StartTransferRequest = {
+    ...transfer,
+    mode: 'warm',
+    announcement: 'A caller asks about invoice <42> & a refund.',
+  };
+  const answerUrlPart = Buffer.from(transfer.answerUrl, 'utf8').toString('base64url');
+  const conference = (transferId: string) => transferId.split('.').slice(0, 2).join('.');
+  const callsPath = `/2010-04-01/Accounts/${SID}/Calls.json`;
+  const callerPath = `/2010-04-01/Accounts/${SID}/Calls/${CALL_SID}.json`;
+  const legPath = `/2010-04-01/Accounts/${SID}/Calls/${LEG_SID}.json`;
+  const formOf = (body: string) => Object.fromEntries(new URLSearchParams(body));
+
+  it('moves the caller into a conference with hold music, then calls the destination to speak and join it', async () => {
+    server.answer(
+      { status: 200, body: { sid: CALL_SID, status: 'in-progress' } },
+      { status: 201, body: { sid: LEG_SID, status: 'queued' } },
+    );
+
+    const { transferId } = await twilio.start(warm);
+
+    expect(transferId).toMatch(new RegExp(`^tr[0-9a-f]{24}\\.${startedSeconds}\\.${answerUrlPart}\\.${LEG_SID}$`));
+    const room = conference(transferId);
+    expect(server.requests).toHaveLength(2);
+    const [moveCaller, callDestination] = server.requests;
+    expect([moveCaller!.method, moveCaller!.path]).toEqual(['POST', callerPath]);
+    expect(moveCaller!.headers.authorization).toBe(basic);
+    expect(formOf(moveCaller!.body)).toEqual({
+      Twiml:
+        '<Response><Dial><Conference waitUrl="https://sb.example.com/api/v1/telephony/hold-audio.wav" ' +
+        'waitMethod="GET" startConferenceOnEnter="false" endConferenceOnExit="true" beep="false">' +
+        `${room}</Conference></Dial><Hangup/></Response>`,
+    });
+    expect([callDestination!.method, callDestination!.path]).toEqual(['POST', callsPath]);
+    expect(callDestination!.headers.authorization).toBe(basic);
+    const params = new URLSearchParams(callDestination!.body);
+    expect(params.getAll('StatusCallbackEvent')).toEqual(['initiated', 'ringing', 'answered', 'completed']);
+    params.delete('StatusCallbackEvent');
+    expect(Object.fromEntries(params)).toEqual({
+      To: '+14155550999',
+      From: '+14158675308',
+      Twiml:
+        '<Response><Say>A caller asks about invoice &#60;42&#62; &#38; a refund.</Say><Dial><Conference ' +
+        `startConferenceOnEnter="true" endConferenceOnExit="true" beep="false">${room}</Conference></Dial></Response>`,
+      Timeout: '25',
+      StatusCallback: `${transfer.transferCallbackUrl}?transfer_id=${room}.${answerUrlPart}`,
+      StatusCallbackMethod: 'POST',
+    });
+  });
+
+  it('joins without speaking when there is nothing to say, and calls a SIP URI as it is', async () => {
+    server.answer({ status: 200, body: {} }, { status: 201, body: { sid: LEG_SID, status: 'queued' } });
+
+    await twilio.start({ ...warm, announcement: null, destination: 'sip:desk@pbx.example.com' });
+
+    const form = formOf(server.requests[1]!.body);
+    expect(form.To).toBe('sip:desk@pbx.example.com');
+    expect(form.Twiml).toMatch(/^<Response><Dial><Conference /);
+  });
+
+  it('refuses without a caller id, calling nothing', async () => {
+    await expect(twilio.start({ ...warm, from: null })).rejects.toThrow(ProviderError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends the caller back to the agent when Twilio refuses to call the destination', async () => {
+    server.answer(
+      { status: 200, body: {} },
+      { status: 400, body: { code: 21211, message: "The 'To' number is not a valid phone number." } },
+      { status: 200, body: {} },
+    );
+
+    const refusal = await twilio.start(warm).catch((error: unknown) => error);
+
+    expect(refusal).toBeInstanceOf(ProviderError);
+    expect((refusal as ProviderError).retryable).toBe(false);
+    expect(server.requests).toHaveLength(3);
+    const back = server.requests[2]!;
+    expect([back.method, back.path]).toEqual(['POST', callerPath]);
+    expect(formOf(back.body)).toEqual({ Url: transfer.answerUrl, Method: 'POST' });
+  });
+
+  describe('once started', () => {
+    const room = `tr0123456789abcdef01234567.${startedSeconds}`;
+    const transferId = `${room}.${answerUrlPart}.${LEG_SID}`;
+    const callback = (fields: Record<string, string>): WebhookRequest => ({
+      method: 'POST',
+      url: `${transfer.transferCallbackUrl}?transfer_id=${room}.${answerUrlPart}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'checked-by-the-route' },
+      rawBody: new URLSearchParams({
+        AccountSid: SID,
+        CallSid: LEG_SID,
+        Direction: 'outbound-api',
+        To: transfer.destination,
+        From: '+14158675308',
+        SequenceNumber: '1',
+        Timestamp: 'Mon, 02 Mar 2026 10:15:03 +0000',
+        CallbackSource: 'call-progress-events',
+        ...fields,
+      }).toString(),
+    });
+
+    it.each([
+      ['initiated', 'ringing'],
+      ['ringing', 'ringing'],
+      ['in-progress', 'answered'],
+      ['busy', 'busy'],
+      ['no-answer', 'no-answer'],
+      ['failed', 'failed'],
+      ['canceled', 'canceled'],
+    ])("reads the destination leg's %s callback as %s, naming the transfer start returned", (CallStatus, status) => {
+      expect(twilio.parseWebhook(callback({ CallStatus }))).toEqual(
+        expect.objectContaining({ status, transferId, providerCallId: LEG_SID }),
+      );
+    });
+
+    it('looks the destination leg up by its sid', async () => {
+      server.answer({ status: 200, body: { sid: LEG_SID, status: 'busy' } });
+
+      await expect(twilio.status(CALL_SID, transferId)).resolves.toMatchObject({ status: 'busy', transferId });
+      const request = server.onlyRequest();
+      expect([request.method, request.path]).toEqual(['GET', legPath]);
+    });
+
+    it('cancels a ringing leg and leaves the caller waiting for the release', async () => {
+      server.answer({ status: 200, body: { sid: LEG_SID, status: 'ringing' } }, { status: 200, body: {} });
+
+      await twilio.cancel(CALL_SID, transferId);
+
+      expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+        ['GET', legPath],
+        ['POST', legPath],
+      ]);
+      expect(formOf(server.requests[1]!.body)).toEqual({ Status: 'canceled' });
+    });
+
+    it('releases the caller back to the answer URL after a busy destination', async () => {
+      server.answer({ status: 200, body: { sid: LEG_SID, status: 'busy' } }, { status: 200, body: {} });
+
+      await twilio.release!(CALL_SID, transferId);
+
+      expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+        ['GET', legPath],
+        ['POST', callerPath],
+      ]);
+      expect(formOf(server.requests[1]!.body)).toEqual({ Url: transfer.answerUrl, Method: 'POST' });
+    });
+
+    it('stops a leg still ringing before releasing the caller', async () => {
+      server.answer(
+        { status: 200, body: { sid: LEG_SID, status: 'ringing' } },
+        { status: 200, body: {} },
+        { status: 200, body: {} },
+      );
+
+      await twilio.release!(CALL_SID, transferId);
+
+      expect(server.requests.map((request) => [request.method, request.path, formOf(request.body)])).toEqual([
+        ['GET', legPath, {}],
+        ['POST', legPath, { Status: 'canceled' }],
+        ['POST', callerPath, { Url: transfer.answerUrl, Method: 'POST' }],
+      ]);
+    });
+
+    it('leaves a caller whose person answered, and takes a caller who hung up as released', async () => {
+      server.answer({ status: 200, body: { sid: LEG_SID, status: 'in-progress' } });
+      await twilio.release!(CALL_SID, transferId);
+      expect(server.requests).toHaveLength(1);
+
+      server.reset();
+      server.answer(
+        { status: 200, body: { sid: LEG_SID, status: 'no-answer' } },
+        { status: 400, body: { code: 21220, message: 'Call is not in-progress. Cannot redirect.' } },
+      );
+      await expect(twilio.release!(CALL_SID, transferId)).resolves.toBeUndefined();
+    });
+
+    it('has nothing to release for a blind transfer, whose dial action brings the caller back', async () => {
+      await twilio.release!(CALL_SID, room);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+});
+
+it('offers blind and warm transfers', () => {
+  expect(twilioProvider.transferModes).toEqual(['blind', 'warm']);
 });

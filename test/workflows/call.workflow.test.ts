@@ -59,6 +59,7 @@ function fakeActivities(overrides: Partial<CallActivities> = {}) {
     requestLiveVoicemail: jest.fn(() => Promise.resolve(false)),
     startTransfer: jest.fn(() => Promise.resolve({ refused: 'no transfers in this test' })),
     cancelTransfer: jest.fn(() => Promise.resolve()),
+    releaseTransfer: jest.fn(() => Promise.resolve()),
     getTransferStatus: jest.fn(() => Promise.resolve(null)),
     runConversation: jest.fn(() => Promise.resolve(conversation)),
     finalizeRun,
@@ -550,4 +551,48 @@ describe('a campaign call, which reports by signal only when asked', () => {
     ]);
     expect(reports).toEqual([{ ...link, runId: 7, outcome: 'completed' }]);
   }, 30_000);
+});
+
+describe('a transfer that does not join', () => {
+  const askedForTransfer: ConversationResult = {
+    ...conversation,
+    disposition: 'transferred',
+    endedBy: 'transfer',
+    transfer: {
+      sequence: 1,
+      toolUuid: 'tool-1',
+      destination: '+14155550999',
+      mode: 'warm',
+      ringTimeoutSeconds: 20,
+      announcement: 'A caller about billing.',
+    },
+  };
+
+  it('releases the caller it may have left waiting, then the conversation carries on', async () => {
+    const runConversation = jest
+      .fn()
+      .mockResolvedValueOnce(askedForTransfer)
+      .mockResolvedValue(conversation) as unknown as CallActivities['runConversation'];
+    const { activities, mocks } = concludingActivities({
+      runConversation,
+      startTransfer: jest.fn(() => Promise.resolve({ transferId: 'T1' })),
+      getTransferStatus: jest.fn(() => Promise.resolve({ status: 'busy' as const, transferId: 'T1' })),
+      ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 9 }),
+    });
+
+    const outcome = await runCall(activities, [{ status: 'answered', providerCallId: 'P1' }], {
+      maxDurationSeconds: 3,
+    });
+
+    expect(outcome.disposition).toBe('interested');
+    expectCalledAsOnce(mocks.releaseTransfer);
+    expect(mocks.releaseTransfer.mock.calls[0]).toEqual([{ runId: 7, providerCallId: 'P1', transferId: 'T1' }]);
+    expect(mocks.startTransfer.mock.calls[0]?.[0]).toMatchObject({
+      mode: 'warm',
+      announcement: 'A caller about billing.',
+    });
+    expect(mocks.runConversation.mock.calls[1]?.[0]).toMatchObject({
+      resume: { transferFailed: 'transfer_failed: the line was busy', attempts: 1 },
+    });
+  }, 60_000);
 });

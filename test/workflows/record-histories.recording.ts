@@ -293,6 +293,7 @@ function fakeCallActivities() {
     requestLiveVoicemail: () => Promise.resolve(false),
     startTransfer: () => Promise.resolve({ refused: 'no transfers in these recordings' }),
     cancelTransfer: () => Promise.resolve(),
+    releaseTransfer: () => Promise.resolve(),
     getTransferStatus: () => Promise.resolve(null),
     runConversation: () => Promise.resolve(conversation),
     finalizeRun: () => Promise.resolve({ postCallWebhooks: [{ nodeId: 'hook', name: 'CRM' }] }),

@@ -1,4 +1,4 @@
-import { condition, log, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { condition, log, patched, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { createCallActivities } from '../../activities/call.activities';
 import type { ConversationResult } from '../../agent-runtime/contract';
 import type { TransferStatus } from '../../telephony/provider';
@@ -11,9 +11,12 @@ type CallActivities = ReturnType<typeof createCallActivities>;
 
 // Starting, canceling and looking up a transfer: short provider calls, safe to repeat (the start is
 // keyed by the tool call, a cancel of a settled transfer changes nothing).
-const { startTransfer, cancelTransfer, getTransferStatus } = proxyLocalActivities<CallActivities>(
+const { startTransfer, cancelTransfer, getTransferStatus, releaseTransfer } = proxyLocalActivities<CallActivities>(
   ACTIVITY_POLICIES.providerCall,
 );
+
+/** A transfer that did not join releases the caller it may have left waiting (a Twilio conference). */
+export const TRANSFER_RELEASE_PATCH = 'transfer-release';
 
 /** The disposition of a conversation that stopped for a transfer the caller hung up on. */
 const CALLER_HUNG_UP = 'user_hangup';
@@ -58,6 +61,9 @@ export async function transfer(call: CallRun): Promise<PhaseResult> {
     const status = await ringOut(call, started.transferId, startedAt + request.ringTimeoutSeconds * 1000);
     outcome = status === 'answered' ? 'joined' : status === 'ringing' ? 'no-answer' : status;
     reason = FAILURE_REASONS[outcome];
+    if (outcome !== 'joined' && patched(TRANSFER_RELEASE_PATCH)) {
+      await releaseTransfer({ runId, providerCallId: state.callId, transferId: started.transferId });
+    }
   }
   const attempt: RunTransfer = {
     destination: request.destination,

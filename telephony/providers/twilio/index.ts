@@ -12,9 +12,7 @@ export const twilioProvider: ProviderDefinition<TwilioConfig> = {
   fields: twilioFields,
   // Twilio's default is 1 call per second per account (Programmable Voice) unless raised.
   defaultCallsPerSecond: 1,
-  // Blind only: a warm transfer holds the caller in a conference, which TwiML cannot leave when the
-  // destination does not answer, so the caller could not be handed back to the agent.
-  transferModes: ['blind'],
+  transferModes: ['blind', 'warm'],
   create: createTwilioProvider,
   inbound: twilioInbound,
 };

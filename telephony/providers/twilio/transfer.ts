@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { readBody, unlessNotFound, type ProviderRequest, type ProviderResponse } from '../../http';
+import { readBody, unlessNotFound } from '../../http';
 import { escapeXml } from '../../inbound';
 import {
   ProviderError,
   type StartTransferRequest,
   type TelephonyTransfer,
   type TransferEvent,
-  type TransferStatus,
   type WebhookRequest,
 } from '../../provider';
 import {
@@ -17,25 +16,8 @@ import {
   transferStartOf,
 } from '../../transfer-callback';
 import { formFields } from '../../webhook-signatures';
-
-const LABEL = 'Twilio';
-
-/** A dialed leg's `CallStatus` (status callbacks) and `status` (Call resource), as a transfer status. */
-const LEG_STATUSES: Readonly<Record<string, TransferStatus>> = {
-  queued: 'ringing',
-  initiated: 'ringing',
-  ringing: 'ringing',
-  'in-progress': 'answered',
-  answered: 'answered',
-  // A dialed leg completes only once it was answered and joined.
-  completed: 'answered',
-  busy: 'busy',
-  'no-answer': 'no-answer',
-  failed: 'failed',
-  canceled: 'canceled',
-};
-
-const StillRinging = new Set(['queued', 'initiated', 'ringing']);
+import { LABEL, LEG_STATUSES, StillRinging, type TwilioCalls } from './transfer-legs';
+import { isWarmCallbackId, isWarmTransferId, twilioWarmTransfer, warmTransferIdOf } from './warm-transfer';
 
 const ChildCalls = z.object({
   calls: z.array(z.object({ sid: z.string(), to: z.string().nullish(), status: z.string(), date_created: z.string() })),
@@ -45,21 +27,17 @@ type ChildCall = z.output<typeof ChildCalls>['calls'][number];
 /** Twilio's clock and ours may differ by a little: legs created this long before the start still count. */
 const CLOCK_SLACK_MS = 2_000;
 
-export interface TwilioCalls {
-  call(request: ProviderRequest): Promise<ProviderResponse>;
-  /** `/2010-04-01/Accounts/{sid}` */
-  account: string;
-  callPath(sid: string): string;
-  now(): Date;
-}
-
 /**
  * Blind transfers by updating the live call with TwiML `<Dial>`: the caller leaves the media stream
  * and hears the destination ring; the dialed leg's status callbacks name the transfer in their URL.
  * When the dial ends without a join (busy, no answer, failed, canceled), its `action` is the run's
  * answer URL, whose stream markup hands the caller back to the agent.
+ *
+ * Warm transfers by a conference (see `warm-transfer.ts`): the caller waits in it to hold audio
+ * while the destination is called; the person hears the summary, then joins it.
  */
 export function twilioTransfer(twilio: TwilioCalls): TelephonyTransfer {
+  const warm = twilioWarmTransfer(twilio);
   /** The leg the transfer dialed: the call's newest child to the destination created since the start. */
   const dialedLeg = async (providerCallId: string, transferId: string): Promise<ChildCall | null> => {
     const startedAt = transferStartOf(transferId);
@@ -79,7 +57,7 @@ export function twilioTransfer(twilio: TwilioCalls): TelephonyTransfer {
 
   return {
     async start(request: StartTransferRequest) {
-      if (request.mode !== 'blind') throw new ProviderError('Twilio transfers are blind only');
+      if (request.mode === 'warm') return warm.start(request);
       const transferId = timedTransferId(request.idempotencyKey, twilio.now());
       await twilio.call({
         method: 'POST',
@@ -90,6 +68,7 @@ export function twilioTransfer(twilio: TwilioCalls): TelephonyTransfer {
     },
 
     async cancel(providerCallId: string, transferId: string) {
+      if (isWarmTransferId(transferId)) return warm.cancel(transferId);
       const leg = await dialedLeg(providerCallId, transferId);
       if (!leg || !StillRinging.has(leg.status)) return;
       // A leg answered meanwhile refuses `canceled` (Twilio answers 400): the join stands.
@@ -101,17 +80,24 @@ export function twilioTransfer(twilio: TwilioCalls): TelephonyTransfer {
     },
 
     async status(providerCallId: string, transferId: string): Promise<TransferEvent | null> {
+      if (isWarmTransferId(transferId)) return warm.status(transferId);
       const leg = await dialedLeg(providerCallId, transferId);
       const status = leg ? LEG_STATUSES[leg.status] : undefined;
       if (!leg || !status) return null;
       return { status, transferId, providerCallId: leg.sid, raw: leg };
     },
 
+    /** The dial's action brings a blind transfer's caller back; a warm one's waits in its conference. */
+    async release(providerCallId: string, transferId: string) {
+      if (isWarmTransferId(transferId)) await warm.release(providerCallId, transferId);
+    },
+
     parseWebhook(request: WebhookRequest): TransferEvent {
-      const transferId = transferIdOfCallback(request, LABEL);
+      const named = transferIdOfCallback(request, LABEL);
       const fields = formFields(request.rawBody);
       const status = LEG_STATUSES[fields.CallStatus ?? ''];
       if (!status) throw new ProviderError(`Twilio sent an unknown CallStatus: ${fields.CallStatus ?? '(none)'}`);
+      const transferId = isWarmCallbackId(named) ? warmTransferIdOf(named, fields.CallSid ?? '') : named;
       return { status, transferId, providerCallId: fields.CallSid, raw: fields };
     },
   };
