@@ -17,7 +17,6 @@ import { isOptOutRequest, OPT_OUT_CLOSING } from './opt-out';
 import type { AgentReply, ConversationParty, EndedBy, Spoken } from './party';
 import type { Policy, TurnRequest } from './policy';
 import { SimulatedParty } from './simulated-party';
-import { transferSummary } from './transfer-summary';
 import {
   resultExcerpt,
   TOOL_DELAY_LINE,
@@ -252,7 +251,7 @@ export const converseStep = async (input: ConversationInput, deps: ConversationD
             sequence,
             toolUuid: fn.toolUuid,
             ...(asked.mode === 'warm'
-              ? { announcement: asked.announcement || transferSummary(transcript, gatheredContext) }
+              ? { announcement: asked.announcement || (await policy.transferSummary([...transcript], gatheredContext)) }
               : {}),
           };
         }

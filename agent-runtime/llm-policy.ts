@@ -16,6 +16,7 @@ import {
   type TurnRequest,
 } from './policy';
 import { SentenceSplitter } from './sentences';
+import { clipSummary, transferSummary } from './transfer-summary';
 import { MAX_TOOL_ROUNDS, type ToolFunction, type ToolSession } from './tools';
 import { UsageMeter } from './usage';
 
@@ -34,6 +35,8 @@ import { UsageMeter } from './usage';
  *   (each nullable), with the transcript as the user message; values are coerced to their types.
  * - the disposition forces a `set_disposition` function whose `code` is an enum of the codes; an
  *   answer outside the codes falls back to the first code.
+ * - a warm transfer's summary for the person sends the transcript and the gathered facts, asking for
+ *   one or two sentences; a failed, slow or empty answer falls back to `transferSummary`.
  * Usage is summed from every response's `usage` field. A failed request throws `LlmRequestError`.
  */
 
@@ -44,6 +47,12 @@ export class LlmRequestError extends Error {
 const CALL_INSTRUCTIONS = `You are the agent on a phone call. Reply with what you say next: one or two short spoken
 sentences, no markup. When the condition of one of your functions holds, call that function (you may say a
 short sentence too).`;
+
+const SUMMARY_INSTRUCTIONS = `You are handing a phone caller over to a colleague. Below is the call so far. Write what
+you say to the colleague before the caller is put through: one or two short spoken sentences saying who is calling
+(when known) and what they need. No greeting, no markup.`;
+const SUMMARY_MAX_TOKENS = 120;
+const SUMMARY_TIMEOUT_MS = 8_000;
 
 const toMessages = (history: TranscriptLine[]): ChatCompletionMessageParam[] =>
   history.map((line) => ({ role: line.role, content: line.text }));
@@ -71,10 +80,13 @@ export class LlmPolicy implements Policy {
     });
   }
 
-  private async complete(params: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>): Promise<ChatCompletion> {
+  private async complete(
+    params: Omit<ChatCompletionCreateParamsNonStreaming, 'model'>,
+    options?: { timeout: number; maxRetries: number },
+  ): Promise<ChatCompletion> {
     let completion: ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create({ ...params, model: this.settings.model });
+      completion = await this.client.chat.completions.create({ ...params, model: this.settings.model }, options);
     } catch (error) {
       if (error instanceof OpenAI.APIError) {
         throw new LlmRequestError(`Language model request failed: ${error.message}`, { cause: error });
@@ -266,6 +278,28 @@ Call extract_variables with every variable; use null for what the call did not r
     return Object.fromEntries(
       request.variables.map((variable) => [variable.name, coerce(args[variable.name], variable.type)]),
     );
+  }
+
+  async transferSummary(history: TranscriptLine[], gathered: Record<string, unknown>): Promise<string> {
+    const fallback = transferSummary(history, gathered);
+    const facts = Object.keys(gathered).length > 0 ? `\n\nFacts gathered: ${JSON.stringify(gathered)}` : '';
+    try {
+      // The caller waits on hold meanwhile: one quick try, then the summary made without the model.
+      const completion = await this.complete(
+        {
+          messages: [
+            { role: 'system', content: SUMMARY_INSTRUCTIONS },
+            { role: 'user', content: `${formatTranscript(history) || '(no conversation)'}${facts}` },
+          ],
+          max_tokens: SUMMARY_MAX_TOKENS,
+        },
+        { timeout: SUMMARY_TIMEOUT_MS, maxRetries: 0 },
+      );
+      const summary = LlmPolicy.text(completion);
+      return summary ? clipSummary(summary) : fallback;
+    } catch {
+      return fallback;
+    }
   }
 
   async dispose(codes: string[], history: TranscriptLine[], endedBy: ConversationResult['endedBy']): Promise<string> {

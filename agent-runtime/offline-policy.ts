@@ -9,6 +9,7 @@ import {
 } from './policy';
 import type { SpeechSink } from './party';
 import type { ToolFunction, ToolResult, ToolSession } from './tools';
+import { transferSummary } from './transfer-summary';
 import { OFFLINE_MODEL, UsageMeter } from './usage';
 
 /**
@@ -31,10 +32,12 @@ import { OFFLINE_MODEL, UsageMeter } from './usage';
  *   documents is looked up with `retrieve_from_knowledge_base` (the reply is the query), and the
  *   agent says the sentence of the passages found that shares the most words with it, staying in
  *   the node; when nothing is found the edges are considered as usual;
- * - back from a transfer that did not connect, it says so with the reason before anything else.
+ * - back from a transfer that did not connect, it says so with the reason before anything else;
+ * - a warm transfer's summary for the person is built from the caller's last words and the facts
+ *   gathered (`transferSummary`).
  * Usage: each turn counts the `o200k_base` tokens (`countTokens`) of the prompt it stands for (system prompt plus
  * the conversation so far, each message counted on its own plus one token per line break between them) and of
- * the text it says; extraction and disposition cost nothing.
+ * the text it says; extraction, disposition and transfer summaries cost nothing.
  */
 
 const STOP_WORDS = new Set(['the', 'and', 'that', 'this', 'you', 'your', 'for', 'with', 'are', 'was', 'not', 'but']);
@@ -190,6 +193,10 @@ export class OfflinePolicy implements Policy {
         ]),
       ),
     );
+  }
+
+  transferSummary(history: TranscriptLine[], gathered: Record<string, unknown>): Promise<string> {
+    return Promise.resolve(transferSummary(history, gathered));
   }
 
   dispose(codes: string[], _history: TranscriptLine[]): Promise<string> {

@@ -62,6 +62,12 @@ export interface Policy {
   closing(request: TurnRequest, speech: SpeechSink): Promise<string>;
   /** Values for a node's extraction variables (null when unknown). */
   extract(request: ExtractionRequest): Promise<Record<string, unknown>>;
+  /**
+   * What the person a warm transfer reaches hears before the caller is joined: a sentence or two
+   * about the call so far. Never fails: without a usable answer, the summary built from the
+   * conversation alone (`transferSummary`).
+   */
+  transferSummary(history: TranscriptLine[], gathered: Record<string, unknown>): Promise<string>;
   /** One of `codes` (never called with none). */
   dispose(codes: string[], history: TranscriptLine[], endedBy: ConversationResult['endedBy']): Promise<string>;
 }

@@ -23,8 +23,13 @@ export function transferSummary(transcript: readonly TranscriptLine[], gathered:
   if (said.length > 0) parts.push(`They said: ${said.join(' ')}`);
   if (facts.length > 0) parts.push(`${sentence(facts.join('; '))}`);
   parts.push('Connecting you now.');
-  const summary = parts.join(' ');
-  return summary.length <= MAX_CHARS ? summary : `${summary.slice(0, MAX_CHARS - 1).trimEnd()}…`;
+  return clipSummary(parts.join(' '));
+}
+
+/** A summary cut to a few seconds of speech. */
+export function clipSummary(summary: string): string {
+  const text = summary.trim();
+  return text.length <= MAX_CHARS ? text : `${text.slice(0, MAX_CHARS - 1).trimEnd()}…`;
 }
 
 const sentence = (text: string): string => {

@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { converse, LlmRequestError, type ConversationInput } from '../../agent-runtime';
-import type { ConversationTools, ToolFunction, ToolInvocation } from '../../agent-runtime/tools';
+import type { ConversationTools, ToolFunction, ToolInvocation, ToolOutcome } from '../../agent-runtime/tools';
+import { transferSummary } from '../../agent-runtime/transfer-summary';
 
 interface ChatRequest {
   model: string;
@@ -373,5 +374,98 @@ describe('tools during a turn', () => {
     await converse(input({ definition: toolDefinition, dispositionCodes: [] }), { ...deps(), tools });
     expect(invocations).toHaveLength(5);
     expect(received[5]?.tools?.map((tool) => tool.function.name)).toEqual(['done']);
+  });
+});
+
+describe('the summary a warm transfer speaks to the person', () => {
+  const TRANSFER_TOOL = '6c1f9a2e-7b3d-4e8a-9f10-2d4c6e8a0b12';
+  const transferDefinition = {
+    nodes: [
+      {
+        id: 'start',
+        type: 'startCall',
+        data: { name: 'Start', prompt: 'Help {{first_name}}.', tool_uuids: [TRANSFER_TOOL] },
+      },
+      { id: 'end', type: 'endCall', data: { name: 'End', prompt: 'Say goodbye.' } },
+    ],
+    edges: [{ id: 'e1', source: 'start', target: 'end', data: { label: 'Done', condition: 'The caller is helped' } }],
+  };
+  const transferToSales: ToolFunction = {
+    toolUuid: TRANSFER_TOOL,
+    name: 'transfer_to_sales',
+    description: 'Puts the caller through to sales',
+    parameters: { type: 'object', properties: {} },
+    definition: {
+      schema_version: 1,
+      type: 'transfer_call',
+      config: { destination_source: 'static', destination: '+14155550999', ring_timeout_seconds: 30, mode: 'warm' },
+    },
+  };
+  const toolsAnswering = (outcome: ToolOutcome): ConversationTools => ({
+    forNode: (node) => (node.tool_uuids.includes(TRANSFER_TOOL) ? [transferToSales] : []),
+    invoke: () => Promise.resolve(outcome),
+  });
+  const warmTransfer = (announcement?: string): ToolOutcome => ({
+    result: { ok: true, data: { transferring: true } },
+    transfer: {
+      request: {
+        destination: '+14155550999',
+        mode: 'warm',
+        ringTimeoutSeconds: 30,
+        ...(announcement ? { announcement } : {}),
+      },
+      message: 'Putting you through.',
+    },
+  });
+
+  it('asks the model for a sentence or two from the transcript, and counts its tokens', async () => {
+    script = [
+      { call: { name: 'transfer_to_sales' }, usage: [10, 2, 12] },
+      { content: 'Alice would like to book a cleaning next week.', usage: [30, 9, 39] },
+    ];
+    const result = await converse(input({ definition: transferDefinition, dispositionCodes: [] }), {
+      ...deps(),
+      tools: toolsAnswering(warmTransfer()),
+    });
+
+    expect(result.endedBy).toBe('transfer');
+    expect(result.transfer).toMatchObject({
+      mode: 'warm',
+      announcement: 'Alice would like to book a cleaning next week.',
+    });
+    expect(received).toHaveLength(2);
+    const [system, user] = received[1]!.messages;
+    expect(system?.role).toBe('system');
+    expect(system?.content).toContain('handing a phone caller over to a colleague');
+    expect(user?.role).toBe('user');
+    expect(received[1]!.tools).toBeUndefined();
+    expect(result.usage).toMatchObject({ promptTokens: 40, completionTokens: 11, totalTokens: 51 });
+  });
+
+  it('falls back to the summary made from the conversation when the model fails', async () => {
+    script = [{ call: { name: 'transfer_to_sales' } }, { status: 503 }];
+    const result = await converse(input({ definition: transferDefinition, dispositionCodes: [] }), {
+      ...deps(),
+      tools: toolsAnswering(warmTransfer()),
+    });
+
+    expect(received).toHaveLength(2);
+    expect(result.transfer?.announcement).toBe(
+      transferSummary(
+        result.transcript.flatMap((line) => (line.role === 'tool' ? [] : [{ ...line, role: line.role }])),
+        result.gatheredContext,
+      ),
+    );
+  });
+
+  it("speaks the tool's own warm message without asking the model", async () => {
+    script = [{ call: { name: 'transfer_to_sales' } }];
+    const result = await converse(input({ definition: transferDefinition, dispositionCodes: [] }), {
+      ...deps(),
+      tools: toolsAnswering(warmTransfer('A caller about a cleaning.')),
+    });
+
+    expect(received).toHaveLength(1);
+    expect(result.transfer?.announcement).toBe('A caller about a cleaning.');
   });
 });
