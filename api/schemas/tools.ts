@@ -154,7 +154,7 @@ const TransferCallConfig = z
       .openapi({
         description:
           '`blind`: the caller is connected as soon as the destination answers. `warm`: the person who answers ' +
-          'first hears `warm_message` (or, without one, a short summary of the call made from its transcript), ' +
+          'first hears `warm_message` (or, without one, a short summary of the call written from its transcript), ' +
           "then the caller is joined; refused unless every telephony provider of the organization's " +
           "configurations supports it (see the providers' metadata).",
       }),
@@ -164,7 +164,8 @@ const TransferCallConfig = z
         description:
           'For `warm`: what the person hears when they answer, before the caller is joined; a template over ' +
           "the call's context (`{{initial_context.name}}`, `{{gathered_context.reason}}`). Absent: a short " +
-          'summary of the call, from what the caller said and the context gathered so far.',
+          'summary of the call, written from the transcript by the language model the agent talks with when one is ' +
+          'configured, else (or when the model fails) made from what the caller said and the context gathered so far.',
         example: 'A caller about order {{initial_context.order_id}}: {{gathered_context.reason}}.',
       }),
   })

@@ -74,6 +74,20 @@ describe('POST /telephony/twilio/transfer/{run_id}', () => {
     });
   });
 
+  it("signals a warm transfer's destination leg under the id its start returned, the leg's sid added", async () => {
+    const runId = await twilioRun();
+    const answerUrl = Buffer.from(`${BASE}/api/v1/telephony/twilio/answer/${runId}`).toString('base64url');
+    const path = `/api/v1/telephony/twilio/transfer/${runId}?transfer_id=${transferId}.${answerUrl}`;
+
+    const res = await post(runId, path);
+
+    expect(res.status).toBe(200);
+    expect(signal).toHaveBeenCalledWith(expect.objectContaining({ name: 'transferStatus' }), {
+      status: 'busy',
+      transferId: `${transferId}.${answerUrl}.${fields.CallSid}`,
+    });
+  });
+
   it('answers 403 when the transfer id was changed after Twilio signed the URL', async () => {
     const runId = await twilioRun();
     const signed = `/api/v1/telephony/twilio/transfer/${runId}?transfer_id=${transferId}`;
