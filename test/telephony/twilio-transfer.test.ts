@@ -337,6 +337,13 @@ describe('warm transfer', () => {
       );
     });
 
+    it('refuses a callback that names no leg', () => {
+      const request = callback({ CallStatus: 'busy' });
+      const fields = new URLSearchParams(request.rawBody);
+      fields.delete('CallSid');
+      expect(() => twilio.parseWebhook({ ...request, rawBody: fields.toString() })).toThrow(ProviderError);
+    });
+
     it('looks the destination leg up by its sid', async () => {
       server.answer({ status: 200, body: { sid: LEG_SID, status: 'busy' } });
 

@@ -97,7 +97,7 @@ export function twilioTransfer(twilio: TwilioCalls): TelephonyTransfer {
       const fields = formFields(request.rawBody);
       const status = LEG_STATUSES[fields.CallStatus ?? ''];
       if (!status) throw new ProviderError(`Twilio sent an unknown CallStatus: ${fields.CallStatus ?? '(none)'}`);
-      const transferId = isWarmCallbackId(named) ? warmTransferIdOf(named, fields.CallSid ?? '') : named;
+      const transferId = isWarmCallbackId(named) ? warmTransferIdOf(named, fields.CallSid) : named;
       return { status, transferId, providerCallId: fields.CallSid, raw: fields };
     },
   };

@@ -18,7 +18,10 @@ const TRANSFER_ID = /^(tr[0-9a-f]{24}\.\d+)\.([A-Za-z0-9_-]+)\.(CA[0-9a-zA-Z]+)$
 export const isWarmCallbackId = (id: string): boolean => CALLBACK_ID.test(id);
 export const isWarmTransferId = (id: string): boolean => TRANSFER_ID.test(id);
 /** The id of the warm transfer whose leg `legSid` reported to the callback naming `callbackId`. */
-export const warmTransferIdOf = (callbackId: string, legSid: string): string => `${callbackId}.${legSid}`;
+export function warmTransferIdOf(callbackId: string, legSid: string | undefined): string {
+  if (!legSid) throw new ProviderError('Twilio transfer webhook names no call (CallSid)');
+  return `${callbackId}.${legSid}`;
+}
 
 function partsOf(transferId: string) {
   const match = TRANSFER_ID.exec(transferId);
