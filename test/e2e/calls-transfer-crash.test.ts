@@ -55,11 +55,14 @@ async function startWorker(taskQueue: string, publicBaseUrl = baseUrl): Promise<
 /** How long a worker process may take to start polling: tsx compiles it, slowly on a loaded machine. */
 const WORKER_START_MS = 240_000;
 
+/** Resolves once `child` is gone; one that already exited is no error. */
 const killed = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      });
 
 /**
  * The simulator's transfer of the run, once the call workflow has started one. The wait includes the
@@ -100,24 +103,27 @@ it.concurrent(
       ring_timeout_seconds: 15,
     });
 
-    const first = await startWorker(taskQueue);
-    await promoteTestBuild(services.temporal.client, 'switchboard', WORKER_START_MS);
-    const res = await request(handle)
-      .post(`/api/v1/public/agent/${agent.triggerPath}`)
-      .set('X-API-Key', org.apiKey)
-      .send({ phone_number: '+14155550777' });
-    expect(res.status).toBe(200);
-    const runId = res.body.workflow_run_id as number;
-
-    // The destination rings: kill the worker that started the transfer.
-    const transferId = await transferStarted(runId);
-    await killed(first);
-
-    const second = await startWorker(taskQueue);
+    // Both worker processes are killed however the case ends, so none outlives the file.
+    const workers: ChildProcess[] = [await startWorker(taskQueue)];
+    let runId: number;
+    let transferId: string;
     try {
+      await promoteTestBuild(services.temporal.client, 'switchboard', WORKER_START_MS);
+      const res = await request(handle)
+        .post(`/api/v1/public/agent/${agent.triggerPath}`)
+        .set('X-API-Key', org.apiKey)
+        .send({ phone_number: '+14155550777' });
+      expect(res.status).toBe(200);
+      runId = res.body.workflow_run_id as number;
+
+      // The destination rings: kill the worker that started the transfer.
+      transferId = await transferStarted(runId);
+      await killed(workers[0]!);
+
+      workers.push(await startWorker(taskQueue));
       await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
     } finally {
-      await killed(second);
+      await Promise.all(workers.map(killed));
     }
     expect(transferId).toMatch(/^SIMT/);
     const detail = await request(handle)
