@@ -52,13 +52,22 @@ async function startWorker(taskQueue: string, publicBaseUrl = baseUrl): Promise<
   });
 }
 
-const killed = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
+/** How long a worker process may take to start polling: tsx compiles it, slowly on a loaded machine. */
+const WORKER_START_MS = 240_000;
 
-/** The simulator's transfer of the run, once the call workflow has started one. */
+/** Resolves once `child` is gone; one that already exited is no error. */
+const killed = (child: ChildProcess): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      });
+
+/**
+ * The simulator's transfer of the run, once the call workflow has started one. The wait includes the
+ * worker process's own start (tsx compiling it), which takes minutes on a loaded machine.
+ */
 const transferStarted = (runId: number): Promise<string> =>
   waitFor(
     'the transfer',
@@ -70,130 +79,142 @@ const transferStarted = (runId: number): Promise<string> =>
       );
       return row?.transfer_id;
     },
-    { timeoutMs: 90_000, intervalMs: 200 },
+    { timeoutMs: 240_000, intervalMs: 200 },
   );
 
-it('brings the caller back when the worker is SIGKILLed while the destination rings: the ring timeout survives it', async () => {
-  const taskQueue = uniqueTaskQueue('calls-transfer-crash');
-  const { app } = buildTestApp(
-    { dataSource: services.db.dataSource, temporal: services.temporal.client },
-    { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
-  );
-  const handle = app.callback();
-  http.on('request', (req, res) => void handle(req, res));
-  // The callee stays long enough for the transfer to ring out and the conversation to carry on,
-  // even when the restarted worker takes a minute to start on a loaded machine.
-  const org = await callingOrganization(handle, { ring_seconds: 1, talk_seconds: 90 });
-  // A destination that rings and never answers: only the workflow's ring timeout ends it.
-  const agent = await transferringAgent(handle, org.owner.token, {
-    destination_source: 'static',
-    destination: '+14155550408',
-    ring_timeout_seconds: 15,
-  });
+// The two crashes use their own task queues and processes, so they run side by side.
+it.concurrent(
+  'brings the caller back when the worker is SIGKILLed while the destination rings: the ring timeout survives it',
+  async () => {
+    const taskQueue = uniqueTaskQueue('calls-transfer-crash');
+    const { app } = buildTestApp(
+      { dataSource: services.db.dataSource, temporal: services.temporal.client },
+      { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
+    );
+    const handle = app.callback();
+    http.on('request', (req, res) => void handle(req, res));
+    // The callee stays long enough for the transfer to ring out and the conversation to carry on,
+    // even when the restarted worker takes a minute to start on a loaded machine.
+    const org = await callingOrganization(handle, { ring_seconds: 1, talk_seconds: 90 });
+    // A destination that rings and never answers: only the workflow's ring timeout ends it.
+    const agent = await transferringAgent(handle, org.owner.token, {
+      destination_source: 'static',
+      destination: '+14155550408',
+      ring_timeout_seconds: 15,
+    });
 
-  const first = await startWorker(taskQueue);
-  await promoteTestBuild(services.temporal.client);
-  const res = await request(handle)
-    .post(`/api/v1/public/agent/${agent.triggerPath}`)
-    .set('X-API-Key', org.apiKey)
-    .send({ phone_number: '+14155550777' });
-  expect(res.status).toBe(200);
-  const runId = res.body.workflow_run_id as number;
+    // Both worker processes are killed however the case ends, so none outlives the file.
+    const workers: ChildProcess[] = [await startWorker(taskQueue)];
+    let runId: number;
+    let transferId: string;
+    try {
+      await promoteTestBuild(services.temporal.client, 'switchboard', WORKER_START_MS);
+      const res = await request(handle)
+        .post(`/api/v1/public/agent/${agent.triggerPath}`)
+        .set('X-API-Key', org.apiKey)
+        .send({ phone_number: '+14155550777' });
+      expect(res.status).toBe(200);
+      runId = res.body.workflow_run_id as number;
 
-  // The destination rings: kill the worker that started the transfer.
-  const transferId = await transferStarted(runId);
-  await killed(first);
+      // The destination rings: kill the worker that started the transfer.
+      transferId = await transferStarted(runId);
+      await killed(workers[0]!);
 
-  const second = await startWorker(taskQueue);
-  try {
-    await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
-  } finally {
-    await killed(second);
-  }
-  expect(transferId).toMatch(/^SIMT/);
-  const detail = await request(handle)
-    .get(`/api/v1/workflow/${agent.workflowId}/runs/${runId}`)
-    .auth(org.owner.token, { type: 'bearer' });
-  // The restarted worker's ring timeout ended the transfer, and the agent came back to the caller.
-  expect(detail.body.transfer).toMatchObject({ outcome: 'no-answer', reason: 'transfer_failed: nobody answered' });
-  expect(detail.body.gathered_context.call_status).toBe('completed');
-  const said = (detail.body.logs.transcript as { text: string }[]).map((line) => line.text);
-  expect(said.some((text) => text.includes('I could not put you through'))).toBe(true);
-  // The destination's leg was canceled at the provider, not left ringing.
-  const transfers = await services.db.dataSource.query<{ canceled_at: Date | null; started_at: Date }[]>(
-    `SELECT t.canceled_at, t.started_at FROM simulator_transfers t
-       JOIN runs r ON r.provider_call_id = t.provider_call_id WHERE r.id = $1`,
-    [runId],
-  );
-  expect(transfers).toHaveLength(1);
-  expect(transfers[0]?.canceled_at).not.toBeNull();
-}, 300_000);
-
-it('joins the caller to the person when the API, which receives the transfer webhooks, is SIGKILLed while the destination rings', async () => {
-  const taskQueue = uniqueTaskQueue('calls-transfer-api-crash');
-  const { app } = buildTestApp(
-    { dataSource: services.db.dataSource, temporal: services.temporal.client },
-    { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
-  );
-  const handle = app.callback();
-  // The API the simulator posts its webhooks to, as its own process: the one killed.
-  const apiPort = await freePort();
-  const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const api = new ManagedProcess({
-    name: 'api',
-    command: process.execPath,
-    args: ['--import', 'tsx', join(root, 'api', 'main.ts')],
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(apiPort),
-      DATABASE_URL: services.db.url,
-      TEMPORAL_ADDRESS: testEnv('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      PUBLIC_BASE_URL: apiUrl,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'switchboard-api-')),
-    },
-    // Its start (tsx compiling the API) is slow on a loaded machine.
-    ready: () => apiHealthy(apiUrl, 240_000),
-  });
-  // The destination answers after ring_seconds; the caller and the person then talk for talk_seconds.
-  const org = await callingOrganization(handle, { ring_seconds: 4, talk_seconds: 20 });
-  const ringTimeoutSeconds = 20;
-  const agent = await transferringAgent(handle, org.owner.token, {
-    destination_source: 'static',
-    destination: '+14155550199',
-    ring_timeout_seconds: ringTimeoutSeconds,
-  });
-
-  await api.start();
-  const worker = await startWorker(taskQueue, apiUrl);
-  try {
-    await promoteTestBuild(services.temporal.client);
-    const res = await request(handle)
-      .post(`/api/v1/public/agent/${agent.triggerPath}`)
-      .set('X-API-Key', org.apiKey)
-      .send({ phone_number: '+14155550777' });
-    expect(res.status).toBe(200);
-    const runId = res.body.workflow_run_id as number;
-
-    // The destination rings: the API dies, so its answer never comes as a webhook.
-    await transferStarted(runId);
-    await api.kill();
-    // No webhook reaches the workflow any more: it looks the transfer, then the call, up itself.
-    await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
+      workers.push(await startWorker(taskQueue));
+      await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
+    } finally {
+      await Promise.all(workers.map(killed));
+    }
+    expect(transferId).toMatch(/^SIMT/);
     const detail = await request(handle)
       .get(`/api/v1/workflow/${agent.workflowId}/runs/${runId}`)
       .auth(org.owner.token, { type: 'bearer' });
-    expect(detail.body.transfer).toMatchObject({ outcome: 'joined' });
-    expect(detail.body.disposition).toBe('transferred');
-    // Settled within the ring timeout plus one status look-up (the default poll interval, 15 s).
-    expect(detail.body.transfer.ring_seconds).toBeLessThanOrEqual(ringTimeoutSeconds + 15);
-  } finally {
-    await killed(worker);
-    await api.kill();
-  }
-}, 420_000);
+    // The restarted worker's ring timeout ended the transfer, and the agent came back to the caller.
+    expect(detail.body.transfer).toMatchObject({ outcome: 'no-answer', reason: 'transfer_failed: nobody answered' });
+    expect(detail.body.gathered_context.call_status).toBe('completed');
+    const said = (detail.body.logs.transcript as { text: string }[]).map((line) => line.text);
+    expect(said.some((text) => text.includes('I could not put you through'))).toBe(true);
+    // The destination's leg was canceled at the provider, not left ringing.
+    const transfers = await services.db.dataSource.query<{ canceled_at: Date | null; started_at: Date }[]>(
+      `SELECT t.canceled_at, t.started_at FROM simulator_transfers t
+       JOIN runs r ON r.provider_call_id = t.provider_call_id WHERE r.id = $1`,
+      [runId],
+    );
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]?.canceled_at).not.toBeNull();
+  },
+  420_000,
+);
+
+it.concurrent(
+  'joins the caller to the person when the API, which receives the transfer webhooks, is SIGKILLed while the destination rings',
+  async () => {
+    const taskQueue = uniqueTaskQueue('calls-transfer-api-crash');
+    const { app } = buildTestApp(
+      { dataSource: services.db.dataSource, temporal: services.temporal.client },
+      { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
+    );
+    const handle = app.callback();
+    // The API the simulator posts its webhooks to, as its own process: the one killed.
+    const apiPort = await freePort();
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    const api = new ManagedProcess({
+      name: 'api',
+      command: process.execPath,
+      args: ['--import', 'tsx', join(root, 'api', 'main.ts')],
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        HOST: '127.0.0.1',
+        PORT: String(apiPort),
+        DATABASE_URL: services.db.url,
+        TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        SECRETS_KEY: TEST_SECRETS_KEY,
+        PUBLIC_BASE_URL: apiUrl,
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'switchboard-api-')),
+      },
+      // Its start (tsx compiling the API) is slow on a loaded machine.
+      ready: () => apiHealthy(apiUrl, 240_000),
+    });
+    // The destination answers after ring_seconds; the caller and the person then talk for talk_seconds.
+    const org = await callingOrganization(handle, { ring_seconds: 4, talk_seconds: 20 });
+    const ringTimeoutSeconds = 20;
+    const agent = await transferringAgent(handle, org.owner.token, {
+      destination_source: 'static',
+      destination: '+14155550199',
+      ring_timeout_seconds: ringTimeoutSeconds,
+    });
+
+    await api.start();
+    const worker = await startWorker(taskQueue, apiUrl);
+    try {
+      await promoteTestBuild(services.temporal.client, 'switchboard', WORKER_START_MS);
+      const res = await request(handle)
+        .post(`/api/v1/public/agent/${agent.triggerPath}`)
+        .set('X-API-Key', org.apiKey)
+        .send({ phone_number: '+14155550777' });
+      expect(res.status).toBe(200);
+      const runId = res.body.workflow_run_id as number;
+
+      // The destination rings: the API dies, so its answer never comes as a webhook.
+      await transferStarted(runId);
+      await api.kill();
+      // No webhook reaches the workflow any more: it looks the transfer, then the call, up itself.
+      await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
+      const detail = await request(handle)
+        .get(`/api/v1/workflow/${agent.workflowId}/runs/${runId}`)
+        .auth(org.owner.token, { type: 'bearer' });
+      expect(detail.body.transfer).toMatchObject({ outcome: 'joined' });
+      expect(detail.body.disposition).toBe('transferred');
+      // Settled within the ring timeout plus one status look-up (the default poll interval, 15 s).
+      expect(detail.body.transfer.ring_seconds).toBeLessThanOrEqual(ringTimeoutSeconds + 15);
+    } finally {
+      await killed(worker);
+      await api.kill();
+    }
+  },
+  420_000,
+);

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { callWorkflowId } from '../../workflows/definitions';
-import { transferringAgent } from '../helpers/transfer-agent';
+import { transferringAgent, type TransferringAgent } from '../helpers/transfer-agent';
 import { buildTestApp } from '../helpers/app';
 import { callWorker } from '../helpers/call-worker';
 import { callingOrganization, type CallingOrganization } from '../helpers/calls';
@@ -17,13 +18,11 @@ let baseUrl: string;
 let taskQueue: string;
 let app: ReturnType<typeof buildTestApp>['app'];
 let org: CallingOrganization;
-let workflowId: number;
+let worker: Worker;
+let working: Promise<void>;
 
-async function agentWith(config: Record<string, unknown>): Promise<string> {
-  const agent = await transferringAgent(app.callback(), org.owner.token, { ring_timeout_seconds: 5, ...config });
-  workflowId = agent.workflowId;
-  return agent.triggerPath;
-}
+const agentWith = (config: Record<string, unknown>): Promise<TransferringAgent> =>
+  transferringAgent(app.callback(), org.owner.token, { ring_timeout_seconds: 5, ...config });
 
 beforeAll(async () => {
   http = createServer();
@@ -36,20 +35,18 @@ beforeAll(async () => {
   ).app;
   const handle = app.callback();
   http.on('request', (req, res) => void handle(req, res));
-  // The callee stays on the line long enough for a transfer to ring out and the agent to come back.
-  org = await callingOrganization(app.callback(), { ring_seconds: 1, talk_seconds: 25 });
+  // The callee stays on the line long enough for a transfer to ring out and the agent to come back,
+  // with the four calls side by side on a loaded machine.
+  org = await callingOrganization(app.callback(), { ring_seconds: 1, talk_seconds: 40 });
 });
 
 afterAll(() => new Promise<void>((resolve) => http.close(() => resolve())));
 
-/** Places a call and waits for its workflow's end, with a worker running meanwhile. */
+/** Places a call and waits for its workflow's end. */
 const callToTheEnd = async (triggerPath: string, initialContext: object = {}): Promise<number> => {
-  const worker = await callWorker(services, { taskQueue, baseUrl, identity: 'e2e-transfer' });
-  return worker.runUntil(async () => {
-    const id = await call(triggerPath, initialContext);
-    await services.temporal.client.workflow.getHandle(callWorkflowId(id)).result();
-    return id;
-  });
+  const id = await call(triggerPath, initialContext);
+  await services.temporal.client.workflow.getHandle(callWorkflowId(id)).result();
+  return id;
 };
 
 const call = async (triggerPath: string, initialContext: object = {}): Promise<number> => {
@@ -72,34 +69,49 @@ interface RunDetailBody {
   transfer: { destination: string; mode: string; outcome: string; ring_seconds: number; reason?: string } | null;
 }
 
-const detail = async (runId: number): Promise<RunDetailBody> => {
+const detail = async (agent: TransferringAgent, runId: number): Promise<RunDetailBody> => {
   const res = await request(app.callback())
-    .get(`/api/v1/workflow/${workflowId}/runs/${runId}`)
+    .get(`/api/v1/workflow/${agent.workflowId}/runs/${runId}`)
     .auth(org.owner.token, { type: 'bearer' });
   expect(res.status).toBe(200);
   return res.body as RunDetailBody;
 };
 
 describe('transfers through the API, Temporal, a worker and the simulator', () => {
-  it('joins the caller with a person who answers: the run is transferred, the destination masked', async () => {
-    {
-      const triggerPath = await agentWith({ destination_source: 'static', destination: '+14155550999' });
-      const runId = await callToTheEnd(triggerPath);
-      const run = await detail(runId);
-      expect(run.disposition).toBe('transferred');
-      expect(run.gathered_context.call_status).toBe('completed');
-      expect(run.transfer).toMatchObject({ destination: '+14*******99', mode: 'blind', outcome: 'joined' });
-      expect(run.transfer?.reason).toBeUndefined();
-      const said = run.logs.transcript.filter((line) => line.role !== 'tool');
-      expect(said.at(-1)?.text).toContain('Let me put you through.');
-      expect(run.logs.transcript.filter((line) => line.role === 'tool').map((line) => line.text)).toEqual([
-        'put_through({}) → ok',
-      ]);
-      expect(run.logs.tool_calls?.[0]).toMatchObject({ function: 'put_through', status: 'ok' });
-    }
-  }, 120_000);
+  // One worker for the calls, which run side by side (each rings out or talks for seconds); it stops
+  // here, before the file's Temporal connection closes.
+  beforeAll(async () => {
+    worker = await callWorker(services, { taskQueue, baseUrl, identity: 'e2e-transfer' });
+    working = worker.run();
+  });
+  afterAll(async () => {
+    worker.shutdown();
+    await working;
+  });
 
-  it.each([
+  it.concurrent(
+    'joins the caller with a person who answers: the run is transferred, the destination masked',
+    async () => {
+      {
+        const agent = await agentWith({ destination_source: 'static', destination: '+14155550999' });
+        const runId = await callToTheEnd(agent.triggerPath);
+        const run = await detail(agent, runId);
+        expect(run.disposition).toBe('transferred');
+        expect(run.gathered_context.call_status).toBe('completed');
+        expect(run.transfer).toMatchObject({ destination: '+14*******99', mode: 'blind', outcome: 'joined' });
+        expect(run.transfer?.reason).toBeUndefined();
+        const said = run.logs.transcript.filter((line) => line.role !== 'tool');
+        expect(said.at(-1)?.text).toContain('Let me put you through.');
+        expect(run.logs.transcript.filter((line) => line.role === 'tool').map((line) => line.text)).toEqual([
+          'put_through({}) → ok',
+        ]);
+        expect(run.logs.tool_calls?.[0]).toMatchObject({ function: 'put_through', status: 'ok' });
+      }
+    },
+    120_000,
+  );
+
+  it.concurrent.each([
     ['busy', '+14155550486', 'busy', 'the line was busy'],
     ['no answer (the ring timeout)', '+14155550408', 'no-answer', 'nobody answered'],
     ['failed', '+14155550503', 'failed', 'the call to the destination failed'],
@@ -107,9 +119,9 @@ describe('transfers through the API, Temporal, a worker and the simulator', () =
     'comes back to the caller when the destination is %s, and the conversation carries on',
     async (_, to, outcome, reason) => {
       {
-        const triggerPath = await agentWith({ destination_source: 'dynamic', allowed_destinations: [to] });
-        const runId = await callToTheEnd(triggerPath, { destination: to });
-        const run = await detail(runId);
+        const agent = await agentWith({ destination_source: 'dynamic', allowed_destinations: [to] });
+        const runId = await callToTheEnd(agent.triggerPath, { destination: to });
+        const run = await detail(agent, runId);
         expect(run.transfer).toMatchObject({ mode: 'blind', outcome, reason: `transfer_failed: ${reason}` });
         expect(run.disposition).not.toBe('transferred');
         expect(run.gathered_context.call_status).toBe('completed');

@@ -52,10 +52,15 @@ export const testBuildId = (): string => (runBuildId ??= readWorkflowBundle(test
 
 /**
  * Makes the run's build the current version of `deploymentName` (`workers/main.ts`'s default) once
- * one of its workers polls, as `npm start` does for its worker; a worker never does it itself.
+ * one of its workers polls (within `timeoutMs`, a minute by default), as `npm start` does for its
+ * worker; a worker never does it itself.
  */
-export async function promoteTestBuild(client: Client, deploymentName = 'switchboard'): Promise<void> {
-  await promoteVersion(client, { deploymentName, buildId: testBuildId() });
+export async function promoteTestBuild(
+  client: Client,
+  deploymentName = 'switchboard',
+  timeoutMs?: number,
+): Promise<void> {
+  await promoteVersion(client, { deploymentName, buildId: testBuildId() }, { timeoutMs });
 }
 
 /** Ends the workflows a file started and left running; one already closed is no error. */
