@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import { chromium, type Browser } from 'playwright-core';
@@ -26,9 +26,17 @@ import {
 } from './helpers';
 import { machineCpuMeter } from './machine-cpu';
 import { startTemporal, startWorker, temporalMode, type RunningTemporal, type RunningWorker } from './temporal-worker';
-import { FramePacer, placeInboundCall, prepareSpeech, type HangupListeners, type TwilioAccount } from './twilio-caller';
+import {
+  FramePacer,
+  placeInboundCall,
+  prepareSpeech,
+  type CallOutcome,
+  type HangupListeners,
+  type TwilioAccount,
+} from './twilio-caller';
 import { pathFigures, printPaths, type PathCall, type PathRun } from './web-call-figures';
-import { placeWebCall, VOICED_LEVEL } from './web-caller';
+import { percentile } from './voice-figures';
+import { placeWebCall, VOICED_LEVEL, type WebCallOutcome } from './web-caller';
 
 /**
  * `npm run bench:web-call`: what a web call adds to each turn's latency, against a phone call to the
@@ -45,6 +53,12 @@ import { placeWebCall, VOICED_LEVEL } from './web-caller';
  */
 
 const CALLS = Number(process.env.BENCH_WEB_CALL_CALLS ?? 6);
+/**
+ * Set (a niceness, -20 to 19; below 0 needs root): the bench process (the phone caller and the fakes)
+ * and the browser run at it, the services at the default. They stand for other machines (the
+ * person's computer, the carrier, the providers), which other jobs on a shared machine do not slow.
+ */
+const REMOTE_NICE = process.env.BENCH_WEB_CALL_REMOTE_NICE;
 const TURNS = Number(process.env.BENCH_WEB_CALL_TURNS ?? 4);
 const WARMUP_ROUNDS = 1;
 const RUNS_TIMEOUT_MS = 60_000;
@@ -66,7 +80,7 @@ const LLM_MODEL = 'bench-model';
 /** The web caller's microphone (16 kHz): silence through the greeting, then each sentence with room for the reply. */
 const MIC_RATE = 16_000;
 const GREETING_ROOM_S = 5;
-const REPLY_ROOM_S = 4;
+const REPLY_ROOM_S = 5;
 /** After the last sentence: the recording loops, and must not start again before the bench hangs up. */
 const TAIL_S = 20;
 
@@ -215,7 +229,7 @@ interface Bench {
 }
 
 /** One web call and one phone call, started together. */
-async function runRound(bench: Bench, round: number): Promise<{ web: PathCall; phone: PathCall }> {
+async function runRound(bench: Bench, round: number): Promise<{ web: WebCallOutcome; phone: CallOutcome }> {
   const [web, phone] = await Promise.all([
     placeWebCall(bench.browser, {
       base: bench.api.base,
@@ -248,6 +262,10 @@ const loads = () =>
 async function main(): Promise<void> {
   if (!Number.isInteger(CALLS) || CALLS < 1 || !Number.isInteger(TURNS) || TURNS < 1) {
     throw new Error('BENCH_WEB_CALL_CALLS and BENCH_WEB_CALL_TURNS must be whole numbers, one or more');
+  }
+  const remoteNice = REMOTE_NICE === undefined || REMOTE_NICE === '' ? null : Number(REMOTE_NICE);
+  if (remoteNice !== null && !(Number.isInteger(remoteNice) && remoteNice >= -20 && remoteNice <= 19)) {
+    throw new Error('BENCH_WEB_CALL_REMOTE_NICE must be a niceness from -20 to 19');
   }
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-web-call-'));
   chmodSync(dir, 0o755);
@@ -294,6 +312,8 @@ async function main(): Promise<void> {
     const { apiKey, agentId } = await setUp(api.base, account);
     pg = new PgClient({ connectionString: database.url });
     await pg.connect();
+    // After the services started (they keep the default), before the browser (its processes inherit it).
+    if (remoteNice !== null) setPriority(remoteNice);
     browser = await chromium.launch({
       executablePath: await ensureChromium(say),
       args: [
@@ -314,7 +334,7 @@ async function main(): Promise<void> {
       phoneSpeech,
       recordingMs,
     };
-    say(`Temporal: ${temporal.mode}`);
+    say(`Temporal: ${temporal.mode}; bench and browser at nice ${remoteNice ?? 'as started'}, services as started`);
     say(
       `services up; ${CALLS} rounds of one web call and one phone call side by side, ${TURNS} caller turns each; ` +
         `fakes: STT final ${STT_FINAL_MS} ms, LLM first token ${LLM_FIRST_TOKEN_MS} ms, TTS first audio ${TTS_FIRST_AUDIO_MS} ms`,
@@ -330,14 +350,17 @@ async function main(): Promise<void> {
     const machine = machineCpuMeter();
     const web: PathCall[] = [];
     const phone: PathCall[] = [];
+    const jitterBuffers: number[] = [];
     for (let round = 0; round < CALLS; round++) {
       await sleep(REST_MS);
       const calls = await runRound(bench, WARMUP_ROUNDS + round);
       web.push(calls.web);
       phone.push(calls.phone);
+      if (calls.web.jitterBufferMs !== null) jitterBuffers.push(calls.web.jitterBufferMs);
       say(
-        `round ${round + 1}: web heard ${calls.web.heardMs.map((ms) => ms.toFixed(0)).join(', ')} ms` +
-          `${calls.web.failure ? ` (${calls.web.failure})` : ''}; phone heard ${calls.phone.heardMs.join(', ')} ms` +
+        `round ${round + 1} (load ${loads()}): web heard ${calls.web.heardMs.map((ms) => ms.toFixed(0)).join(', ')} ms` +
+          `${calls.web.failure ? ` (${calls.web.failure})` : ''}, jitter buffer mean ` +
+          `${calls.web.jitterBufferMs?.toFixed(0) ?? '-'} ms; phone heard ${calls.phone.heardMs.join(', ')} ms` +
           `${calls.phone.failure ? ` (${calls.phone.failure})` : ''}`,
       );
     }
@@ -357,6 +380,10 @@ async function main(): Promise<void> {
     console.log(
       `web call's added latency per turn (heard, web − phone): p50 ${(webFigures.heard.p50 - phoneFigures.heard.p50).toFixed(0)} ms, ` +
         `p95 ${(webFigures.heard.p95 - phoneFigures.heard.p95).toFixed(0)} ms`,
+    );
+    console.log(
+      `the agent's audio waited in the page's jitter buffer ${percentile(jitterBuffers, 50).toFixed(0)} ms on average ` +
+        `(median of the web calls' means; ${jitterBuffers.map((ms) => ms.toFixed(0)).join(', ')})`,
     );
     console.log(
       `machine: load average (1, 5, 15 min) ${loadBefore} before, ${loads()} after; busy ${machineBusy.toFixed(0)} % of both cores`,

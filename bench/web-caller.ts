@@ -21,7 +21,7 @@ const ANSWER_TIMEOUT_MS = 20_000;
 
 /** Runs in the page (plain JS, as the page's own script): `window.benchTurns` is read by the bench. */
 const TURN_METER = `(() => {
-  const meter = (window.benchTurns = { heard: [], agentVoicedAt: -1e9, micVoicedAt: 0 });
+  const meter = (window.benchTurns = { heard: [], agentVoicedAt: -1e9, micVoicedAt: 0, peer: null });
   let spokeSinceReply = false;
   const watch = (stream, voiced) => {
     const context = new AudioContext();
@@ -49,11 +49,14 @@ const TURN_METER = `(() => {
   window.RTCPeerConnection = class extends NativePeerConnection {
     constructor(configuration) {
       super(configuration);
+      meter.peer = this;
       this.addEventListener('track', (event) =>
         watch(event.streams[0] || new MediaStream([event.track]), (now) => {
           const replyStarts = now - meter.agentVoicedAt >= ${REPLY_GAP_MS};
           meter.agentVoicedAt = now;
-          if (replyStarts && spokeSinceReply) {
+          // A reply answers the caller once they have stopped: agent sound while they still speak is not one.
+          const callerStopped = now - meter.micVoicedAt >= ${REPLY_GAP_MS};
+          if (replyStarts && spokeSinceReply && callerStopped) {
             meter.heard.push(now - meter.micVoicedAt);
             spokeSinceReply = false;
           }
@@ -62,6 +65,24 @@ const TURN_METER = `(() => {
     }
   };
 })();`;
+
+/**
+ * In the page: the mean time the agent's audio spent in the browser's jitter buffer so far (ms),
+ * from the peer connection's `inbound-rtp` statistics.
+ */
+const JITTER_BUFFER_MS = `(async () => {
+  const peer = window.benchTurns.peer;
+  if (!peer) return null;
+  let delay = 0;
+  let emitted = 0;
+  (await peer.getStats()).forEach((report) => {
+    if (report.type === 'inbound-rtp' && report.kind === 'audio') {
+      delay += report.jitterBufferDelay || 0;
+      emitted += report.jitterBufferEmittedCount || 0;
+    }
+  });
+  return emitted > 0 ? (delay / emitted) * 1000 : null;
+})()`;
 
 interface PageReading {
   heard: number[];
@@ -87,6 +108,8 @@ export interface WebCallOutcome {
   endedAt: number;
   /** As the page had it: the caller's last voiced sound to the first voiced sound of the agent's reply. */
   heardMs: number[];
+  /** The agent's audio's mean wait in the browser's jitter buffer over the call (ms), when the page had one. */
+  jitterBufferMs: number | null;
   failure: string | null;
 }
 
@@ -99,13 +122,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function placeWebCall(browser: Browser, plan: WebCallPlan): Promise<WebCallOutcome> {
   const startedAt = Date.now();
-  const outcome = (runId: number | null, heardMs: number[], failure: string | null): WebCallOutcome => ({
-    runId,
-    startedAt,
-    endedAt: Date.now(),
-    heardMs,
-    failure,
-  });
+  const outcome = (
+    runId: number | null,
+    heardMs: number[],
+    failure: string | null,
+    jitterBufferMs: number | null = null,
+  ): WebCallOutcome => ({ runId, startedAt, endedAt: Date.now(), heardMs, jitterBufferMs, failure });
   let started: { workflow_run_id: number; page_url: string };
   try {
     started = await postJson(`${plan.base}/api/v1/workflow/${plan.agentId}/web-call`, {}, { 'X-API-Key': plan.apiKey });
@@ -136,8 +158,9 @@ export async function placeWebCall(browser: Browser, plan: WebCallPlan): Promise
     for (;;) {
       const reading = await read();
       if (reading.heard.length >= plan.turns && reading.agentQuietMs >= REPLY_GAP_MS) {
+        const jitterBufferMs = await page.evaluate<number | null>(JITTER_BUFFER_MS);
         await page.click('#hangup');
-        return outcome(runId, reading.heard, null);
+        return outcome(runId, reading.heard, null, jitterBufferMs);
       }
       if (reading.state === 'ended') {
         return outcome(runId, reading.heard, `the call ended early: ${reading.ended ?? ''}`);
