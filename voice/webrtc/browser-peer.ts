@@ -132,7 +132,13 @@ export class BrowserPeer {
 
   private tick(): void {
     const due = Math.floor((Date.now() - this.startedAt) / FRAME_MS) - this.framesSent;
-    if (due > MAX_CATCH_UP_FRAMES) this.framesSent += due - MAX_CATCH_UP_FRAMES;
+    if (due > MAX_CATCH_UP_FRAMES) {
+      const skipped = due - MAX_CATCH_UP_FRAMES;
+      this.framesSent += skipped;
+      // The skipped time is a gap in the stream's clock (as with discontinuous transmission): the
+      // browser's jitter buffer sees a pause, not every later packet arriving late by the stall.
+      this.timestamp = (this.timestamp + skipped * OPUS_FRAME_SAMPLES) >>> 0;
+    }
     for (let i = 0; i < Math.min(due, MAX_CATCH_UP_FRAMES); i++) this.sendFrame();
   }
 
