@@ -9,6 +9,7 @@ import {
   insertCampaign,
   startCampaignWorkflow,
 } from '../helpers/campaigns';
+import { saveCampaignDiagnostics } from '../helpers/campaign-diagnostics';
 import { startClusterStack, type ClusterStack } from '../helpers/cluster-stack';
 import { useTestServices } from '../helpers/services';
 import { testWorkflowBundle, uniqueTaskQueue } from '../helpers/temporal';
@@ -94,6 +95,20 @@ it('completes 400 contacts exactly once across a killed worker, a restarted Temp
     cluster.assertAlive();
     return (await processed()) >= count;
   };
+  // A campaign that stops short keeps its state and histories for a look (the run's key dies with it).
+  const progressed = (what: string, probe: () => Promise<boolean>) =>
+    waitFor(what, probe, STEP).catch(async (error: unknown) => {
+      const saved = await saveCampaignDiagnostics(
+        cluster.client,
+        cluster.dataConverter,
+        services.db.dataSource,
+        campaignId,
+      ).then(
+        (dir) => `are in ${dir}`,
+        (failure: unknown) => `could not be saved: ${String(failure)}`,
+      );
+      throw new Error(`${String(error)}; the campaign's state and histories ${saved}`);
+    });
   const timed = async (what: string, step: () => Promise<void>): Promise<void> => {
     const at = Date.now();
     await step();
@@ -103,17 +118,17 @@ it('completes 400 contacts exactly once across a killed worker, a restarted Temp
   const began = Date.now();
   const handle = await startCampaignWorkflow(cluster.client, taskQueue, org, campaignId);
   await Promise.all(cluster.workers.map((w) => w.start()));
-  await waitFor('80 contacts', reached(80), STEP);
+  await progressed('80 contacts', reached(80));
   await timed('worker 1 SIGKILLed and restarted', async () => {
     await worker.kill('SIGKILL');
     await worker.start();
   });
-  await waitFor('160 contacts', reached(160), STEP);
+  await progressed('160 contacts', reached(160));
   await timed('Temporal server stopped (SIGKILL) and started again', async () => {
     await cluster.temporal.kill('SIGKILL');
     await cluster.temporal.start();
   });
-  await waitFor('240 contacts', reached(240), STEP);
+  await progressed('240 contacts', reached(240));
   let polls = 0;
   const MIN_POLLS = 6;
   await timed(`API 1 SIGKILLed, down ${API_DOWN_MS} ms while clients poll API 2`, async () => {
@@ -128,14 +143,10 @@ it('completes 400 contacts exactly once across a killed worker, a restarted Temp
     }
     await apiOne.start();
   });
-  await waitFor(
-    'the campaign to complete',
-    async () => {
-      cluster.assertAlive();
-      return (await campaignRow(services.db.dataSource, campaignId)).state === 'completed';
-    },
-    STEP,
-  );
+  await progressed('the campaign to complete', async () => {
+    cluster.assertAlive();
+    return (await campaignRow(services.db.dataSource, campaignId)).state === 'completed';
+  });
   await handle.result();
   expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
   console.log(`cluster campaign of ${CONTACTS} contacts: ${((Date.now() - began) / 1000).toFixed(1)} s`);
