@@ -62,8 +62,13 @@ export class MediaSession {
     private readonly onEnded: (recorder: TwoTrackRecorder) => Promise<void>,
   ) {}
 
-  listen(listener: MediaListener): void {
+  /** `listener` hears the stream from now until the returned function is called. */
+  listen(listener: MediaListener): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
 
   get start(): StreamStart | null {
