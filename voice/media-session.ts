@@ -60,7 +60,10 @@ export class MediaSession {
     private readonly transport: MediaTransport,
     private readonly recorder: TwoTrackRecorder,
     private readonly onEnded: (recorder: TwoTrackRecorder) => Promise<void>,
-  ) {}
+  ) {
+    // A stream that came back carries on its call's recording, and its clock.
+    this.heard = recorder.frames;
+  }
 
   /** `listener` hears the stream from now until the returned function is called. */
   listen(listener: MediaListener): () => void {

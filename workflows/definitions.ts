@@ -148,6 +148,8 @@ export interface LiveResume {
   over: boolean;
   /** The latest conversation to carry on (a transfer did not connect), if any. */
   resume: ConversationResume | null;
+  /** That conversation has not begun again yet. */
+  awaiting: boolean;
 }
 
 /**

@@ -19,7 +19,12 @@ import { AgentVersion, Run } from '../../entities';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import type { Secrets } from '../../telephony/secrets';
-import { conversationEndedSignal, conversationStartedSignal, liveResumeQuery } from '../../workflows/definitions';
+import {
+  conversationEndedSignal,
+  conversationStartedSignal,
+  liveResumeQuery,
+  type LiveResume,
+} from '../../workflows/definitions';
 import type { MediaSession } from '../media-session';
 import { loadOrganizationSpeechKeys } from '../speech/organization-keys';
 import { selectSpeech } from '../speech/select';
@@ -82,6 +87,16 @@ export async function startLiveConversation(session: MediaSession, deps: LiveCon
     return;
   }
   let resume: ConversationResume | undefined;
+  if (run.recordingUrl !== null) {
+    // A stream of this run was recorded before: the provider streams the caller back after a
+    // transfer that did not connect, and the conversation carries on once the workflow says so.
+    const back = await transferOutcome(deps.temporal, workflowId, session, (state) => state.awaiting, log);
+    if (!back) {
+      log.warn('a stream came back with no conversation to carry on: nothing will be said');
+      return;
+    }
+    resume = back;
+  }
   for (;;) {
     let result: ConversationResult;
     try {
@@ -94,7 +109,14 @@ export async function startLiveConversation(session: MediaSession, deps: LiveCon
       return;
     }
     if (result.endedBy !== 'transfer' || !result.transfer) return;
-    const next = await transferOutcome(deps.temporal, workflowId, session, result.transfer.sequence, log);
+    const { sequence } = result.transfer;
+    const next = await transferOutcome(
+      deps.temporal,
+      workflowId,
+      session,
+      ({ resume: offered }) => offered?.previous.transfer?.sequence === sequence,
+      log,
+    );
     if (!next) return;
     log.info({ attempts: next.attempts }, 'transfer did not connect; the conversation carries on');
     resume = next;
@@ -122,25 +144,25 @@ function failedConversation(resume?: ConversationResume): ConversationResult {
 }
 
 /**
- * After a conversation stopped for the transfer its tool call `sequence` asked for: asks the call
- * workflow, every second while the stream is open, how the transfer went. The conversation to carry
- * on when it did not connect; null when the person took the caller, the call or its stream ended,
- * or the workflow cannot be asked.
+ * After a conversation stopped for a transfer: asks the call workflow, every second while the
+ * stream is open, how the transfer went. The conversation to carry on once the workflow offers one
+ * that `ours` accepts (the transfer did not connect); null when the person took the caller, the call
+ * or its stream ended, or the workflow cannot be asked.
  */
 async function transferOutcome(
   temporal: Client,
   workflowId: string,
   session: MediaSession,
-  sequence: number,
+  ours: (state: LiveResume) => boolean,
   log: Logger,
 ): Promise<ConversationResume | null> {
   const handle = temporal.workflow.getHandle(workflowId);
   const deadline = Date.now() + RESUME_WAIT_MS;
   while (!session.isEnded && Date.now() < deadline) {
     try {
-      const { over, resume } = await handle.query(liveResumeQuery);
-      if (resume?.previous.transfer?.sequence === sequence) return resume;
-      if (over) return null;
+      const state = await handle.query(liveResumeQuery);
+      if (state.resume && ours(state)) return state.resume;
+      if (state.over) return null;
     } catch (error) {
       if (error instanceof Error && error.name === 'WorkflowNotFoundError') return null;
       log.warn({ err: error }, 'transfer outcome query failed; asking again');

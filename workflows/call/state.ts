@@ -103,7 +103,7 @@ export class CallState {
 
   /** What the API process holding a live call's stream asks after the conversation stopped for a transfer. */
   get liveResume(): LiveResume {
-    return { over: this.ended || this.transferJoined, resume: this.resumeOffered };
+    return { over: this.ended || this.transferJoined, resume: this.resumeOffered, awaiting: this.awaitingResume };
   }
 
   /** Its campaign, about to continue as new, asked to be told the outcome by signal. */
