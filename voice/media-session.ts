@@ -60,10 +60,18 @@ export class MediaSession {
     private readonly transport: MediaTransport,
     private readonly recorder: TwoTrackRecorder,
     private readonly onEnded: (recorder: TwoTrackRecorder) => Promise<void>,
-  ) {}
+  ) {
+    // A stream that came back carries on its call's recording, and its clock.
+    this.heard = recorder.frames;
+  }
 
-  listen(listener: MediaListener): void {
+  /** `listener` hears the stream from now until the returned function is called. */
+  listen(listener: MediaListener): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
 
   get start(): StreamStart | null {

@@ -1,5 +1,8 @@
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { WAV_HEADER_BYTES, wavHeader } from './wav';
 
 export const RECORDING_SAMPLE_RATE = 8000;
@@ -45,6 +48,29 @@ export class TwoTrackRecorder {
     return new TwoTrackRecorder(file, path);
   }
 
+  /**
+   * Carries on a call's recording (its stream came back after a transfer that did not connect):
+   * the file at `path`, or the kept one `stored` opens when it was moved away (S3), gets the new
+   * frames after its own; with neither, a new recording begins.
+   */
+  static async resume(path: string, stored: () => Promise<Readable | null>): Promise<TwoTrackRecorder> {
+    let size = await sizeOf(path);
+    if (size === null) {
+      const kept = await stored();
+      if (!kept) return TwoTrackRecorder.create(path);
+      await mkdir(dirname(path), { recursive: true });
+      await pipeline(kept, createWriteStream(path));
+      size = (await sizeOf(path)) ?? 0;
+    }
+    if (size < WAV_HEADER_BYTES) return TwoTrackRecorder.create(path);
+    const file = await open(path, 'r+');
+    const recorder = new TwoTrackRecorder(file, path);
+    // Whole frames only: a torn last frame (a crash mid-write) is written over.
+    recorder.dataBytes = Math.floor((size - WAV_HEADER_BYTES) / FRAME_BYTES) * FRAME_BYTES;
+    recorder.pendingPosition = WAV_HEADER_BYTES + recorder.dataBytes;
+    return recorder;
+  }
+
   /** Caller audio, PCM16 at 8 kHz. */
   caller(samples: Int16Array): void {
     if (this.closed || samples.length === 0) return;
@@ -62,6 +88,11 @@ export class TwoTrackRecorder {
   clearAgent(): void {
     this.agentQueue = [];
     this.agentQueued = 0;
+  }
+
+  /** Frames written so far, a carried-on recording's earlier ones included: where the stream's clock starts. */
+  get frames(): number {
+    return this.dataBytes / FRAME_BYTES;
   }
 
   /** Seconds written so far (both tracks have this length). */
@@ -136,5 +167,14 @@ export class TwoTrackRecorder {
         this.failure = error instanceof Error ? error : new Error(String(error));
       }
     });
+  }
+}
+
+async function sizeOf(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
 }

@@ -1,7 +1,7 @@
 /** Inputs, outputs, signals and queries shared by the API, the worker and the tests. */
 
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ConversationResult } from '../agent-runtime/contract';
+import type { ConversationResult, ConversationResume } from '../agent-runtime/contract';
 import type { CallStatus, TERMINAL_STATUS_LIST, TransferStatus } from '../telephony/provider';
 import type { RunTransfer } from '../domain/runs/types';
 import type { CampaignSettings, CampaignState, VoicemailAction } from '../domain/campaigns/settings';
@@ -141,6 +141,22 @@ export const conversationStartedSignal = defineSignal('conversationStarted');
 
 /** A live call's conversation ended (the voice pipeline sends it; the first one counts). */
 export const conversationEndedSignal = defineSignal<[ConversationResult]>('conversationEnded');
+
+/** Whether a live conversation that stopped for a transfer carries on, and from where. */
+export interface LiveResume {
+  /** The call ended or the person took the caller: nothing carries on. */
+  over: boolean;
+  /** The latest conversation to carry on (a transfer did not connect), if any. */
+  resume: ConversationResume | null;
+  /** That conversation has not begun again yet. */
+  awaiting: boolean;
+}
+
+/**
+ * Asked by the API process holding a live call's stream once its conversation stopped for a
+ * transfer: whether to carry the conversation on (the transfer did not connect), wait, or stop.
+ */
+export const liveResumeQuery = defineQuery<LiveResume>('liveResume');
 
 /** `workflow_configurations.max_call_duration` when the agent sets none. */
 export const DEFAULT_MAX_CALL_DURATION_SECONDS = 300;

@@ -97,7 +97,8 @@ export const MAX_FRAME_BYTES = 256 * 1024;
  * The media WebSocket endpoint, `${API_PREFIX}/telephony/{provider}/media/{run_id}?token=…` (or the
  * token as a last path segment, or the run id in the query: see MEDIA_PATH), on the API's HTTP
  * server, speaking the provider's protocol (SERVED_PROVIDERS). The token is checked before the
- * upgrade completes; one stream per run across every API process (`media_stream_claims`).
+ * upgrade completes; one stream per run at a time across every API process (`media_stream_claims`),
+ * and another only while the run goes on (a provider streaming the caller back after a transfer).
  */
 export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaServer {
   // A media frame is 20–100 ms of audio (a few kB); anything far larger is not a provider talking.
@@ -132,7 +133,7 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
     if (check !== 'valid') throw new Refusal(401, check === 'expired' ? 'Media token expired' : 'Invalid media token');
     const run = await claims.claim(runId, provider);
     if (run === 'missing') throw new Refusal(404, 'Run not found');
-    // A second stream would overwrite the first one's recording.
+    // Two streams would speak to the same call twice.
     if (run === 'taken') throw new Refusal(409, 'This run already has a media stream');
     return { run, stream };
   };
@@ -140,8 +141,12 @@ export function attachMediaServer(server: Server, deps: MediaServerDeps): MediaS
   const open = async (request: IncomingMessage, socket: Duplex, head: Buffer, handOver: () => void) => {
     const { run, stream: streamOf } = await admit(request);
     let recorder: TwoTrackRecorder;
+    const path = deps.recordings.localPath(run.id);
     try {
-      recorder = await TwoTrackRecorder.create(deps.recordings.localPath(run.id));
+      // A stream back after a transfer that did not connect carries on the call's recording.
+      recorder = run.recorded
+        ? await TwoTrackRecorder.resume(path, async () => (await deps.recordings.find(run.id))?.open() ?? null)
+        : await TwoTrackRecorder.create(path);
     } catch (error) {
       release(run.id);
       throw error;

@@ -104,7 +104,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           'authentication (403 otherwise). The transfer event (ringing, answered, busy, no-answer, failed, ' +
           'canceled) is signalled to the call workflow. Events for unknown or finished runs answer 200 and are logged. ' +
           "Providers that fetch the transfer's call instructions here (Plivo and Vobiz: the dial, its hold music, " +
-          "the warm announcement, the dial's result) are answered with that XML.",
+          "the warm announcement, the dial's result; Cloudonix: the dial's result) are answered with that XML.",
         tags: ['telephony'],
         security: [],
         params: StatusWebhookParams,

@@ -183,6 +183,6 @@ describe('transfer_call tools', () => {
     expect(modes.plivo).toEqual(['blind', 'warm']);
     expect(modes.vobiz).toEqual(['blind', 'warm']);
     expect(modes.ari).toEqual(['blind']);
-    expect(modes.cloudonix).toEqual([]);
+    expect(modes.cloudonix).toEqual(['blind']);
   });
 });

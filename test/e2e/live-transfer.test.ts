@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import request from 'supertest';
 import type { TranscriptLine } from '../../agent-runtime';
 import { Run } from '../../entities';
+import { hangUpAudioCallee } from '../../telephony/providers/simulator/audio-callee';
 import { callWorkflowId } from '../../workflows/definitions';
 import { callingOrganization } from '../helpers/calls';
 import { useTestServices } from '../helpers/services';
@@ -16,6 +17,17 @@ const RING_SECONDS = 3;
 /** Speech on a track: espeak-ng's words are far louder; the silence of a track is exactly 0. */
 const SPEECH_RMS = 300;
 const SECOND = 8000;
+/** Speech on a loaded machine is slow: how long a condition of the call may take to come true. */
+const CALL_WAIT_MS = 200_000;
+
+/** Resolves once `check` is true, looking every half second; fails after `timeoutMs`. */
+async function eventually(check: () => boolean, what: string, timeoutMs = CALL_WAIT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 let stack: VoiceStack;
 
@@ -113,5 +125,76 @@ describe('a warm transfer on a live audio call (the simulator with audio, offlin
     expect(repliesAfter).toEqual([]);
     // The agent's last words were its transfer message.
     expect(lines.filter((line) => line.role === 'assistant').at(-1)?.text).toContain('Let me put you through.');
+  }, 420_000);
+});
+
+describe('a transfer on a live audio call that does not connect', () => {
+  it('brings the agent back to the caller, tells the model why, and records the failed attempt', async () => {
+    const handle = stack.app.callback();
+    const org = await callingOrganization(handle, {
+      ring_seconds: RING_SECONDS,
+      // The caller's patience; the test hangs up once the agent is back.
+      talk_seconds: 240,
+      audio: true,
+    });
+    // The simulated caller answers the greeting "Yes, I can do that." (heard as "yeah i can do that"); its
+    // next line ("Okay, that works for me.") shares no word with the tool, so the agent transfers once.
+    // The destination's last digits (0486) make it busy.
+    const agent = await transferringAgent(
+      handle,
+      org.owner.token,
+      { destination_source: 'static', destination: '+14155550486', mode: 'blind', ring_timeout_seconds: 20 },
+      [],
+      'Transfer when the caller says yes, yeah or can',
+    );
+    await request(handle)
+      .put(`/api/v1/workflow/${agent.workflowId}`)
+      .auth(org.owner.token, { type: 'bearer' })
+      .send({ workflow_configurations: { max_user_idle_timeout: 120 } })
+      .expect(200);
+    const worker = await stack.createWorker();
+    let runId = 0;
+    await worker.runUntil(async () => {
+      const res = await request(handle)
+        .post(`/api/v1/public/agent/${agent.triggerPath}`)
+        .set('X-API-Key', org.apiKey)
+        .send({ phone_number: '+14155550123' });
+      expect(res.status).toBe(200);
+      runId = res.body.workflow_run_id as number;
+      const agentSaid = (text: string) =>
+        (stack.events.get(runId) ?? []).some((event) => event.type === 'reply' && event.text?.includes(text));
+      await eventually(() => agentSaid('could not put you through'), 'the agent to come back after the busy line');
+      // The agent is back on the same stream: the caller hangs up.
+      const providerCallId = stack.sessions.find((session) => session.runId === runId)?.start?.providerCallId;
+      if (!providerCallId) throw new Error('no media stream for the run');
+      hangUpAudioCallee(providerCallId);
+      await services.temporal.client.workflow.getHandle(callWorkflowId(runId)).result();
+    });
+    await Promise.all(stack.conversations);
+
+    const detail = await request(handle)
+      .get(`/api/v1/workflow/${agent.workflowId}/runs/${runId}`)
+      .auth(org.owner.token, { type: 'bearer' });
+    expect(detail.body.transfer).toMatchObject({
+      outcome: 'busy',
+      mode: 'blind',
+      reason: 'transfer_failed: the line was busy',
+    });
+    expect(detail.body.disposition).not.toBe('transferred');
+
+    const run = await services.db.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+    const assistant = (run.logs.transcript as (TranscriptLine | { role: 'tool' })[])
+      .filter((line): line is TranscriptLine => line.role === 'assistant')
+      .map((line) => line.text);
+    // The transfer message, then the agent back with the reason the model was given.
+    const transferMessage = assistant.findIndex((text) => text.includes('Let me put you through.'));
+    expect(transferMessage).toBeGreaterThanOrEqual(0);
+    expect(assistant.slice(transferMessage + 1).join(' ')).toContain(
+      'I could not put you through (transfer_failed: the line was busy).',
+    );
+    // The transfer tool's result, as the model saw it, is the failure.
+    const toolCalls = run.logs.tool_calls as { function: string; status: string; result_excerpt: string }[];
+    expect(toolCalls[0]).toMatchObject({ status: 'failed' });
+    expect(toolCalls[0]?.result_excerpt).toContain('transfer_failed: the line was busy');
   }, 420_000);
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ import { callingOrganization, type CallingOrganization } from '../helpers/calls'
 import { useTestServices } from '../helpers/services';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
 import { waitFor } from '../helpers/wait-for';
-import { recordingTracks, tone } from './audio-helpers';
+import { recordingTracks, rms, tone } from './audio-helpers';
 import { connect, TwilioStreamClient } from './twilio-client';
 
 const services = useTestServices();
@@ -129,7 +129,8 @@ describe('Twilio media stream endpoint', () => {
       .set('X-API-Key', other.apiKey);
     expect(foreign.status).toBe(404);
 
-    // One stream per run: a second one would overwrite the recording.
+    // The run is over: no stream comes back for it.
+    await services.db.dataSource.getRepository(Run).update({ id: run.id }, { isCompleted: true, state: 'completed' });
     expect(await connect(urlOf(run.id))).toEqual({ refused: 409 });
   });
 
@@ -255,20 +256,47 @@ describe('one media stream per run across API processes', () => {
       )[0]?.count,
     );
 
-  it('refuses a second stream for a run on another process while the first is open, and after it ended', async () => {
+  it('refuses a second stream for a run on another process while the first is open', async () => {
     const run = await twilioRun();
     const client = await open(run.id);
     client.begin();
     expect(await claimsOf(run.id)).toBe(1);
     expect(await connect(otherUrlOf(run.id))).toEqual({ refused: 409 });
-    client.media(pcm16ToMulaw(tone(440, 8000, 0.2)));
     client.stop();
     await client.closed;
+  });
+
+  it('takes the stream back on another process while the run goes on (after a transfer), carrying on the recording', async () => {
+    const run = await twilioRun();
+    const first = await open(run.id);
+    first.begin();
+    first.media(pcm16ToMulaw(tone(440, 8000, 0.5)));
+    first.stop();
+    await first.closed;
     await recordingUrlOf(run.id);
     await waitFor('the claim to be released', async () => (await claimsOf(run.id)) === 0);
-    // The recording is kept: no process takes another stream for the run.
-    expect(await connect(otherUrlOf(run.id))).toEqual({ refused: 409 });
+
+    // The provider streams the caller back: the other process takes it and records after the first part.
+    const connection = await connect(otherUrlOf(run.id));
+    if (!('socket' in connection)) throw new Error(`refused with ${connection.refused}`);
+    const back = new TwilioStreamClient(connection.socket, run.id);
+    back.begin();
     expect(await connect(urlOf(run.id))).toEqual({ refused: 409 });
+    back.media(pcm16ToMulaw(tone(880, 8000, 0.25)));
+    back.stop();
+    await back.closed;
+    // Closed with its header fixed up: both parts' frames.
+    const wav = await waitFor('the carried-on recording to be closed', async () => {
+      const file = await readFile(join(recordingsDir, `${run.id}.wav`));
+      return parseWavHeader(file)?.dataBytes === 0.75 * 8000 * 4 && file;
+    });
+    const { caller } = recordingTracks(wav);
+    expect(rms(caller.subarray(0, 4000))).toBeGreaterThan(1000);
+    expect(rms(caller.subarray(4000))).toBeGreaterThan(1000);
+
+    // Once the run is over, no stream comes back.
+    await services.db.dataSource.getRepository(Run).update({ id: run.id }, { isCompleted: true, state: 'completed' });
+    expect(await connect(otherUrlOf(run.id))).toEqual({ refused: 409 });
   });
 
   it('admits exactly one of two streams opened at once on two processes', async () => {

@@ -12,6 +12,8 @@ import {
   callStatusSignal,
   campaignReportRequestedSignal,
   conversationEndedSignal,
+  conversationStartedSignal,
+  liveResumeQuery,
   type CallStatusUpdate,
   type CallWorkflowInput,
   type CampaignCallLink,
@@ -423,6 +425,80 @@ describe('callWorkflow', () => {
     expectCalledAsOnce(mocks.requestLiveVoicemail);
     expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
     expect(outcome.disposition).toBe('voicemail');
+  }, 60_000);
+});
+
+describe('a live call whose transfer does not connect', () => {
+  /** The conversation as the stream reports it when the agent asks for the transfer (tool call 1). */
+  const askedTransfer: ConversationResult = {
+    ...conversation,
+    disposition: 'transferred',
+    endedBy: 'transfer',
+    toolCalls: [
+      {
+        sequence: 1,
+        tool_uuid: 'tool-1',
+        function: 'put_through',
+        arguments: {},
+        status: 'ok',
+        duration_ms: 1,
+        result_excerpt: '',
+        at: '2026-01-01T00:00:01.000Z',
+        node_id: 'start',
+      },
+    ],
+    transfer: { sequence: 1, toolUuid: 'tool-1', destination: '+14155550486', mode: 'blind', ringTimeoutSeconds: 20 },
+  };
+  const carriedOn: ConversationResult = {
+    ...conversation,
+    transcript: [
+      ...conversation.transcript,
+      { at: '2026-01-01T00:00:09.000Z', role: 'assistant', text: 'I could not put you through. Let us carry on.' },
+    ],
+    disposition: 'callback_requested',
+  };
+
+  it('hands the conversation back to the stream with why, and writes the carried-on conversation and the attempt', async () => {
+    const fakes = concludingActivities({
+      startTransfer: jest.fn(() => Promise.resolve({ transferId: 'T1' })),
+      getTransferStatus: jest.fn(() => Promise.resolve({ status: 'busy' as const, transferId: 'T1' })),
+      ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 40 }),
+    });
+    const { outcome } = await runCallWithHistory(
+      fakes.activities,
+      [{ status: 'answered', providerCallId: 'P1' }],
+      { conversation: 'live', maxDurationSeconds: 600 },
+      {
+        before: async (handle) => {
+          await handle.signal(callStatusSignal, { status: 'answered', providerCallId: 'P1' });
+          await handle.signal(conversationStartedSignal);
+          await handle.signal(conversationEndedSignal, askedTransfer);
+          // The API process holding the stream asks until the transfer has settled.
+          const resume = await waitFor(
+            'the conversation to be handed back',
+            async () => (await handle.query(liveResumeQuery)).resume ?? undefined,
+            { timeoutMs: 30_000, intervalMs: 200 },
+          );
+          expect(resume).toEqual({
+            previous: askedTransfer,
+            transferFailed: 'transfer_failed: the line was busy',
+            attempts: 1,
+          });
+          // A retried report of the conversation that asked for the transfer changes nothing.
+          await handle.signal(conversationEndedSignal, askedTransfer);
+          await handle.signal(conversationStartedSignal);
+          await handle.signal(conversationEndedSignal, carriedOn);
+        },
+      },
+    );
+    expect(outcome).toMatchObject({ runId: 7, callStatus: 'completed', disposition: 'callback_requested' });
+    const written = fakes.finalizeRun.mock.calls[0]?.[0];
+    expect(written?.conversation).toEqual(carriedOn);
+    expect(written?.transfers).toEqual([
+      expect.objectContaining({ outcome: 'busy', mode: 'blind', reason: 'transfer_failed: the line was busy' }),
+    ]);
+    // The call was not hung up for the failed transfer: only at its end, by the agent.
+    expectCalledAsOnce(fakes.mocks.hangupCall);
   }, 60_000);
 });
 

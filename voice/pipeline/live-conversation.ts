@@ -1,7 +1,13 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { converse } from '../../agent-runtime';
-import type { ConversationResult, LlmSettings, TranscriptLine, TurnLatency } from '../../agent-runtime/contract';
+import type {
+  ConversationResult,
+  ConversationResume,
+  LlmSettings,
+  TranscriptLine,
+  TurnLatency,
+} from '../../agent-runtime/contract';
 import { conversationInput } from '../../agent-runtime/conversation-input';
 import { ConversationGraph } from '../../agent-runtime/graph';
 import { loadConversationSource } from '../../domain/calls/conversation-source';
@@ -13,7 +19,12 @@ import { AgentVersion, Run } from '../../entities';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import type { Secrets } from '../../telephony/secrets';
-import { conversationEndedSignal, conversationStartedSignal } from '../../workflows/definitions';
+import {
+  conversationEndedSignal,
+  conversationStartedSignal,
+  liveResumeQuery,
+  type LiveResume,
+} from '../../workflows/definitions';
 import type { MediaSession } from '../media-session';
 import { loadOrganizationSpeechKeys } from '../speech/organization-keys';
 import { selectSpeech } from '../speech/select';
@@ -41,6 +52,10 @@ export interface LiveConversationDeps {
 /** How long the API keeps telling a call workflow its conversation when Temporal is unreachable. */
 const SIGNAL_ATTEMPTS = 12;
 const SIGNAL_RETRY_MS = 5_000;
+/** How often the API asks a call workflow whether a conversation stopped for a transfer carries on. */
+const RESUME_POLL_MS = 1_000;
+/** How long it asks at most: the longest ring timeout, with room for the workflow to settle. */
+const RESUME_WAIT_MS = 180_000;
 /** Speech-to-text language until agents can choose one. */
 const LANGUAGE = 'en-US';
 
@@ -53,7 +68,9 @@ const LANGUAGE = 'en-US';
  * latencies) goes to the run's call workflow as `conversationEnded`, which hangs up, waits for the
  * provider's final status and writes the run. Never throws: a conversation that cannot start or
  * breaks down (a speech provider refusing its key, say) is logged and reported as ended by
- * `error`, so that the workflow hangs up instead of leaving the caller in silence.
+ * `error`, so that the workflow hangs up instead of leaving the caller in silence. A conversation
+ * that stopped for a transfer leaves the stream open: while it is, the workflow is asked whether the
+ * transfer connected; when it did not, the conversation carries on, the model told why.
  */
 export async function startLiveConversation(session: MediaSession, deps: LiveConversationDeps): Promise<void> {
   const log = deps.logger.child({ component: 'voice', runId: session.runId });
@@ -69,25 +86,91 @@ export async function startLiveConversation(session: MediaSession, deps: LiveCon
     log.warn('media stream for a run that is over or has no call workflow: nothing will be said');
     return;
   }
-  try {
-    await runLiveConversation(session, run, workflowId, deps, log);
-  } catch (error) {
-    log.error({ err: error }, 'live conversation failed; the call is hung up');
-    await tellWorkflow(deps.temporal, workflowId, failedConversation(), log).catch((signalError: unknown) =>
-      log.error({ err: signalError }, 'the call workflow could not be told the conversation failed'),
+  let resume: ConversationResume | undefined;
+  if (run.recordingUrl !== null) {
+    // A stream of this run was recorded before: the provider streams the caller back after a
+    // transfer that did not connect, and the conversation carries on once the workflow says so.
+    const back = await transferOutcome(deps.temporal, workflowId, session, (state) => state.awaiting, log);
+    if (!back) {
+      log.warn('a stream came back with no conversation to carry on: nothing will be said');
+      return;
+    }
+    resume = back;
+  }
+  for (;;) {
+    let result: ConversationResult;
+    try {
+      result = await runLiveConversation(session, run, workflowId, deps, log, resume);
+    } catch (error) {
+      log.error({ err: error }, 'live conversation failed; the call is hung up');
+      await tellWorkflow(deps.temporal, workflowId, failedConversation(resume), log).catch((signalError: unknown) =>
+        log.error({ err: signalError }, 'the call workflow could not be told the conversation failed'),
+      );
+      return;
+    }
+    if (result.endedBy !== 'transfer' || !result.transfer) return;
+    const { sequence } = result.transfer;
+    const next = await transferOutcome(
+      deps.temporal,
+      workflowId,
+      session,
+      ({ resume: offered }) => offered?.previous.transfer?.sequence === sequence,
+      log,
     );
+    if (!next) return;
+    log.info({ attempts: next.attempts }, 'transfer did not connect; the conversation carries on');
+    resume = next;
   }
 }
 
-/** What a conversation that broke down reports: nothing said, dograh's `pipeline_error` disposition. */
-const failedConversation = (): ConversationResult => ({
-  transcript: [],
-  gatheredContext: {},
-  disposition: 'pipeline_error',
-  endedBy: 'error',
-  nodePath: [],
-  usage: { model: 'none', promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-});
+/**
+ * What a conversation that broke down reports: nothing said, dograh's `pipeline_error` disposition;
+ * one carried on after a transfer keeps what was said before it.
+ */
+function failedConversation(resume?: ConversationResume): ConversationResult {
+  if (resume) {
+    const previous: ConversationResult = { ...resume.previous, endedBy: 'error', disposition: 'pipeline_error' };
+    delete previous.transfer;
+    return previous;
+  }
+  return {
+    transcript: [],
+    gatheredContext: {},
+    disposition: 'pipeline_error',
+    endedBy: 'error',
+    nodePath: [],
+    usage: { model: 'none', promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+  };
+}
+
+/**
+ * After a conversation stopped for a transfer: asks the call workflow, every second while the
+ * stream is open, how the transfer went. The conversation to carry on once the workflow offers one
+ * that `ours` accepts (the transfer did not connect); null when the person took the caller, the call
+ * or its stream ended, or the workflow cannot be asked.
+ */
+async function transferOutcome(
+  temporal: Client,
+  workflowId: string,
+  session: MediaSession,
+  ours: (state: LiveResume) => boolean,
+  log: Logger,
+): Promise<ConversationResume | null> {
+  const handle = temporal.workflow.getHandle(workflowId);
+  const deadline = Date.now() + RESUME_WAIT_MS;
+  while (!session.isEnded && Date.now() < deadline) {
+    try {
+      const state = await handle.query(liveResumeQuery);
+      if (state.resume && ours(state)) return state.resume;
+      if (state.over) return null;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'WorkflowNotFoundError') return null;
+      log.warn({ err: error }, 'transfer outcome query failed; asking again');
+    }
+    await delay(RESUME_POLL_MS);
+  }
+  return null;
+}
 
 async function runLiveConversation(
   session: MediaSession,
@@ -95,7 +178,8 @@ async function runLiveConversation(
   workflowId: string,
   deps: LiveConversationDeps,
   log: Logger,
-): Promise<void> {
+  resume: ConversationResume | undefined,
+): Promise<ConversationResult> {
   const started = await withPreCallFetch(deps.dataSource, run, log);
   const source = await loadConversationSource(deps.dataSource, started);
   const tools = await loadConversationTools(
@@ -139,12 +223,9 @@ async function runLiveConversation(
   let result: ConversationResult;
   try {
     const start = new ConversationGraph(source.workflowDefinition).start;
-    if (start.data.delayed_start) await delay(start.data.delayed_start_duration * 1000);
-    result = await converse(conversationInput(source, settings.maxCallSeconds, { kind: 'live' }), {
-      llm: deps.llm,
-      party,
-      tools,
-    });
+    if (start.data.delayed_start && !resume) await delay(start.data.delayed_start_duration * 1000);
+    const input = conversationInput(source, settings.maxCallSeconds, { kind: 'live' });
+    result = await converse(resume ? { ...input, resume } : input, { llm: deps.llm, party, tools });
     if (voicemail) result = withVoicemail(result, await voicemail, session.isEnded);
   } finally {
     stopTakingVoicemail?.();
@@ -160,6 +241,7 @@ async function runLiveConversation(
     );
   }
   await tellWorkflow(deps.temporal, workflowId, result, log);
+  return result;
 }
 
 /**

@@ -73,6 +73,8 @@ export class LiveParty implements ConversationParty {
   private unansweredTurn: CallerTurn | null = null;
   private turnCount = 0;
   private readonly arrivals = new ArrivalTimes();
+  /** Stops hearing the stream: it outlives a conversation that stopped for a transfer. */
+  private stopListening: () => void = () => undefined;
 
   private constructor(private readonly deps: LivePartyDeps) {
     this.clock = deps.now ?? Date.now;
@@ -122,7 +124,7 @@ export class LiveParty implements ConversationParty {
     this.playout = new Playout(deps.session, undefined, heard);
     this.vadOffset = heard / 8000;
     this.streamEpoch = this.clock() - this.vadOffset * 1000;
-    deps.session.listen({
+    this.stopListening = deps.session.listen({
       onCallerAudio: (samples) => {
         this.playout.tick(samples.length);
         this.arrivals.arrived(this.playout.seconds, this.clock());
@@ -190,6 +192,7 @@ export class LiveParty implements ConversationParty {
   /** Stops listening and speaking; the stream itself is the provider's to close. */
   async close(): Promise<void> {
     this.end(this.ended ?? 'callee_hangup');
+    this.stopListening();
     this.vad.close();
     this.turns.close();
     await this.stt.close().catch((error: unknown) => this.deps.log.warn({ err: error }, 'speech-to-text close failed'));

@@ -3,6 +3,7 @@ import type { createCallActivities } from '../../activities/call.activities';
 import type { ConversationResult, ConversationResume } from '../../agent-runtime/contract';
 import { CALL_LENGTH_POLICIES } from '../activity-policies';
 import type { CallWorkflowInput } from '../definitions';
+import { spokenDuration } from '../spoken-duration';
 import { endWith, type CallRun, type PhaseResult } from './call-run';
 
 /**
@@ -10,11 +11,24 @@ import { endWith, type CallRun, type PhaseResult } from './call-run';
  * the stream ends with the call, then extraction and the disposition may still ask the language model.
  */
 const CONVERSATION_GRACE_MS = 30_000;
+/**
+ * After a live transfer that did not connect, how long the conversation may take to begin again
+ * (the API process holding the stream asks every second; a provider streams the caller back anew)
+ * before the call is hung up rather than left in silence.
+ */
+const RESUME_START_MS = 30_000;
+/** The disposition of a live call hung up after a transfer that did not connect. */
+const TRANSFER_FAILED = 'transfer_failed';
 
 /** Marks histories whose conversations may stop for a transfer (older ones never did). */
 export const TRANSFER_PATCH = 'call-transfer';
 /** Marks histories whose live conversations may stop for a transfer (older ones hung up instead). */
 export const LIVE_TRANSFER_PATCH = 'live-call-transfer';
+/**
+ * Marks histories whose live conversations carry on after a transfer that did not connect (older
+ * ones hung up then) and may ask for another transfer.
+ */
+export const LIVE_TRANSFER_CALLBACK_PATCH = 'live-transfer-callback';
 
 /**
  * A connected call's conversation, until the call ends or `max_call_duration` is reached (then the
@@ -28,6 +42,12 @@ export function converse(call: CallRun): Promise<PhaseResult> {
 async function converseLive(call: CallRun): Promise<PhaseResult> {
   const { input, state } = call;
   const talkDeadline = (state.answeredAt ?? Date.now()) + input.maxDurationSeconds * 1000;
+  const resumed = state.liveResume.resume;
+  if (resumed && state.awaitingResume) {
+    const summary = `wait for the conversation to carry on, at most ${spokenDuration(RESUME_START_MS)}`;
+    await condition(() => state.ended || !state.awaitingResume, RESUME_START_MS, { summary });
+    if (state.awaitingResume) return hangUpUnresumed(call, resumed.previous);
+  }
   // A provider whose detection runs while the call talks (Twilio's asynchronous AMD) gives its
   // verdict later: a machine then ends the conversation as one at the answer would.
   await call.waitUntil(
@@ -42,7 +62,7 @@ async function converseLive(call: CallRun): Promise<PhaseResult> {
     !state.ended &&
     spokenSoFar?.endedBy === 'transfer' &&
     spokenSoFar.transfer &&
-    !call.transfers.length &&
+    (!call.transfers.length || patched(LIVE_TRANSFER_CALLBACK_PATCH)) &&
     patched(LIVE_TRANSFER_PATCH)
   ) {
     // The stream stays open: the caller is on the line while the destination rings.
@@ -63,6 +83,25 @@ async function converseLive(call: CallRun): Promise<PhaseResult> {
     callStatus: final.status,
     durationSeconds: final.durationSeconds ?? 0,
     conversation: final.status === 'completed' ? spoken : null,
+  });
+}
+
+/**
+ * Nobody carried the conversation on after a transfer that did not connect (the stream was gone):
+ * the call is hung up rather than left in silence, and the run keeps what was said.
+ */
+async function hangUpUnresumed(call: CallRun, previous: ConversationResult): Promise<PhaseResult> {
+  const { state } = call;
+  if (!state.ended) {
+    await call.hangup();
+    await call.finalStatus();
+  }
+  const final = state.final ?? { status: 'completed' as const, durationSeconds: 0 };
+  return endWith({
+    callStatus: final.status,
+    durationSeconds: final.durationSeconds ?? 0,
+    conversation: final.status === 'completed' ? { ...previous, disposition: TRANSFER_FAILED } : null,
+    transfers: call.transfers,
   });
 }
 

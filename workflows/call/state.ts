@@ -1,6 +1,6 @@
-import type { ConversationResult } from '../../agent-runtime/contract';
+import type { ConversationResult, ConversationResume } from '../../agent-runtime/contract';
 import { TERMINAL_CALL_STATUSES, type TransferStatus } from '../../telephony/provider';
-import type { CallStatusUpdate, TerminalCallStatus, TransferStatusUpdate } from '../definitions';
+import type { CallStatusUpdate, LiveResume, TerminalCallStatus, TransferStatusUpdate } from '../definitions';
 
 /** How the call ended, as the provider reported it. */
 export interface CallEnd {
@@ -29,6 +29,12 @@ export class CallState {
   private reportAsked = false;
   /** Each transfer's status by its id: the first status past `ringing` wins. */
   private readonly transfers = new Map<string, TransferStatus>();
+  /** A live call's conversation to carry on after a transfer that did not connect. */
+  private resumeOffered: ConversationResume | null = null;
+  /** The tool calls of transfers already carried out: a late repeat of their reports is ignored. */
+  private transferSequenceDone = 0;
+  private transferJoined = false;
+  private resumeAwaited = false;
 
   /** A status event. The first terminal status wins; repeats, late events and other calls' events change nothing. */
   statusReported(update: CallStatusUpdate, now: number): void {
@@ -63,10 +69,41 @@ export class CallState {
     this.conversationBegan = true;
   }
 
-  /** A live call's conversation ended; the first report counts. */
+  /**
+   * A live call's conversation ended; the first report counts. A conversation that stopped for a
+   * transfer already carried out is reported again only by a retried signal: it is ignored.
+   */
   conversationEnded(result: ConversationResult): void {
+    if (result.endedBy === 'transfer' && (result.transfer?.sequence ?? 0) <= this.transferSequenceDone) return;
     this.conversationBegan = true;
     this.liveConversation ??= result;
+  }
+
+  /**
+   * A live call's transfer did not connect: the conversation that stopped for it is over, and the
+   * API process holding the stream carries it on from `resume` (it asks by query) and reports again.
+   */
+  conversationResumed(resume: ConversationResume): void {
+    this.transferSequenceDone = resume.previous.transfer?.sequence ?? this.transferSequenceDone;
+    this.resumeOffered = resume;
+    this.liveConversation = undefined;
+    this.conversationBegan = false;
+    this.resumeAwaited = true;
+  }
+
+  /** A live conversation was carried on after a transfer, and has not begun again yet. */
+  get awaitingResume(): boolean {
+    return this.resumeAwaited && !this.conversationBegan;
+  }
+
+  /** The person a transfer rang took the caller: no conversation will carry on. */
+  transferConnected(): void {
+    this.transferJoined = true;
+  }
+
+  /** What the API process holding a live call's stream asks after the conversation stopped for a transfer. */
+  get liveResume(): LiveResume {
+    return { over: this.ended || this.transferJoined, resume: this.resumeOffered, awaiting: this.awaitingResume };
   }
 
   /** Its campaign, about to continue as new, asked to be told the outcome by signal. */

@@ -6,6 +6,7 @@ import { ACTIVITY_POLICIES } from '../activity-policies';
 import type { RunTransfer } from '../definitions';
 import { spokenDuration } from '../spoken-duration';
 import { endWith, type CallRun, type PhaseResult } from './call-run';
+import { LIVE_TRANSFER_CALLBACK_PATCH } from './converse';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
 
@@ -20,7 +21,7 @@ export const TRANSFER_RELEASE_PATCH = 'transfer-release';
 
 /** The disposition of a conversation that stopped for a transfer the caller hung up on. */
 const CALLER_HUNG_UP = 'user_hangup';
-/** The disposition of a live call hung up after a transfer that did not connect. */
+/** The disposition of a live call hung up after a transfer that did not connect (older histories). */
 const TRANSFER_FAILED = 'transfer_failed';
 
 /** What the model is told when a transfer does not connect, by how it ended. */
@@ -75,7 +76,10 @@ export async function transfer(call: CallRun): Promise<PhaseResult> {
   };
   call.transfers.push(attempt);
 
-  if (attempt.outcome === 'joined') return joined(call, asked);
+  if (attempt.outcome === 'joined') {
+    state.transferConnected();
+    return joined(call, asked);
+  }
   if (state.ended || attempt.outcome === 'canceled') {
     // The caller hung up while the destination rang.
     await call.finalStatus();
@@ -87,12 +91,17 @@ export async function transfer(call: CallRun): Promise<PhaseResult> {
       transfers: call.transfers,
     });
   }
-  if (call.input.conversation === 'live') return liveCallBack(call, asked);
-  call.resume = {
+  const live = call.input.conversation === 'live';
+  if (live && !patched(LIVE_TRANSFER_CALLBACK_PATCH)) return liveHangUp(call, asked);
+  const resume = {
     previous: asked,
     transferFailed: attempt.reason ?? 'transfer_failed',
     attempts: call.transfers.length,
   };
+  // Live: the API process holding the stream carries the conversation on (it asks by query) and
+  // reports it again; the simulated one carries on in the converse phase's local activity.
+  if (live) state.conversationResumed(resume);
+  else call.resume = resume;
   return { next: 'converse' };
 }
 
@@ -139,11 +148,10 @@ async function lookUp(call: CallRun, transferId: string): Promise<void> {
 }
 
 /**
- * A live call whose transfer did not connect: its conversation ended with the request (the stream
- * that carried it has no agent any more), so the caller is told nothing more and the call is hung up
- * cleanly rather than left in silence; the run keeps the attempt and why it failed.
+ * A live call whose transfer did not connect, in histories from before live conversations carried
+ * on: the call is hung up cleanly rather than left in silence; the run keeps the attempt.
  */
-async function liveCallBack(call: CallRun, asked: ConversationResult): Promise<PhaseResult> {
+async function liveHangUp(call: CallRun, asked: ConversationResult): Promise<PhaseResult> {
   const { state } = call;
   if (!state.ended) {
     await call.hangup();

@@ -73,6 +73,11 @@ export class CloudonixClient {
     }
   }
 
+  /** Runs `cxml` on a live session instead of its voice application (a transfer's `<Dial>`). */
+  async switchApplication(token: string, cxml: string): Promise<void> {
+    await this.request({ method: 'POST', path: `${this.sessionPath(token)}/application`, json: { cxml } });
+  }
+
   async setApplicationUrl(url: string): Promise<void> {
     if (!this.config.application_name) throw new ProviderError('Cloudonix application_name is not set');
     await this.request({

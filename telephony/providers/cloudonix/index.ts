@@ -5,6 +5,7 @@ import { cloudonixConfigSchema, cloudonixFields, type CloudonixConfig } from './
 import { cloudonixAnswering, cloudonixInbound } from './inbound';
 import { verifyCloudonixKey } from './signature';
 import { parseCloudonixCdr } from './status';
+import { cloudonixTransfer } from './transfer';
 
 export type { CloudonixConfig } from './config';
 
@@ -17,7 +18,7 @@ export const cloudonixProvider: ProviderDefinition<CloudonixConfig> = {
   fields: cloudonixFields,
   // Cloudonix documents no default account rate: one call per second until configured.
   defaultCallsPerSecond: 1,
-  transferModes: [],
+  transferModes: ['blind'],
   create: createCloudonixAdapter,
   inbound: cloudonixInbound,
 };
@@ -41,6 +42,7 @@ function createCloudonixAdapter(config: CloudonixConfig, context: ProviderContex
       }
     },
     readiness: requireActiveNumber,
+    transfer: cloudonixTransfer(client),
     ...cloudonixAnswering,
   };
 }
