@@ -8,7 +8,7 @@ import { ServiceUnavailableError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { DeepHealthResponse, HealthResponse, ReadinessResponse } from '../schemas/health';
 import { version } from '../../platform/version';
-import { pingDatabase } from '../../entities/database-health';
+import { pingDatabase } from '../../domain/operations/database-ping';
 
 /** Started by its type name, checked against its signature: the API loads no workflow code. */
 const HEALTH_CHECK_WORKFLOW_TYPE = 'healthCheckWorkflow';
