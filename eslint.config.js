@@ -27,6 +27,9 @@ const workflowCode = {
     'Only workflow code imports workflow code: import types, or a definitions.ts and search-attributes.ts, and start workflows by type name.',
 };
 
+const routeDataAccess =
+  'API routes hold no database access: call a domain use case, which uses the repositories in entities/repositories/.';
+
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**'] },
   js.configs.recommended,
@@ -70,6 +73,31 @@ module.exports = tseslint.config(
             workflowCode,
           ],
         },
+      ],
+    },
+  },
+  {
+    // Routes parse, authorize, call the domain and answer: reads, writes and transactions are the
+    // domain's, over the repositories of entities/repositories/.
+    files: ['api/routes/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'typeorm', message: routeDataAccess }],
+          patterns: [
+            workflowCode,
+            { regex: '^(\\.\\./)+entities(/.*)?$', allowTypeImports: true, message: routeDataAccess },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(transaction|query|getRepository|createQueryBuilder)$/]',
+          message: routeDataAccess,
+        },
+        { selector: "MemberExpression[property.name='manager']", message: routeDataAccess },
       ],
     },
   },

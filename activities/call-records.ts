@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { ConfigurationRow } from '../telephony/registry';
 import { CallSetupError } from './call-errors';
-import { TRANSCRIPT_URL_FORMAT } from './call-settings';
+import { TRANSCRIPT_URL_FORMAT } from '../domain/calls/call-settings';
 import type { VoicemailAction } from '../domain/campaigns/settings';
 
 /** A run as its call activities need it, with its telephony configuration, read in one statement. */

@@ -36,7 +36,7 @@ import {
 } from '../workflows/definitions';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { createCallRecords, type CallRecord } from './call-records';
-import { callUrls, type CallSettings } from './call-settings';
+import { callUrls, type CallSettings } from '../domain/calls/call-settings';
 import { createDialPacing } from './pacing/dial-pacing';
 import { postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
 

@@ -23,7 +23,7 @@ import {
   type TerminalCallStatus,
 } from '../workflows/definitions';
 import { countCampaignDials } from './call-metrics';
-import type { CallSettings } from './call-settings';
+import type { CallSettings } from '../domain/calls/call-settings';
 
 export type { AttemptRef, CampaignCounters, CampaignLogEntry, PreparedAttempt };
 

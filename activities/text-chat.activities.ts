@@ -12,7 +12,7 @@ import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import type { Secrets } from '../telephony/secrets';
 import type { createCallActivities } from './call.activities';
 import { createCallRecords } from './call-records';
-import type { CallSettings } from './call-settings';
+import type { CallSettings } from '../domain/calls/call-settings';
 import type { PostCallWebhook } from './webhook/nodes';
 import { callDisposition } from '../workflows/definitions';
 

@@ -10,7 +10,7 @@ import { startTracing } from '../platform/tracing/tracing';
 import { loadSecrets, secretsKeySource } from '../telephony/secrets';
 import { verifySecretsKey } from '../telephony/secrets-canary';
 import { createRecordingStore } from '../voice/recording-store';
-import { callSettingsFrom } from '../activities/call-settings';
+import { callSettingsFrom } from '../domain/calls/call-settings';
 import { startLiveConversation } from '../voice/pipeline/live-conversation';
 import { listenForVoicemailRequests, VoicemailRequests } from '../voice/pipeline/voicemail-requests';
 import { createApp } from './app';

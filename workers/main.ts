@@ -4,7 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterSt
 import { createActivities } from '../activities';
 import { createRecordingStore } from '../voice/recording-store';
 import { ensureDataRetentionSchedule } from './data-retention-schedule';
-import { callSettingsFrom } from '../activities/call-settings';
+import { callSettingsFrom } from '../domain/calls/call-settings';
 import { converse } from '../agent-runtime';
 import { signalCallStatus, signalTransferStatus } from '../domain/calls/call-status-signal';
 import { acceptAriStasisStart } from '../domain/calls/inbound';

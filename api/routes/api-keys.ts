@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import { IsNull } from 'typeorm';
-import { ApiKey } from '../../entities';
+import type { ApiKey } from '../../entities';
 import { generateApiKey } from '../auth/api-key-format';
 import type { ApiDeps } from '../context';
 import { quotaBreach, Quotas } from '../../domain/quotas';
@@ -14,9 +13,7 @@ import {
   ListApiKeysQuery,
 } from '../schemas/api-keys';
 import { SuccessResponse } from '../schemas/common';
-import { findOwned } from '../tenancy';
-
-const NOT_FOUND = 'API key not found';
+import { API_KEY_NOT_FOUND, ApiKeys } from '../../domain/accounts/api-keys';
 
 const listItem = (key: ApiKey): z.output<typeof ApiKeyListItem> => ({
   id: key.id,
@@ -30,8 +27,7 @@ const listItem = (key: ApiKey): z.output<typeof ApiKeyListItem> => ({
 });
 
 export function createApiKeyRoutes({ dataSource, config }: ApiDeps): Route[] {
-  const apiKeys = dataSource.getRepository(ApiKey);
-  const quotas = new Quotas(config);
+  const apiKeys = new ApiKeys(dataSource, new Quotas(config));
 
   return [
     defineRoute(
@@ -53,19 +49,11 @@ export function createApiKeyRoutes({ dataSource, config }: ApiDeps): Route[] {
       },
       async (ctx, { body, auth }) => {
         const { key, prefix, hash } = generateApiKey();
-        const saved = await dataSource.transaction(async (manager) => {
-          const inserted = await manager.save(
-            apiKeys.create({
-              organizationId: auth.organizationId,
-              userId: auth.userId,
-              name: body.name,
-              scope: body.scope,
-              keyPrefix: prefix,
-              keyHash: hash,
-            }),
-          );
-          await quotas.claim(manager, 'api_keys', auth.organizationId);
-          return inserted;
+        const saved = await apiKeys.create(auth, {
+          name: body.name,
+          scope: body.scope,
+          keyPrefix: prefix,
+          keyHash: hash,
         });
         const created: z.output<typeof CreatedApiKey> = {
           id: saved.id,
@@ -93,10 +81,7 @@ export function createApiKeyRoutes({ dataSource, config }: ApiDeps): Route[] {
         responses: { 200: { description: 'API keys (never the full key)', schema: ApiKeyList } },
       },
       async (ctx, { query, auth }) => {
-        const keys = await apiKeys.find({
-          where: { organizationId: auth.organizationId, ...(query.include_archived ? {} : { archivedAt: IsNull() }) },
-          order: { createdAt: 'DESC', id: 'DESC' },
-        });
+        const keys = await apiKeys.list(auth, query.include_archived);
         ctx.body = keys.map(listItem);
       },
     ),
@@ -114,12 +99,11 @@ export function createApiKeyRoutes({ dataSource, config }: ApiDeps): Route[] {
         params: ApiKeyIdParams,
         responses: {
           200: { description: 'Archived', schema: SuccessResponse },
-          404: errorResponse(NOT_FOUND),
+          404: errorResponse(API_KEY_NOT_FOUND),
         },
       },
       async (ctx, { params, auth }) => {
-        const key = await findOwned(apiKeys, params.id, auth, NOT_FOUND);
-        await apiKeys.update({ id: key.id }, { isActive: false, archivedAt: key.archivedAt ?? new Date() });
+        await apiKeys.archive(auth, params.id);
         ctx.body = { success: true, message: 'API key archived successfully' };
       },
     ),

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import { User } from '../../entities';
+import type { User } from '../../entities';
 import type { AuthServices } from '../auth/auth-services';
-import { hashPassword, verifyPassword } from '../../domain/accounts/passwords';
+import { verifyPassword } from '../../domain/accounts/passwords';
+import { Users } from '../../domain/accounts/users';
 import type { ApiDeps } from '../context';
 import { ForbiddenError, UnauthorizedError } from '../errors';
-import { ConflictError, NotFoundError } from '../../domain/errors';
+import { ConflictError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { createAccount } from '../../domain/accounts/accounts';
 import { ChangePasswordRequest, SignupAccepted, SIGNUP_RECEIVED } from '../schemas/account';
@@ -22,11 +23,7 @@ export function createAuthRoutes(
   { config, dataSource }: ApiDeps,
   { sessions, loginThrottle, signupThrottle }: AuthServices,
 ): Route[] {
-  const users = dataSource.getRepository(User);
-  /** Raises the user's session generation: every token issued before stops working. */
-  const revokeSessions = async (userId: number) => {
-    await users.increment({ id: userId }, 'sessionGeneration', 1);
-  };
+  const users = new Users(dataSource, config.PASSWORD_HASH_ROUNDS);
   const sessionBody = async (user: User): Promise<z.output<typeof SessionResponse>> => ({
     token: await sessions.issue(user),
     user: userBody(user),
@@ -89,7 +86,7 @@ export function createAuthRoutes(
       },
       async (ctx, { body }) => {
         await loginThrottle.begin(body.email, ctx.ip);
-        const user = await users.findOneBy({ email: body.email });
+        const user = await users.findByEmail(body.email);
         const passwordMatches = await verifyPassword(body.password, user?.passwordHash, config.PASSWORD_HASH_ROUNDS);
         if (!user || !passwordMatches) throw new UnauthorizedError('Invalid email or password');
         await loginThrottle.succeeded(body.email, ctx.ip);
@@ -112,10 +109,8 @@ export function createAuthRoutes(
         },
       },
       async (ctx, { auth }) => {
-        const user = await users.findOneBy({ id: auth.userId });
         // Authentication just found this user; it can only be gone if deleted in between.
-        if (!user) throw new NotFoundError('User not found');
-        ctx.body = userBody(user);
+        ctx.body = userBody(await users.find(auth.userId));
       },
     ),
     defineRoute(
@@ -132,7 +127,7 @@ export function createAuthRoutes(
         responses: { 200: { description: 'Revoked', schema: SuccessResponse } },
       },
       async (ctx, { auth }) => {
-        await revokeSessions(auth.userId);
+        await users.revokeSessions(auth.userId);
         ctx.body = { success: true, message: 'Every session of this user is revoked' };
       },
     ),
@@ -156,19 +151,13 @@ export function createAuthRoutes(
         },
       },
       async (ctx, { body, auth }) => {
-        const user = await users.findOneBy({ id: auth.userId });
-        if (!user) throw new NotFoundError('User not found');
+        const user = await users.find(auth.userId);
         await loginThrottle.begin(user.email, ctx.ip);
         if (!(await verifyPassword(body.current_password, user.passwordHash, config.PASSWORD_HASH_ROUNDS))) {
           throw new ForbiddenError('The current password is wrong');
         }
         await loginThrottle.succeeded(user.email, ctx.ip);
-        await users.update(
-          { id: user.id },
-          { passwordHash: await hashPassword(body.new_password, config.PASSWORD_HASH_ROUNDS) },
-        );
-        await revokeSessions(user.id);
-        ctx.body = await sessionBody(await users.findOneByOrFail({ id: user.id }));
+        ctx.body = await sessionBody(await users.changePassword(user.id, body.new_password));
       },
     ),
   ];

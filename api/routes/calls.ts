@@ -1,7 +1,5 @@
 import type { Agent } from '../../entities';
-import { Run } from '../../entities';
 import type { ApiDeps } from '../context';
-import { NotFoundError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
 import { AgentUuidParams, CallInitiated, CallRequest, TriggerPathParams } from '../schemas/calls';
 import { ErrorBody, text, ValidationErrorBody } from '../schemas/common';
@@ -12,7 +10,7 @@ import { agentByTriggerPath, agentByUuid, callableVersion, callRoute } from '../
 import { idempotencyKeyOf, requestHash, withIdempotencyKey } from '../../domain/calls/idempotency';
 import { startOutboundCall } from '../../domain/calls/start-call';
 import { dialRulesFrom } from '../../domain/compliance/dial-rules';
-import { formatTranscript } from '../../domain/calls/transcript';
+import { runTranscript } from '../../domain/runs/run-artifacts';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 
 const callResponses = (notFound: string) => ({
@@ -145,13 +143,9 @@ export function createCallRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, auth }) => {
-        const run = await dataSource.getRepository(Run).findOne({
-          where: { id: params.run_id, agentId: params.workflow_id, organizationId: auth.organizationId },
-          select: { id: true, logs: true },
-        });
-        if (!run) throw new NotFoundError('Workflow run not found');
+        const transcript = await runTranscript(dataSource, auth, params.workflow_id, params.run_id);
         ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = formatTranscript(run.logs.transcript);
+        ctx.body = transcript;
       },
     ),
   ];

@@ -8,6 +8,7 @@ import { ServiceUnavailableError } from '../errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { DeepHealthResponse, HealthResponse, ReadinessResponse } from '../schemas/health';
 import { version } from '../../platform/version';
+import { pingDatabase } from '../../domain/operations/database-ping';
 
 /** Started by its type name, checked against its signature: the API loads no workflow code. */
 const HEALTH_CHECK_WORKFLOW_TYPE = 'healthCheckWorkflow';
@@ -29,7 +30,7 @@ export function createHealthRoutes({ config, dataSource, temporal, logger }: Api
   // Public answers name what is down, never why: the causes (hosts, ports, driver messages) go to the log.
   const checkDatabase = async (): Promise<string | undefined> => {
     try {
-      await withTimeout(dataSource.query('SELECT 1'), CHECK_TIMEOUT_MS, 'PostgreSQL check');
+      await withTimeout(pingDatabase(dataSource), CHECK_TIMEOUT_MS, 'PostgreSQL check');
       return undefined;
     } catch (error) {
       logger.warn({ err: error }, 'readiness: PostgreSQL check failed');

@@ -1,9 +1,4 @@
-import type { EntityManager } from 'typeorm';
-import { Agent, PhoneNumber, TelephonyConfiguration } from '../../entities';
-import { ProviderError, type ProviderSync } from '../../telephony/provider';
-import type { AuthContext, ApiDeps } from '../context';
-import { isUniqueViolation } from '../../entities/db-errors';
-import { ConflictError, InvalidError, NotFoundError, UpstreamError } from '../../domain/errors';
+import type { ApiDeps } from '../context';
 import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
@@ -15,76 +10,26 @@ import {
   PhoneNumberParams,
   UpdatePhoneNumberRequest,
 } from '../schemas/telephony';
-import { normalizeAddress } from '../../domain/telephony/phone-address';
-import { phoneNumberViewOf, phoneNumberViews } from '../../domain/telephony/phone-number-views';
+import { PHONE_NUMBER_NOT_FOUND as NUMBER_NOT_FOUND, PhoneNumbers } from '../../domain/telephony/phone-numbers';
+import {
+  CONFIGURATION_NOT_FOUND as CONFIG_NOT_FOUND,
+  TelephonyConfigurations,
+} from '../../domain/telephony/telephony-configurations';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
-import { findOwned } from '../tenancy';
 
-const CONFIG_NOT_FOUND = 'Telephony configuration not found';
-const NUMBER_NOT_FOUND = 'Phone number not found';
-const ADDRESS_CONSTRAINT = 'phone_numbers_organization_id_address_normalized_key';
-const UNCHANGED: ProviderSync = { ok: true, message: 'Inbound routing unchanged: the provider was not contacted.' };
 const security = ['ApiKey', 'SessionToken'] as const;
 const tags = ['telephony'];
 const BASE = '/organizations/telephony-configs/{config_id}/phone-numbers';
 
 export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
-  const { dataSource } = deps;
-  const configurations = dataSource.getRepository(TelephonyConfiguration);
-  const numbers = dataSource.getRepository(PhoneNumber);
-  const agents = dataSource.getRepository(Agent);
   const telephony = createTelephonyServices(deps);
   const quotas = new Quotas(deps.config);
-
-  const findNumber = async (configuration: TelephonyConfiguration, id: number): Promise<PhoneNumber> => {
-    const number = await numbers.findOneBy({
-      id,
-      telephonyConfigurationId: configuration.id,
-      organizationId: configuration.organizationId,
-    });
-    if (!number) throw new NotFoundError(NUMBER_NOT_FOUND);
-    return number;
-  };
-
-  const requireAgent = async (id: number, caller: AuthContext): Promise<void> => {
-    if (!(await agents.existsBy({ id, organizationId: caller.organizationId }))) {
-      throw new NotFoundError(`Workflow with id ${id} not found`);
-    }
-  };
-
-  /** Where the number's inbound calls should go now: nowhere unless it is active and bound. */
-  const inboundTarget = (configuration: TelephonyConfiguration, number: PhoneNumber): string | null =>
-    number.isActive && number.inboundWorkflowId !== null ? telephony.inboundUrl(configuration.provider) : null;
-
-  const pushInbound = async (
-    configuration: TelephonyConfiguration,
-    number: PhoneNumber,
-    url: string | null,
-  ): Promise<ProviderSync> => {
-    try {
-      return await telephony.adapterFor(configuration).configureInbound(number.addressNormalized, url);
-    } catch (error) {
-      if (error instanceof ProviderError) return { ok: false, message: error.message };
-      throw error;
-    }
-  };
-
-  /** Runs `write` in a transaction, first clearing the configuration's default caller when `makeDefault`. */
-  const withDefaultCaller = <T>(
-    configurationId: number,
-    makeDefault: boolean,
-    write: (manager: EntityManager) => Promise<T>,
-  ): Promise<T> =>
-    dataSource.transaction(async (manager) => {
-      if (makeDefault) {
-        await manager.update(
-          PhoneNumber,
-          { telephonyConfigurationId: configurationId, isDefaultCallerId: true },
-          { isDefaultCallerId: false },
-        );
-      }
-      return write(manager);
-    });
+  const numbers = new PhoneNumbers(
+    deps.dataSource,
+    telephony,
+    new TelephonyConfigurations(deps.dataSource, telephony, quotas),
+    quotas,
+  );
 
   return [
     defineRoute(
@@ -104,12 +49,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, auth }) => {
-        const configuration = await findOwned(configurations, params.config_id, auth, CONFIG_NOT_FOUND);
-        const rows = await numbers.find({
-          where: { telephonyConfigurationId: configuration.id },
-          order: { createdAt: 'ASC', id: 'ASC' },
-        });
-        ctx.body = { phone_numbers: await phoneNumberViews(dataSource, rows) };
+        ctx.body = { phone_numbers: await numbers.list(auth, params.config_id) };
       },
     ),
     defineRoute(
@@ -134,39 +74,9 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, body, auth }) => {
-        const configuration = await findOwned(configurations, params.config_id, auth, CONFIG_NOT_FOUND);
-        const { addressNormalized, addressType } = normalizeAddress(body.address, body.country_code);
-        if (body.inbound_workflow_id) await requireAgent(body.inbound_workflow_id, auth);
-        const row = numbers.create({
-          organizationId: auth.organizationId,
-          telephonyConfigurationId: configuration.id,
-          address: body.address,
-          addressNormalized,
-          addressType,
-          countryCode: body.country_code ?? null,
-          label: body.label ?? null,
-          inboundWorkflowId: body.inbound_workflow_id ?? null,
-          isActive: body.is_active,
-          isDefaultCallerId: body.is_default_caller_id,
-          extraMetadata: body.extra_metadata,
-        });
-        let saved: PhoneNumber;
-        try {
-          saved = await withDefaultCaller(configuration.id, row.isDefaultCallerId, async (manager) => {
-            const inserted = await manager.save(row);
-            await quotas.claim(manager, 'phone_numbers', auth.organizationId);
-            return inserted;
-          });
-        } catch (error) {
-          if (isUniqueViolation(error, ADDRESS_CONSTRAINT)) {
-            throw new ConflictError('A phone number with this address already exists in the org.');
-          }
-          throw error;
-        }
-        const target = inboundTarget(configuration, saved);
-        const providerSync = target ? await pushInbound(configuration, saved, target) : undefined;
+        const created = await numbers.create(auth, params.config_id, body);
         ctx.status = 201;
-        ctx.body = await phoneNumberViewOf(dataSource, saved, providerSync);
+        ctx.body = created;
       },
     ),
     defineRoute(
@@ -185,8 +95,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, auth }) => {
-        const configuration = await findOwned(configurations, params.config_id, auth, CONFIG_NOT_FOUND);
-        ctx.body = await phoneNumberViewOf(dataSource, await findNumber(configuration, params.phone_number_id));
+        ctx.body = await numbers.view(auth, params.config_id, params.phone_number_id);
       },
     ),
     defineRoute(
@@ -210,26 +119,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, body, auth }) => {
-        const configuration = await findOwned(configurations, params.config_id, auth, CONFIG_NOT_FOUND);
-        const number = await findNumber(configuration, params.phone_number_id);
-        if (body.address !== undefined && body.address.trim() !== number.address) {
-          throw new InvalidError('The address of a phone number cannot be changed; delete it and add the new one.');
-        }
-        const before = inboundTarget(configuration, number);
-        if (body.clear_inbound_workflow) {
-          number.inboundWorkflowId = null;
-        } else if (body.inbound_workflow_id) {
-          await requireAgent(body.inbound_workflow_id, auth);
-          number.inboundWorkflowId = body.inbound_workflow_id;
-        }
-        if (body.label !== undefined) number.label = body.label;
-        if (body.country_code !== undefined) number.countryCode = body.country_code;
-        if (body.is_active !== undefined) number.isActive = body.is_active;
-        if (body.extra_metadata !== undefined) number.extraMetadata = body.extra_metadata;
-        const saved = await numbers.save(number);
-        const after = inboundTarget(configuration, saved);
-        const providerSync = before === after ? UNCHANGED : await pushInbound(configuration, saved, after);
-        ctx.body = await phoneNumberViewOf(dataSource, saved, providerSync);
+        ctx.body = await numbers.update(auth, params.config_id, params.phone_number_id, body);
       },
     ),
     defineRoute(
@@ -251,14 +141,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, auth }) => {
-        const configuration = await findOwned(configurations, params.config_id, auth, CONFIG_NOT_FOUND);
-        const number = await findNumber(configuration, params.phone_number_id);
-        let providerSync: ProviderSync = { ok: true, message: 'No inbound binding: the provider was not contacted.' };
-        if (inboundTarget(configuration, number)) {
-          providerSync = await pushInbound(configuration, number, null);
-          if (!providerSync.ok) throw new UpstreamError(providerSync.message);
-        }
-        await numbers.delete({ id: number.id });
+        const providerSync = await numbers.delete(auth, params.config_id, params.phone_number_id);
         ctx.body = { message: 'Phone number deleted', provider_sync: providerSync };
       },
     ),
@@ -278,13 +161,7 @@ export function createPhoneNumberRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, auth }) => {
-        const configuration = await findOwned(configurations, params.config_id, auth, CONFIG_NOT_FOUND);
-        const number = await findNumber(configuration, params.phone_number_id);
-        const updated = await withDefaultCaller(configuration.id, true, async (manager) => {
-          await manager.update(PhoneNumber, { id: number.id }, { isDefaultCallerId: true });
-          return manager.findOneByOrFail(PhoneNumber, { id: number.id });
-        });
-        ctx.body = await phoneNumberViewOf(dataSource, updated);
+        ctx.body = await numbers.setDefaultCaller(auth, params.config_id, params.phone_number_id);
       },
     ),
   ];

@@ -1,14 +1,12 @@
-import { Run } from '../../entities';
 import { createRecordingStore } from '../../voice/recording-store';
 import { requestedRange } from '../byte-range';
 import type { ApiDeps } from '../context';
 import { RangeNotSatisfiableError, ServiceUnavailableError } from '../errors';
 import { NotFoundError } from '../../domain/errors';
+import { RECORDING_NOT_FOUND as NO_RECORDING, recordedRunId } from '../../domain/runs/run-artifacts';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { WorkflowRunParams } from '../schemas/runs';
 import { z } from '../zod';
-
-const NO_RECORDING = 'Recording not found';
 
 /** Local disk or S3 failed us: 503, with the cause logged by the error middleware. */
 async function fromStorage<T>(read: () => Promise<T>): Promise<T> {
@@ -55,13 +53,8 @@ export function createRecordingRoutes({ dataSource, config, logger }: ApiDeps): 
         },
       },
       async (ctx, { params, auth }) => {
-        const run = await dataSource.getRepository(Run).findOne({
-          where: { id: params.run_id, agentId: params.workflow_id, organizationId: auth.organizationId },
-          select: { id: true, recordingUrl: true },
-        });
-        if (!run) throw new NotFoundError('Workflow run not found');
-        if (!run.recordingUrl) throw new NotFoundError(NO_RECORDING);
-        const recording = await fromStorage(() => recordings.find(run.id));
+        const runId = await recordedRunId(dataSource, auth, params.workflow_id, params.run_id);
+        const recording = await fromStorage(() => recordings.find(runId));
         if (!recording) throw new NotFoundError(NO_RECORDING);
         const range = requestedRange({ range: ctx.get('Range'), ifRange: ctx.get('If-Range') }, recording.size);
         if (range === 'unsatisfiable') throw new RangeNotSatisfiableError(recording.size);

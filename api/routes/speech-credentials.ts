@@ -1,9 +1,11 @@
 import type { z } from 'zod';
-import { SpeechCredential } from '../../entities';
-import { maskSecret } from '../../telephony/credentials';
+import {
+  SPEECH_CREDENTIAL_NOT_FOUND as NOT_FOUND,
+  SpeechCredentials,
+  type SpeechCredentialView,
+} from '../../domain/credentials/speech-credentials';
 import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
-import { NotFoundError, ValidationError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { SuccessResponse } from '../schemas/common';
 import {
@@ -14,22 +16,16 @@ import {
   SpeechCredentialProvider,
 } from '../schemas/speech-credentials';
 
-const NOT_FOUND = 'No API key is stored for this speech provider';
 const PATH = '/organizations/speech-credentials';
 const security = ['ApiKey', 'SessionToken'] as const;
 const tags = ['speech'];
 
 export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): Route[] {
-  const credentials = dataSource.getRepository(SpeechCredential);
-  const secrets = loadSecrets(config);
-
-  const view = (row: SpeechCredential): z.output<typeof SpeechCredentialResponse> => ({
-    provider: SpeechCredentialProvider.parse(row.provider),
-    api_key: maskSecret(secrets.open(row.encryptedApiKey)),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+  const credentials = new SpeechCredentials(dataSource, loadSecrets(config));
+  const answer = (view: SpeechCredentialView): z.output<typeof SpeechCredentialResponse> => ({
+    ...view,
+    provider: SpeechCredentialProvider.parse(view.provider),
   });
-  const findStored = (organizationId: number, provider: string) => credentials.findOneBy({ organizationId, provider });
 
   return [
     defineRoute(
@@ -46,11 +42,7 @@ export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): R
         responses: { 200: { description: 'Keys (masked), sorted by provider', schema: SpeechCredentialList } },
       },
       async (ctx, { auth }) => {
-        const rows = await credentials.find({
-          where: { organizationId: auth.organizationId },
-          order: { provider: 'ASC' },
-        });
-        ctx.body = { speech_credentials: rows.map(view) };
+        ctx.body = { speech_credentials: (await credentials.list(auth)).map(answer) };
       },
     ),
     defineRoute(
@@ -69,9 +61,7 @@ export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): R
         },
       },
       async (ctx, { params, auth }) => {
-        const row = await findStored(auth.organizationId, params.provider);
-        if (!row) throw new NotFoundError(NOT_FOUND);
-        ctx.body = view(row);
+        ctx.body = answer(await credentials.get(auth, params.provider));
       },
     ),
     defineRoute(
@@ -98,30 +88,9 @@ export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): R
         },
       },
       async (ctx, { params, body, auth }) => {
-        const { organizationId } = auth;
-        const stored = await findStored(organizationId, params.provider);
-        if (body.api_key.includes('*')) {
-          if (stored && body.api_key === maskSecret(secrets.open(stored.encryptedApiKey))) {
-            ctx.body = view(stored);
-            return;
-          }
-          throw new ValidationError([
-            {
-              loc: ['body', 'api_key'],
-              msg: stored
-                ? 'This is not the mask of the stored key; send the full key to replace it.'
-                : 'This looks like a masked key and no key is stored for this provider; send the full key.',
-              type: 'value_error',
-            },
-          ]);
-        }
-        // An upsert: two concurrent first PUTs both succeed, the later one's key is kept.
-        await credentials.upsert(
-          { organizationId, provider: params.provider, encryptedApiKey: secrets.seal(body.api_key) },
-          ['organizationId', 'provider'],
-        );
-        ctx.status = stored ? 200 : 201;
-        ctx.body = view(await credentials.findOneByOrFail({ organizationId, provider: params.provider }));
+        const { credential, created } = await credentials.put(auth, params.provider, body.api_key);
+        ctx.status = created ? 201 : 200;
+        ctx.body = answer(credential);
       },
     ),
     defineRoute(
@@ -140,11 +109,7 @@ export function createSpeechCredentialRoutes({ config, dataSource }: ApiDeps): R
         },
       },
       async (ctx, { params, auth }) => {
-        const { affected } = await credentials.delete({
-          organizationId: auth.organizationId,
-          provider: params.provider,
-        });
-        if (!affected) throw new NotFoundError(NOT_FOUND);
+        await credentials.delete(auth, params.provider);
         ctx.body = { success: true, message: 'Speech provider API key deleted' };
       },
     ),

@@ -1,8 +1,4 @@
-import { Campaign, TelephonyConfiguration } from '../../entities';
-import { mergeUpdate, openCredentials, sealCredentials, secretsFollowingNewAddress } from '../../telephony/credentials';
 import type { ApiDeps } from '../context';
-import { isUniqueViolation } from '../../entities/db-errors';
-import { ConflictError, InvalidError, ValidationError } from '../../domain/errors';
 import { quotaBreach, Quotas } from '../../domain/quotas';
 import { defineRoute, errorResponse, type Route } from '../route';
 import {
@@ -14,35 +10,18 @@ import {
   telephonyConfigRequests,
 } from '../schemas/telephony';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
-import { findOwned } from '../tenancy';
-import { toValidationIssues } from '../../domain/validation-issues';
+import {
+  CONFIGURATION_NOT_FOUND as NOT_FOUND,
+  TelephonyConfigurations,
+} from '../../domain/telephony/telephony-configurations';
 
-const NOT_FOUND = 'Telephony configuration not found';
-const NAME_CONSTRAINT = 'telephony_configurations_organization_id_name_key';
 const security = ['ApiKey', 'SessionToken'] as const;
 const tags = ['telephony'];
 
-const duplicateName = (name: string) =>
-  new ConflictError(
-    `A telephony configuration named '${name}' already exists in this organization. Pick a different name.`,
-  );
-
 export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
-  const { dataSource } = deps;
-  const configurations = dataSource.getRepository(TelephonyConfiguration);
   const telephony = createTelephonyServices(deps);
-  const quotas = new Quotas(deps.config);
+  const configurations = new TelephonyConfigurations(deps.dataSource, telephony, new Quotas(deps.config));
   const { CreateTelephonyConfigRequest, UpdateTelephonyConfigRequest } = telephonyConfigRequests(telephony.providers);
-
-  /** Saves, turning a taken name into 409. */
-  const saveNamed = async (row: TelephonyConfiguration, save: () => Promise<TelephonyConfiguration>) => {
-    try {
-      return await save();
-    } catch (error) {
-      if (isUniqueViolation(error, NAME_CONSTRAINT)) throw duplicateName(row.name);
-      throw error;
-    }
-  };
 
   return [
     defineRoute(
@@ -82,11 +61,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         responses: { 200: { description: 'Configurations (secrets masked)', schema: TelephonyConfigurationList } },
       },
       async (ctx, { auth }) => {
-        const rows = await configurations.find({
-          where: { organizationId: auth.organizationId },
-          order: { createdAt: 'ASC', id: 'ASC' },
-        });
-        ctx.body = { configurations: rows.map((row) => telephony.configurationView(row)) };
+        ctx.body = { configurations: await configurations.list(auth) };
       },
     ),
     defineRoute(
@@ -105,36 +80,9 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { body, auth }) => {
-        const { provider, ...fields } = body.config;
-        const definition = telephony.definitionOf({ provider });
-        const row = configurations.create({
-          organizationId: auth.organizationId,
-          name: body.name,
-          provider,
-          credentials: sealCredentials(
-            definition,
-            { ...fields, ...definition.serverManaged?.(null) },
-            telephony.secrets,
-          ),
-          isDefaultOutbound: body.is_default_outbound,
-          callsPerSecond: body.calls_per_second ?? null,
-        });
-        const saved = await saveNamed(row, () =>
-          dataSource.transaction(async (manager) => {
-            if (row.isDefaultOutbound) {
-              await manager.update(
-                TelephonyConfiguration,
-                { organizationId: auth.organizationId, isDefaultOutbound: true },
-                { isDefaultOutbound: false },
-              );
-            }
-            const saved = await manager.save(row);
-            await quotas.claim(manager, 'telephony_configurations', auth.organizationId);
-            return saved;
-          }),
-        );
+        const created = await configurations.create(auth, body);
         ctx.status = 201;
-        ctx.body = telephony.configurationView(saved);
+        ctx.body = created;
       },
     ),
     defineRoute(
@@ -154,7 +102,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, auth }) => {
-        ctx.body = telephony.configurationView(await findOwned(configurations, params.config_id, auth, NOT_FOUND));
+        ctx.body = await configurations.view(auth, params.config_id);
       },
     ),
     defineRoute(
@@ -180,41 +128,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, body, auth }) => {
-        const row = await findOwned(configurations, params.config_id, auth, NOT_FOUND);
-        if (body.config) {
-          const { provider, ...update } = body.config;
-          if (provider !== row.provider) {
-            throw new InvalidError('Provider cannot be changed; create a new configuration instead.');
-          }
-          const definition = telephony.definitionOf(row);
-          const current = openCredentials(row.credentials, telephony.secrets);
-          const following = secretsFollowingNewAddress(definition, current, update);
-          if (following) {
-            throw new ValidationError(
-              following.keptSecrets.map((name) => ({
-                loc: ['body', 'config', name],
-                msg: `${following.changedField} changes, so ${name} must be sent again: a stored secret is never sent to a new address`,
-                type: 'secret_required',
-              })),
-            );
-          }
-          const parsed = definition.configSchema.safeParse({
-            ...mergeUpdate(definition, current, update),
-            ...definition.serverManaged?.(current),
-          });
-          if (!parsed.success) {
-            throw new ValidationError(
-              toValidationIssues(parsed.error, 'body').map((issue) => ({
-                ...issue,
-                loc: ['body', 'config', ...issue.loc.slice(1)],
-              })),
-            );
-          }
-          row.credentials = sealCredentials(definition, parsed.data, telephony.secrets);
-        }
-        if (body.name !== undefined) row.name = body.name;
-        if (body.calls_per_second !== undefined) row.callsPerSecond = body.calls_per_second;
-        ctx.body = telephony.configurationView(await saveNamed(row, () => configurations.save(row)));
+        ctx.body = await configurations.update(auth, params.config_id, body);
       },
     ),
     defineRoute(
@@ -236,13 +150,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, auth }) => {
-        const row = await findOwned(configurations, params.config_id, auth, NOT_FOUND);
-        if (await dataSource.getRepository(Campaign).existsBy({ telephonyConfigurationId: row.id })) {
-          throw new ConflictError(
-            `Telephony configuration ${row.id} is referenced by one or more campaigns and cannot be deleted.`,
-          );
-        }
-        await configurations.delete({ id: row.id });
+        await configurations.delete(auth, params.config_id);
         ctx.body = { message: 'Telephony configuration deleted' };
       },
     ),
@@ -262,17 +170,7 @@ export function createTelephonyConfigRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, auth }) => {
-        const row = await findOwned(configurations, params.config_id, auth, NOT_FOUND);
-        const updated = await dataSource.transaction(async (manager) => {
-          await manager.update(
-            TelephonyConfiguration,
-            { organizationId: auth.organizationId, isDefaultOutbound: true },
-            { isDefaultOutbound: false },
-          );
-          await manager.update(TelephonyConfiguration, { id: row.id }, { isDefaultOutbound: true });
-          return manager.findOneByOrFail(TelephonyConfiguration, { id: row.id });
-        });
-        ctx.body = telephony.configurationView(updated);
+        ctx.body = await configurations.setDefaultOutbound(auth, params.config_id);
       },
     ),
   ];

@@ -1,4 +1,4 @@
-import { PhoneNumber, Run, TelephonyConfiguration } from '../../entities';
+import type { TelephonyConfiguration } from '../../entities';
 import { maskPhoneNumber } from '../../platform/log-redaction';
 import { openCredentials } from '../../telephony/credentials';
 import { ACKNOWLEDGED, answerUrls } from '../../telephony/inbound';
@@ -15,6 +15,7 @@ import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { ProviderJsonReply, providerWebhookBody, vonageWebhookBody } from '../schemas/webhooks';
 import { signalCallStatus } from '../../domain/calls/call-status-signal';
 import { acceptInboundCall, findCalledNumber, inboundAddress } from '../../domain/calls/inbound';
+import { ProviderRuns } from '../../domain/calls/provider-runs';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
 import { z } from '../zod';
 
@@ -73,6 +74,7 @@ function parsed<T>(parse: () => T): T {
 export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
   const { dataSource, temporal, config } = deps;
   const telephony = createTelephonyServices(deps);
+  const providerRuns = new ProviderRuns(dataSource);
   const inboundDeps = {
     dataSource,
     temporal,
@@ -89,12 +91,9 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
 
   /** The run a provider asks instructions for, with its configuration's adapter; 404 for anything else. */
   const runOf = async (provider: string, runId: number) => {
-    const run = await dataSource.getRepository(Run).findOneBy({ id: runId, provider });
-    const configuration = run?.telephonyConfigurationId
-      ? await dataSource.getRepository(TelephonyConfiguration).findOneBy({ id: run.telephonyConfigurationId })
-      : null;
-    if (!run || !configuration) throw new NotFoundError('Run not found');
-    return { run, adapter: telephony.adapterFor(configuration) };
+    const found = await providerRuns.withConfiguration(provider, runId);
+    if (!found) throw new NotFoundError('Run not found');
+    return { run: found.run, adapter: telephony.adapterFor(found.configuration) };
   };
 
   const answer = async (ctx: RouteContext, { params }: { params: { provider: string; run_id: number } }) => {
@@ -232,10 +231,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         ctx.body = { status: 'received' };
         const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
         const uuid = parsed(() => jsonObjectBody(request.rawBody, 'Vonage')).uuid;
-        const run =
-          typeof uuid === 'string' && uuid
-            ? await dataSource.getRepository(Run).findOneBy({ provider: 'vonage', providerCallId: uuid })
-            : null;
+        const run = typeof uuid === 'string' && uuid ? await providerRuns.byProviderCall('vonage', uuid) : null;
         if (!run) {
           ctx.state.log.info({ uuid }, 'Vonage event for an unknown call: ignored');
           return;
@@ -274,15 +270,9 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
       async (ctx, { body, auth }) => {
         offered('simulator');
         const address = inboundAddress(body.to);
-        const number = await dataSource
-          .getRepository(PhoneNumber)
-          .findOneBy({ organizationId: auth.organizationId, addressNormalized: address });
-        const configuration = number
-          ? await dataSource
-              .getRepository(TelephonyConfiguration)
-              .findOneBy({ id: number.telephonyConfigurationId, provider: 'simulator' })
-          : null;
-        if (!configuration) throw new NotFoundError('Phone number not found on a simulator configuration');
+        const called = await providerRuns.simulatorNumber(auth.organizationId, address);
+        if (!called) throw new NotFoundError('Phone number not found on a simulator configuration');
+        const { configuration } = called;
         const simulator = simulatorConfigSchema.parse(openCredentials(configuration.credentials, telephony.secrets));
         const rung = await viaProvider(() =>
           ringSimulatorNumber(
@@ -294,9 +284,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
             },
           ),
         );
-        const run = rung.answered
-          ? await dataSource.getRepository(Run).findOneBy({ provider: 'simulator', providerCallId: rung.callId })
-          : null;
+        const run = rung.answered ? await providerRuns.byProviderCall('simulator', rung.callId) : null;
         ctx.body = { call_id: rung.callId, answered: rung.answered, workflow_run_id: run?.id ?? null };
       },
     ),

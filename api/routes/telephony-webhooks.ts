@@ -1,7 +1,6 @@
-import type { DataSource } from 'typeorm';
 import { ProviderError } from '../../telephony/provider';
-import type { ConfigurationRow } from '../../telephony/registry';
 import { signalCallStatus, signalTransferStatus } from '../../domain/calls/call-status-signal';
+import { ProviderRuns } from '../../domain/calls/provider-runs';
 import type { ApiDeps, AppState } from '../context';
 import { ForbiddenError } from '../errors';
 import { withSignedCallerTrace } from '../middleware/trace-request';
@@ -25,6 +24,7 @@ const TransferMarkup = z.string().openapi({
 export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
   const { dataSource, temporal, config } = deps;
   const telephony = createTelephonyServices(deps);
+  const providerRuns = new ProviderRuns(dataSource);
 
   /**
    * The run a provider webhook names and its adapter, once the signature is checked (403 otherwise);
@@ -37,7 +37,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
   ) => {
     const log = ctx.state.log.child({ provider: params.provider, runId: params.run_id });
     ctx.body = RECEIVED;
-    const run = await webhookTarget(dataSource, params.run_id, params.provider);
+    const run = await providerRuns.webhookTarget(params.run_id, params.provider);
     if (!run) {
       log.warn(`${kind} webhook for an unknown run: ignored`);
       return null;
@@ -157,25 +157,4 @@ function providerEvent<T>(parse: () => T): T {
     if (error instanceof ProviderError) throw new InvalidError(error.message);
     throw error;
   }
-}
-
-interface WebhookTarget {
-  id: number;
-  is_completed: boolean;
-  provider_call_id: string | null;
-  temporal_workflow_id: string | null;
-  configuration: ConfigurationRow;
-}
-
-/** The run a status webhook names, with the configuration that checks its signature: one statement. */
-async function webhookTarget(dataSource: DataSource, runId: number, provider: string): Promise<WebhookTarget | null> {
-  const [row] = await dataSource.query<(Omit<WebhookTarget, 'configuration'> & ConfigurationRow)[]>(
-    `SELECT r.id, r.is_completed, r.temporal_workflow_id, r.provider_call_id, c.provider, c.credentials
-       FROM runs r JOIN telephony_configurations c ON c.id = r.telephony_configuration_id
-      WHERE r.id = $1 AND r.mode = $2`,
-    [runId, provider],
-  );
-  if (!row) return null;
-  const { provider: configured, credentials, ...run } = row;
-  return { ...run, configuration: { provider: configured, credentials } };
 }

@@ -3,7 +3,6 @@ import { quotaBreach } from '../../domain/quotas';
 import { ToolRunner, type ToolRunnerDeps } from '../../domain/tools/tool-runner';
 import { ToolsService } from '../../domain/tools/tools';
 import { createToolRunnerDeps } from '../../domain/tools/tool-runner-deps';
-import { findCredential } from '../../entities/repositories/credential.repository';
 import { loadSecrets } from '../../telephony/secrets';
 import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
@@ -32,8 +31,6 @@ export function createToolRoutes({ config, dataSource }: ApiDeps, runnerDeps?: P
     dataSource,
     config,
     resolve: deps.policy.resolve,
-    credentialExists: async (organizationId, uuid) =>
-      (await findCredential(dataSource.manager, organizationId, uuid)) !== null,
   });
 
   return [

@@ -2,10 +2,8 @@ import type { ApiDeps } from '../context';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { WorkflowIdParams } from '../schemas/agents';
 import { WebCallRequest, WebCallStarted } from '../schemas/web-calls';
-import { Agent } from '../../entities';
-import { NotFoundError } from '../../domain/errors';
 import { AgentVersionCache } from '../../domain/agents/version-cache';
-import { callableVersion } from '../../domain/calls/call-targets';
+import { agentById, callableVersion } from '../../domain/calls/call-targets';
 import { startWebCall } from '../../domain/calls/start-web-call';
 import { loadSecrets } from '../../telephony/secrets';
 
@@ -35,10 +33,7 @@ export function createWebCallRoutes(deps: ApiDeps): Route[] {
         },
       },
       async (ctx, { params, body, auth }) => {
-        const agent = await dataSource
-          .getRepository(Agent)
-          .findOneBy({ id: params.workflow_id, organizationId: auth.organizationId });
-        if (!agent) throw new NotFoundError(`Workflow with id ${params.workflow_id} not found`);
+        const agent = await agentById(dataSource, auth.organizationId, params.workflow_id);
         const version = await callableVersion(versions, agent);
         ctx.body = await startWebCall(
           {

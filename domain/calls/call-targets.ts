@@ -5,6 +5,7 @@ import { ConflictError, InvalidError, NotFoundError } from '../errors';
 import { resolveTrigger } from '../agents/triggers';
 import type { AgentVersionCache, AgentVersionContent } from '../agents/version-cache';
 import type { TelephonyServices } from '../telephony/telephony-services';
+import { createAgentRepository } from '../../entities/repositories/agent.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NOT_CONFIGURED = 'Telephony provider not configured for this organization';
@@ -26,6 +27,13 @@ export async function agentByUuid(dataSource: DataSource, organizationId: number
     ? await dataSource.getRepository(Agent).findOneBy({ workflowUuid: uuid.toLowerCase(), organizationId })
     : null;
   if (!agent) throw new NotFoundError('Workflow not found');
+  return agent;
+}
+
+/** The organization's agent with that id; 404 for anything else. */
+export async function agentById(dataSource: DataSource, organizationId: number, id: number): Promise<Agent> {
+  const agent = await createAgentRepository(dataSource).findOwned(organizationId, id);
+  if (!agent) throw new NotFoundError(`Workflow with id ${id} not found`);
   return agent;
 }
 

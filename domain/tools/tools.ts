@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { In, type DataSource } from 'typeorm';
 import { Tool } from '../../entities';
+import { findCredential } from '../../entities/repositories/credential.repository';
 import { AddressRefusedError, checkedAddress, type AddressPolicy } from '../../platform/address-guard';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { Quotas } from '../quotas';
@@ -38,8 +39,6 @@ export interface ToolsDeps {
   config: Pick<Config, 'ALLOW_PRIVATE_WEBHOOKS' | 'QUOTA_TOOLS'> & ConstructorParameters<typeof Quotas>[0];
   /** DNS, replaceable in tests. */
   resolve?: AddressPolicy['resolve'];
-  /** Whether a credential of the organization exists (the credentials resource). */
-  credentialExists(organizationId: number, credentialUuid: string): Promise<boolean>;
 }
 
 /** The organization's tools: stored, listed, archived; checked before they are saved. */
@@ -104,7 +103,7 @@ export class ToolsService {
       }
     }
     const credential = definition.config.credential_uuid;
-    if (credential && !(await this.deps.credentialExists(organizationId, credential))) {
+    if (credential && !(await findCredential(this.deps.dataSource.manager, organizationId, credential))) {
       issues.push({
         loc: [...loc, 'credential_uuid'],
         msg: `Credential ${credential} not found in this organization`,

@@ -106,3 +106,36 @@ describe('the HTTP layer calls the domain, never the reverse', () => {
     expect(await fencesBroken('domain/x.ts', otel)).toEqual([]);
   });
 });
+
+describe('API routes hold no database access', () => {
+  /** The data-access fences a snippet at `path` breaks: restricted imports and restricted calls. */
+  async function dataAccessBroken(path: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath: join(root, path) });
+    if (!result) throw new Error(`${path} was not linted`);
+    return result.messages
+      .filter((message) => /no-restricted-(imports|syntax)$/.test(message.ruleId ?? ''))
+      .map((message) => message.message);
+  }
+
+  it.each([
+    ['a transaction', `export const f = (d: any) => d.transaction(async () => 1);\n`],
+    ['a raw query', `export const f = (d: any) => d.query('SELECT 1');\n`],
+    ['a TypeORM repository', `export const f = (d: any) => d.getRepository('Run');\n`],
+    ['a query builder', `export const f = (d: any) => d.createQueryBuilder();\n`],
+    ['an entity manager', `export const f = (d: any) => d.manager;\n`],
+    ['typeorm', `import { IsNull } from 'typeorm';\n${uses('IsNull')}`],
+    ['an entity as a value', `import { Run } from '../../entities';\n${uses('Run')}`],
+    ['a repository', `import { x } from '../../entities/repositories/run.repository';\n${uses('x')}`],
+  ])('api/routes/ may not use %s', async (_, code) => {
+    expect(await dataAccessBroken('api/routes/x.ts', code)).toEqual([
+      expect.stringContaining('API routes hold no database access'),
+    ]);
+  });
+
+  it('allows entity types, and the same code outside the routes', async () => {
+    const entityType = `import type { Run } from '../../entities';\nexport type Used = Run;\n`;
+    expect(await dataAccessBroken('api/routes/x.ts', entityType)).toEqual([]);
+    const transaction = `export const f = (d: any) => d.transaction(async () => 1);\n`;
+    expect(await dataAccessBroken('domain/x.ts', transaction)).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { callUrls } from '../../activities/call-settings';
+import { callUrls } from '../../domain/calls/call-settings';
 import { answerUrls } from '../../telephony/inbound';
 import { Secrets } from '../../telephony/secrets';
 import { mediaTokenKey, verifyMediaToken } from '../../voice/media-token';

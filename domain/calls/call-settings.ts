@@ -1,8 +1,8 @@
-import type { LlmSettings } from '../agent-runtime/contract';
-import { dialRulesFrom, type DialRules } from '../domain/compliance/dial-rules';
-import type { Config } from '../platform/config';
-import type { Secrets } from '../telephony/secrets';
-import { answerUrls } from '../telephony/inbound';
+import type { LlmSettings } from '../../agent-runtime/contract';
+import { dialRulesFrom, type DialRules } from '../compliance/dial-rules';
+import type { Config } from '../../platform/config';
+import type { Secrets } from '../../telephony/secrets';
+import { answerUrls } from '../../telephony/inbound';
 
 /** What the call activities read from the configuration. */
 export interface CallSettings {
