@@ -48,6 +48,28 @@ export type PhaseResult = { next: CallPhase } | { end: CallEnding };
 
 export const endWith = (ending: CallEnding): PhaseResult => ({ end: ending });
 
+/** The disposition of a call hung up after a transfer that did not connect and was not carried on. */
+export const TRANSFER_FAILED_DISPOSITION = 'transfer_failed';
+
+/**
+ * Hangs the call up if it is still up, waits for its final status and ends with the given
+ * conversation when the call completed.
+ */
+export async function hangUpAndEnd(call: CallRun, conversation: ConversationResult): Promise<PhaseResult> {
+  const { state } = call;
+  if (!state.ended) {
+    await call.hangup();
+    await call.finalStatus();
+  }
+  const final = state.final ?? { status: 'completed' as const, durationSeconds: 0 };
+  return endWith({
+    callStatus: final.status,
+    durationSeconds: final.durationSeconds ?? 0,
+    conversation: final.status === 'completed' ? conversation : null,
+    transfers: call.transfers,
+  });
+}
+
 /**
  * One call as its workflow follows it: its input, its state, and the steps on the provider every
  * phase uses (look the call up, hang up, wait with bounded waits).

@@ -4,7 +4,7 @@ import type { ConversationResult, ConversationResume } from '../../agent-runtime
 import { CALL_LENGTH_POLICIES } from '../activity-policies';
 import type { CallWorkflowInput } from '../definitions';
 import { spokenDuration } from '../spoken-duration';
-import { endWith, type CallRun, type PhaseResult } from './call-run';
+import { endWith, hangUpAndEnd, TRANSFER_FAILED_DISPOSITION, type CallRun, type PhaseResult } from './call-run';
 
 /**
  * After a live call's final status, how long a conversation that started may take to be reported:
@@ -18,7 +18,6 @@ const CONVERSATION_GRACE_MS = 30_000;
  */
 const RESUME_START_MS = 30_000;
 /** The disposition of a live call hung up after a transfer that did not connect. */
-const TRANSFER_FAILED = 'transfer_failed';
 
 /** Marks histories whose conversations may stop for a transfer (older ones never did). */
 export const TRANSFER_PATCH = 'call-transfer';
@@ -90,19 +89,8 @@ async function converseLive(call: CallRun): Promise<PhaseResult> {
  * Nobody carried the conversation on after a transfer that did not connect (the stream was gone):
  * the call is hung up rather than left in silence, and the run keeps what was said.
  */
-async function hangUpUnresumed(call: CallRun, previous: ConversationResult): Promise<PhaseResult> {
-  const { state } = call;
-  if (!state.ended) {
-    await call.hangup();
-    await call.finalStatus();
-  }
-  const final = state.final ?? { status: 'completed' as const, durationSeconds: 0 };
-  return endWith({
-    callStatus: final.status,
-    durationSeconds: final.durationSeconds ?? 0,
-    conversation: final.status === 'completed' ? { ...previous, disposition: TRANSFER_FAILED } : null,
-    transfers: call.transfers,
-  });
+function hangUpUnresumed(call: CallRun, previous: ConversationResult): Promise<PhaseResult> {
+  return hangUpAndEnd(call, { ...previous, disposition: TRANSFER_FAILED_DISPOSITION });
 }
 
 /** The simulated conversation runs in a local activity while the call lasts. */

@@ -5,7 +5,7 @@ import type { TransferStatus } from '../../telephony/provider';
 import { ACTIVITY_POLICIES } from '../activity-policies';
 import type { RunTransfer } from '../definitions';
 import { spokenDuration } from '../spoken-duration';
-import { endWith, type CallRun, type PhaseResult } from './call-run';
+import { endWith, hangUpAndEnd, TRANSFER_FAILED_DISPOSITION, type CallRun, type PhaseResult } from './call-run';
 import { LIVE_TRANSFER_CALLBACK_PATCH } from './converse';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
@@ -22,7 +22,6 @@ export const TRANSFER_RELEASE_PATCH = 'transfer-release';
 /** The disposition of a conversation that stopped for a transfer the caller hung up on. */
 const CALLER_HUNG_UP = 'user_hangup';
 /** The disposition of a live call hung up after a transfer that did not connect (older histories). */
-const TRANSFER_FAILED = 'transfer_failed';
 
 /** What the model is told when a transfer does not connect, by how it ended. */
 const FAILURE_REASONS: Partial<Record<RunTransfer['outcome'], string>> = {
@@ -151,19 +150,8 @@ async function lookUp(call: CallRun, transferId: string): Promise<void> {
  * A live call whose transfer did not connect, in histories from before live conversations carried
  * on: the call is hung up cleanly rather than left in silence; the run keeps the attempt.
  */
-async function liveHangUp(call: CallRun, asked: ConversationResult): Promise<PhaseResult> {
-  const { state } = call;
-  if (!state.ended) {
-    await call.hangup();
-    await call.finalStatus();
-  }
-  const final = state.final ?? { status: 'completed' as const, durationSeconds: 0 };
-  return endWith({
-    callStatus: final.status,
-    durationSeconds: final.durationSeconds ?? 0,
-    conversation: final.status === 'completed' ? { ...asked, disposition: TRANSFER_FAILED } : null,
-    transfers: call.transfers,
-  });
+function liveHangUp(call: CallRun, asked: ConversationResult): Promise<PhaseResult> {
+  return hangUpAndEnd(call, { ...asked, disposition: TRANSFER_FAILED_DISPOSITION });
 }
 
 /** The person took the caller: the call lasts as long as they talk, within `max_call_duration` from now. */
@@ -175,15 +163,5 @@ async function joined(call: CallRun, asked: ConversationResult): Promise<PhaseRe
     'the transferred call to end',
     true,
   );
-  if (!state.ended) {
-    await call.hangup();
-    await call.finalStatus();
-  }
-  const final = state.final ?? { status: 'completed' as const, durationSeconds: 0 };
-  return endWith({
-    callStatus: final.status,
-    durationSeconds: final.durationSeconds ?? 0,
-    conversation: final.status === 'completed' ? asked : null,
-    transfers: call.transfers,
-  });
+  return hangUpAndEnd(call, asked);
 }
