@@ -74,7 +74,7 @@ export async function fullTextSearch(
     documents.map(async (document) => {
       if (document.lexemes.length === 0) return [];
       const index = await textIndexes.get({ db }, { id: document.id, completedAt: document.completed_at });
-      return rankChunks(index, rankingOrder(document.lexemes)).map((hit) => ({ document, ...hit }));
+      return rankChunks(index, rankingOrder(document.lexemes), request.topK).map((hit) => ({ document, ...hit }));
     }),
   );
   const best = topHits(ranked.flat(), request.topK);

@@ -156,10 +156,11 @@ export function rankingOrder(lexemes: readonly string[]): string[] {
 }
 
 /**
- * The chunks holding any of `lexemes` (in `rankingOrder`), each with ts_rank's score for the OR of
- * them normalized by the chunk's length (ts_rank's normalization 1), as PostgreSQL rounds it.
+ * The `limit` best chunks holding any of `lexemes` (in `rankingOrder`), best first (ties by
+ * position), each with ts_rank's score for the OR of them normalized by the chunk's length
+ * (ts_rank's normalization 1), rounded as PostgreSQL rounds it.
  */
-export function rankChunks(index: DocumentTextIndex, lexemes: readonly string[]): TextHit[] {
+export function rankChunks(index: DocumentTextIndex, lexemes: readonly string[], limit: number): TextHit[] {
   const sums = new Float32Array(index.positions.length);
   const matched = new Uint8Array(index.positions.length);
   for (const lexeme of lexemes) {
@@ -173,15 +174,20 @@ export function rankChunks(index: DocumentTextIndex, lexemes: readonly string[])
       matched[chunk] = 1;
     }
   }
-  const hits: TextHit[] = [];
-  matched.forEach((isMatched, chunk) => {
-    if (!isMatched) return;
-    let score = Math.fround((sums[chunk] as number) / lexemes.length);
-    if (score < 0) score = Math.fround(1e-20);
-    hits.push({
-      position: index.positions[chunk] as number,
-      score: Math.fround(score / (index.lengthNorms[chunk] as number)),
-    });
-  });
-  return hits;
+  const best: TextHit[] = [];
+  const before = (score: number, position: number, hit: TextHit) =>
+    score > hit.score || (score === hit.score && position < hit.position);
+  for (let chunk = 0; chunk < matched.length; chunk += 1) {
+    if (!matched[chunk]) continue;
+    let sum = Math.fround((sums[chunk] as number) / lexemes.length);
+    if (sum < 0) sum = Math.fround(1e-20);
+    const score = Math.fround(sum / (index.lengthNorms[chunk] as number));
+    const position = index.positions[chunk] as number;
+    if (best.length === limit && !before(score, position, best[limit - 1] as TextHit)) continue;
+    let at = best.length;
+    while (at > 0 && before(score, position, best[at - 1] as TextHit)) at -= 1;
+    best.splice(at, 0, { position, score });
+    if (best.length > limit) best.pop();
+  }
+  return best;
 }
