@@ -1,6 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { loadEmbeddingSettings } from './embedding-settings';
 import { embedTexts, type EmbeddingsOutbound } from './embeddings';
+import { CompletedDocumentCache } from './completed-document-cache';
+import { buildTextIndex, rankChunks, rankingOrder, type DocumentTextIndex } from './text-index';
 import type { SearchHit } from './types';
 import { vectorSearch } from './vector-search';
 
@@ -21,50 +23,107 @@ interface HitRow {
   score: number;
 }
 
+/** The most postings (a lexeme in a chunk) kept in memory for full-text ranking (about 100 MB); the least recently used documents go first. */
+const MAX_CACHED_POSTINGS = 12 * 1024 * 1024;
+
+const textIndexes = new CompletedDocumentCache<{ db: DataSource | EntityManager }, DocumentTextIndex>(
+  MAX_CACHED_POSTINGS,
+  (index) => index.chunks.length,
+  async ({ db }, documentId) =>
+    buildTextIndex(
+      await db.query<{ position: number; vector: string }[]>(
+        `SELECT position, search_vector::text AS vector FROM knowledge_base_chunks
+          WHERE document_id = $1 ORDER BY position`,
+        [documentId],
+      ),
+    ),
+);
+
+interface SearchedDocument {
+  id: string;
+  file_name: string;
+  completed_at: string;
+  /** The query's words as this document's language stems them, stop words left out. */
+  lexemes: string[];
+}
+
 /**
  * Full-text search over an organization's completed documents, each in its own language: the
  * query's words, stemmed and stripped of stop words by the document's text search configuration,
- * are OR-ed (a question rarely repeats every word of its answer), and chunks are ranked by
- * `ts_rank` with headings weighted above text and long chunks normalized down. Documents not
- * completed, other organizations' and deleted ones are never searched.
+ * are OR-ed (a question rarely repeats every word of its answer), and chunks are ranked as
+ * `ts_rank(search_vector, query, 1)` ranks them: headings weighted above text, long chunks
+ * normalized down. The ranking runs over each document's words kept in memory (see text-index.ts),
+ * since a question's common words match most chunks and re-reading their tsvectors on every search
+ * costs more than the search may take. Documents not completed, other organizations' and deleted
+ * ones are never searched.
  */
 export async function fullTextSearch(
   db: DataSource | EntityManager,
   organizationId: number,
   request: SearchRequest,
 ): Promise<SearchHit[]> {
-  const rows = await db.query<HitRow[]>(
-    `WITH documents AS (
-       SELECT id, file_name, language FROM knowledge_base_documents
-        WHERE organization_id = $1 AND status = 'completed'
-          AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
-     ),
-     queries AS (
-       SELECT language,
-              to_tsquery('simple', coalesce((
-                SELECT string_agg(quote_literal(lexeme), ' | ')
-                  FROM unnest(tsvector_to_array(to_tsvector(language::regconfig, $3))) AS lexeme), '')) AS query
-         FROM (SELECT DISTINCT language FROM documents) AS languages
-     )
-     SELECT c.document_id, d.file_name, c.position, c.heading, c.content, c.page,
-            ts_rank(c.search_vector, q.query, 1)::float8 AS score
-       FROM knowledge_base_chunks c
-       JOIN documents d ON d.id = c.document_id
-       JOIN queries q ON q.language = d.language
-      WHERE c.organization_id = $1 AND c.search_vector @@ q.query
-      ORDER BY score DESC, c.document_id, c.position
-      LIMIT $4`,
-    [organizationId, request.documentUuids ?? null, request.query, request.topK],
+  const documents = await db.query<SearchedDocument[]>(
+    `SELECT id, file_name, completed_at::text AS completed_at,
+            tsvector_to_array(to_tsvector(language::regconfig, $3)) AS lexemes
+       FROM knowledge_base_documents
+      WHERE organization_id = $1 AND status = 'completed'
+        AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))`,
+    [organizationId, request.documentUuids ?? null, request.query],
   );
-  return rows.map((row) => ({
-    document_uuid: row.document_id,
-    file_name: row.file_name,
-    position: row.position,
-    heading: row.heading,
-    content: row.content,
-    page: row.page,
-    score: Number(row.score),
-  }));
+  const ranked = await Promise.all(
+    documents.map(async (document) => {
+      if (document.lexemes.length === 0) return [];
+      const index = await textIndexes.get({ db }, { id: document.id, completedAt: document.completed_at });
+      return rankChunks(index, rankingOrder(document.lexemes), request.topK).map((hit) => ({ document, ...hit }));
+    }),
+  );
+  const best = topHits(ranked.flat(), request.topK);
+  if (best.length === 0) return [];
+  const rows = await db.query<Omit<HitRow, 'score' | 'file_name'>[]>(
+    `SELECT c.document_id, c.position, c.heading, c.content, c.page
+       FROM unnest($1::uuid[], $2::int[]) AS wanted (document_id, position)
+       JOIN knowledge_base_chunks c ON c.document_id = wanted.document_id AND c.position = wanted.position`,
+    [best.map((hit) => hit.document.id), best.map((hit) => hit.position)],
+  );
+  const byKey = new Map(rows.map((row) => [`${row.document_id}:${row.position}`, row]));
+  return best.flatMap((hit) => {
+    const row = byKey.get(`${hit.document.id}:${hit.position}`);
+    return row
+      ? [
+          {
+            document_uuid: hit.document.id,
+            file_name: hit.document.file_name,
+            position: hit.position,
+            heading: row.heading,
+            content: row.content,
+            page: row.page,
+            score: hit.score,
+          },
+        ]
+      : [];
+  });
+}
+
+/** The `limit` best hits: highest score first, then by document id and position (as PostgreSQL orders uuids and integers). */
+function topHits<T extends { document: { id: string }; position: number; score: number }>(
+  hits: T[],
+  limit: number,
+): T[] {
+  const before = (a: T, b: T) =>
+    a.score !== b.score
+      ? a.score > b.score
+      : a.document.id !== b.document.id
+        ? a.document.id < b.document.id
+        : a.position < b.position;
+  const best: T[] = [];
+  for (const hit of hits) {
+    if (best.length === limit && !before(hit, best[limit - 1] as T)) continue;
+    let at = best.length;
+    while (at > 0 && before(hit, best[at - 1] as T)) at -= 1;
+    best.splice(at, 0, hit);
+    if (best.length > limit) best.pop();
+  }
+  return best;
 }
 
 /** How a search ranked: full text alone, or full text and vectors fused. */
@@ -98,29 +157,29 @@ export async function searchKnowledgeBase(
 ): Promise<SearchOutcome> {
   const settings = await loadEmbeddingSettings(db, organizationId);
   if (!settings) return { mode: 'full_text', results: await fullTextSearch(db, organizationId, request) };
-  let query: Float32Array | undefined;
-  try {
-    [query] = await embedTexts(outbound, organizationId, settings, [request.query]);
-  } catch {
-    query = undefined;
-  }
-  if (!query) return { mode: 'full_text', results: await fullTextSearch(db, organizationId, request) };
   const candidates = Math.max(FUSION_CANDIDATES, request.topK);
-  const embedded = await db.query<{ id: string }[]>(
-    `SELECT id FROM knowledge_base_documents
-      WHERE organization_id = $1 AND status = 'completed' AND embedding_model = $2
-        AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[]))`,
-    [organizationId, settings.model, request.documentUuids ?? null],
-  );
-  const [textual, similar] = await Promise.all([
+  // The query is embedded while full text ranks: the endpoint's answer is most of a search's time.
+  const [textual, embedded, query] = await Promise.all([
     fullTextSearch(db, organizationId, { ...request, topK: candidates }),
-    vectorSearch(
-      db,
-      embedded.map((document) => document.id),
-      query,
-      candidates,
+    db.query<{ id: string; completed_at: string }[]>(
+      `SELECT id, completed_at::text AS completed_at FROM knowledge_base_documents
+        WHERE organization_id = $1 AND status = 'completed' AND embedding_model = $2
+          AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[]))`,
+      [organizationId, settings.model, request.documentUuids ?? null],
+    ),
+    embedTexts(outbound, organizationId, settings, [request.query]).then(
+      ([vector]) => vector,
+      () => undefined,
     ),
   ]);
+  // Full text's ranking is total, so its best `topK` are the first of its candidates.
+  if (!query) return { mode: 'full_text', results: textual.slice(0, request.topK) };
+  const similar = await vectorSearch(
+    db,
+    embedded.map((document) => ({ id: document.id, completedAt: document.completed_at })),
+    query,
+    candidates,
+  );
   const fused = new Map<string, { documentId: string; position: number; score: number }>();
   const add = (documentId: string, position: number, rank: number) => {
     const key = `${documentId}:${position}`;

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { CompletedDocumentCache, type CompletedDocument } from './completed-document-cache';
 
 /** A chunk found by its vector. */
 export interface VectorHit {
@@ -31,36 +32,51 @@ function parseFloat4Array(bytes: Buffer, into: Float32Array, offset: number): nu
   return length;
 }
 
+async function loadVectors(db: DataSource | EntityManager, documentId: string): Promise<DocumentVectors> {
+  const rows = await db.query<{ position: number; vector: Buffer }[]>(
+    `SELECT position, array_send(embedding) AS vector FROM knowledge_base_chunks
+      WHERE document_id = $1 AND embedding IS NOT NULL ORDER BY position`,
+    [documentId],
+  );
+  const dimensions = rows[0] ? rows[0].vector.readInt32BE(12) : 0;
+  const matrix = new Float32Array(rows.length * dimensions);
+  const positions = new Int32Array(rows.length);
+  rows.forEach((row, index) => {
+    positions[index] = row.position;
+    parseFloat4Array(row.vector, matrix, index * dimensions);
+  });
+  return { positions, dimensions, matrix };
+}
+
 /**
  * Exact cosine ranking over the chunks of a search's documents, for servers without pgvector.
- * A completed document's chunks never change, so its vectors are read once into one matrix and
- * kept (up to MAX_CACHED_FLOATS); which documents a search may see is decided by the caller's
- * query each time, so a deleted document's cached vectors are never searched.
+ * A completed document's vectors are read once into one matrix and kept (up to MAX_CACHED_FLOATS,
+ * keyed by when the document completed); which documents a search may see is decided by the
+ * caller's query each time, so a deleted document's cached vectors are never searched.
  */
 export class InMemoryVectorIndex {
-  private readonly documents = new Map<string, Promise<DocumentVectors>>();
-  private readonly sizes = new Map<string, number>();
-  private cachedFloats = 0;
+  private readonly documents = new CompletedDocumentCache<DataSource | EntityManager, DocumentVectors>(
+    MAX_CACHED_FLOATS,
+    (vectors) => vectors.matrix.length,
+    loadVectors,
+  );
 
   async search(
     db: DataSource | EntityManager,
-    documentIds: readonly string[],
+    documents: readonly CompletedDocument[],
     query: Float32Array,
     limit: number,
   ): Promise<VectorHit[]> {
-    const loaded = await Promise.all(documentIds.map((id) => this.vectors(db, id)));
+    const loaded = await Promise.all(documents.map((document) => this.documents.get(db, document)));
     const best: VectorHit[] = [];
     loaded.forEach((vectors, documentIndex) => {
       if (vectors.dimensions !== query.length) return;
       const { matrix, positions, dimensions } = vectors;
       for (let row = 0; row < positions.length; row += 1) {
-        let dot = 0;
-        const base = row * dimensions;
-        for (let index = 0; index < dimensions; index += 1)
-          dot += (matrix[base + index] as number) * (query[index] as number);
+        const dot = dotProduct(matrix, row * dimensions, query);
         if (best.length === limit && dot <= (best[limit - 1] as VectorHit).similarity) continue;
         const hit = {
-          documentId: documentIds[documentIndex] as string,
+          documentId: (documents[documentIndex] as CompletedDocument).id,
           position: positions[row] as number,
           similarity: dot,
         };
@@ -72,53 +88,14 @@ export class InMemoryVectorIndex {
     });
     return best;
   }
+}
 
-  private vectors(db: DataSource | EntityManager, documentId: string): Promise<DocumentVectors> {
-    const cached = this.documents.get(documentId);
-    if (cached) {
-      // Most recently used last (a Map keeps insertion order).
-      this.documents.delete(documentId);
-      this.documents.set(documentId, cached);
-      return cached;
-    }
-    const loading = this.load(db, documentId);
-    this.documents.set(documentId, loading);
-    loading.then(
-      (vectors) => this.admit(documentId, vectors.matrix.length),
-      () => this.documents.delete(documentId),
-    );
-    return loading;
-  }
-
-  private async load(db: DataSource | EntityManager, documentId: string): Promise<DocumentVectors> {
-    const rows = await db.query<{ position: number; vector: Buffer }[]>(
-      `SELECT position, array_send(embedding) AS vector FROM knowledge_base_chunks
-        WHERE document_id = $1 AND embedding IS NOT NULL ORDER BY position`,
-      [documentId],
-    );
-    const dimensions = rows[0] ? rows[0].vector.readInt32BE(12) : 0;
-    const matrix = new Float32Array(rows.length * dimensions);
-    const positions = new Int32Array(rows.length);
-    rows.forEach((row, index) => {
-      positions[index] = row.position;
-      parseFloat4Array(row.vector, matrix, index * dimensions);
-    });
-    return { positions, dimensions, matrix };
-  }
-
-  private admit(documentId: string, floats: number): void {
-    if (!this.documents.has(documentId)) return;
-    this.sizes.set(documentId, floats);
-    this.cachedFloats += floats;
-    for (const id of this.documents.keys()) {
-      if (this.cachedFloats <= MAX_CACHED_FLOATS || id === documentId) break;
-      const size = this.sizes.get(id);
-      if (size === undefined) continue;
-      this.documents.delete(id);
-      this.sizes.delete(id);
-      this.cachedFloats -= size;
-    }
-  }
+/** The dot product of `query` with the row of `matrix` starting at `base`. */
+function dotProduct(matrix: Float32Array, base: number, query: Float32Array): number {
+  let dot = 0;
+  for (let index = 0; index < query.length; index += 1)
+    dot += (matrix[base + index] as number) * (query[index] as number);
+  return dot;
 }
 
 /** pgvector's exact cosine ranking (no index: a search's documents are few, and vectors' dimensions vary by model). */
@@ -165,12 +142,17 @@ const inMemory = new InMemoryVectorIndex();
 /** The `limit` chunks of `documentIds` closest to `query` (normalized): pgvector's ranking when installed, else the same computed here. */
 export async function vectorSearch(
   db: DataSource | EntityManager,
-  documentIds: readonly string[],
+  documents: readonly CompletedDocument[],
   query: Float32Array,
   limit: number,
 ): Promise<VectorHit[]> {
-  if (documentIds.length === 0) return [];
+  if (documents.length === 0) return [];
   return (await hasPgvector(db))
-    ? pgvectorSearch(db, documentIds, query, limit)
-    : inMemory.search(db, documentIds, query, limit);
+    ? pgvectorSearch(
+        db,
+        documents.map((document) => document.id),
+        query,
+        limit,
+      )
+    : inMemory.search(db, documents, query, limit);
 }
