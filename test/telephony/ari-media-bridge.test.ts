@@ -273,8 +273,9 @@ describe('bridging ARI calls to the media endpoint', () => {
   });
 
   it('warns when the media endpoint refuses the external media channel', async () => {
-    // A run whose stream was already recorded: the endpoint answers 409 and Asterisk gives up (cause 3).
-    const recorded = await newRun({ providerCallId: 'switchboard-outbound-4', recordingUrl: '/already' });
+    // A run whose stream another API process holds: the endpoint answers 409 and Asterisk gives up (cause 3).
+    const recorded = await newRun({ providerCallId: 'switchboard-outbound-4' });
+    await services.db.dataSource.query('INSERT INTO media_stream_claims (run_id) VALUES ($1)', [recorded.id]);
     asterisk.enterStasis(stasisApp, 'switchboard-outbound-4', { args: [`run_id=${recorded.id}`] });
     await waitFor('the refusal is logged', () =>
       logged('ARI external media channel never connected to the media endpoint').some((l) => l.runId === recorded.id),
