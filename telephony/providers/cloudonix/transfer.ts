@@ -1,4 +1,4 @@
-import { connectStreamDocument, escapeXml, webhookFields, xmlReply } from '../../inbound';
+import { connectStreamDocument, webhookFields, xmlReply } from '../../inbound';
 import {
   ProviderError,
   type AnswerTarget,
@@ -9,7 +9,8 @@ import {
   type TransferStatus,
   type WebhookRequest,
 } from '../../provider';
-import { isSipAddress, transferCallbackFor, transferIdOf, transferIdOfCallback } from '../../transfer-callback';
+import { transferCallbackFor, transferIdOf, transferIdOfCallback } from '../../transfer-callback';
+import { dialDocument } from '../../twiml-dial';
 
 const LABEL = 'Cloudonix';
 
@@ -67,7 +68,13 @@ export function cloudonixTransfer(sessions: CloudonixSessions): TelephonyTransfe
       if (request.mode !== 'blind') throw new ProviderError('Cloudonix transfers are blind only');
       const transferId = transferIdOf(request.idempotencyKey);
       const callback = transferCallbackFor(request.transferCallbackUrl, transferId);
-      await sessions.switchApplication(request.providerCallId, dialDocument(request, callback));
+      await sessions.switchApplication(
+        request.providerCallId,
+        dialDocument(request, {
+          actionUrl: withStep(callback, 'result'),
+          statusCallbackUrl: withStep(callback, 'events'),
+        }),
+      );
       return { transferId };
     },
 
@@ -111,23 +118,3 @@ const withStep = (url: string, step: Step): string => {
   parsed.searchParams.set(STEP_PARAM, step);
   return parsed.toString();
 };
-
-/**
- * cXML `<Dial>` of the destination (a `<Number>`, or a `<Sip>` URI) ringing for the ring timeout,
- * the leg's progress posted to the transfer callback, and the dial's end to it too (`action`).
- */
-export function dialDocument(request: StartTransferRequest, callbackUrl: string): string {
-  const dial = [
-    `action="${escapeXml(withStep(callbackUrl, 'result'))}"`,
-    'method="POST"',
-    `timeout="${request.ringTimeoutSeconds}"`,
-    ...(request.from ? [`callerId="${escapeXml(request.from)}"`] : []),
-  ].join(' ');
-  const noun = isSipAddress(request.destination) ? 'Sip' : 'Number';
-  const leg = [
-    `statusCallback="${escapeXml(withStep(callbackUrl, 'events'))}"`,
-    'statusCallbackMethod="POST"',
-    'statusCallbackEvent="initiated ringing answered completed"',
-  ].join(' ');
-  return `<Response><Dial ${dial}><${noun} ${leg}>${escapeXml(request.destination)}</${noun}></Dial></Response>`;
-}

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { readBody, unlessNotFound } from '../../http';
-import { escapeXml } from '../../inbound';
 import {
   ProviderError,
   type StartTransferRequest,
@@ -8,16 +7,11 @@ import {
   type TransferEvent,
   type WebhookRequest,
 } from '../../provider';
-import {
-  isSipAddress,
-  timedTransferId,
-  transferCallbackFor,
-  transferIdOfCallback,
-  transferStartOf,
-} from '../../transfer-callback';
+import { timedTransferId, transferCallbackFor, transferIdOfCallback, transferStartOf } from '../../transfer-callback';
 import { formFields } from '../../webhook-signatures';
 import { LABEL, LEG_STATUSES, StillRinging, type TwilioCalls } from './transfer-legs';
 import { isWarmCallbackId, isWarmTransferId, twilioWarmTransfer, warmTransferIdOf } from './warm-transfer';
+import { dialDocument } from '../../twiml-dial';
 
 const ChildCalls = z.object({
   calls: z.array(z.object({ sid: z.string(), to: z.string().nullish(), status: z.string(), date_created: z.string() })),
@@ -62,7 +56,12 @@ export function twilioTransfer(twilio: TwilioCalls): TelephonyTransfer {
       await twilio.call({
         method: 'POST',
         path: twilio.callPath(request.providerCallId),
-        form: { Twiml: dialDocument(request, transferCallbackFor(request.transferCallbackUrl, transferId)) },
+        form: {
+          Twiml: dialDocument(request, {
+            actionUrl: request.answerUrl,
+            statusCallbackUrl: transferCallbackFor(request.transferCallbackUrl, transferId),
+          }),
+        },
       });
       return { transferId };
     },
@@ -101,25 +100,4 @@ export function twilioTransfer(twilio: TwilioCalls): TelephonyTransfer {
       return { status, transferId, providerCallId: fields.CallSid, raw: fields };
     },
   };
-}
-
-/**
- * `<Dial>` of the destination (a `<Number>`, or a `<Sip>` URI) ringing for the ring timeout, its
- * leg's progress posted to the transfer callback; the run's answer URL takes the caller back when
- * the dial ends.
- */
-export function dialDocument(request: StartTransferRequest, callbackUrl: string): string {
-  const dial = [
-    `action="${escapeXml(request.answerUrl)}"`,
-    'method="POST"',
-    `timeout="${request.ringTimeoutSeconds}"`,
-    ...(request.from ? [`callerId="${escapeXml(request.from)}"`] : []),
-  ].join(' ');
-  const noun = isSipAddress(request.destination) ? 'Sip' : 'Number';
-  const leg = [
-    `statusCallback="${escapeXml(callbackUrl)}"`,
-    'statusCallbackMethod="POST"',
-    'statusCallbackEvent="initiated ringing answered completed"',
-  ].join(' ');
-  return `<Response><Dial ${dial}><${noun} ${leg}>${escapeXml(request.destination)}</${noun}></Dial></Response>`;
 }
