@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client as PgClient } from 'pg';
-import type { TurnLatency } from '../agent-runtime/contract';
 import { EspeakTts } from '../voice/speech/espeak-tts';
 import { synthesize } from '../voice/speech/whole';
 import { startFakeDeepgram } from './fakes/deepgram';
@@ -25,6 +24,7 @@ import {
   type RunningApi,
 } from './helpers';
 import { machineCpuMeter } from './machine-cpu';
+import { readRuns } from './voice-runs';
 import { cpuMeter, findProcess, treeCpuMs } from './process-cpu';
 import {
   sampleMemory,
@@ -234,35 +234,6 @@ async function setUpInboundNumber(base: string, account: TwilioAccount, toolApi:
   if (!number.provider_sync?.ok) throw new Error(`binding the number failed: ${JSON.stringify(number.provider_sync)}`);
 }
 
-/** Polls PostgreSQL until every run is completed (or the time is up); returns what they recorded. */
-async function readRuns(pg: PgClient, runIds: number[]): Promise<RunRecord[]> {
-  const deadline = Date.now() + RUNS_TIMEOUT_MS;
-  for (;;) {
-    const { rows } = await pg.query<{
-      id: number;
-      is_completed: boolean;
-      call_status: string | null;
-      turn_latency: TurnLatency[] | null;
-      tool_calls: RunRecord['toolCalls'] | null;
-    }>(
-      `SELECT id, is_completed, gathered_context->>'call_status' AS call_status, logs->'turn_latency' AS turn_latency,
-              logs->'tool_calls' AS tool_calls
-         FROM runs WHERE id = ANY($1::int[])`,
-      [runIds],
-    );
-    if (rows.every((row) => row.is_completed) || Date.now() > deadline) {
-      return rows.map((row) => ({
-        id: row.id,
-        isCompleted: row.is_completed,
-        callStatus: row.call_status,
-        turnLatency: row.turn_latency ?? [],
-        toolCalls: row.tool_calls ?? [],
-      }));
-    }
-    await sleep(250);
-  }
-}
-
 interface Bench {
   api: RunningApi;
   pg: PgClient;
@@ -314,7 +285,7 @@ async function runBatch(bench: Bench, calls: number): Promise<Batch> {
   const runIds = outcomes.flatMap((call) => (call.runId === null ? [] : [call.runId]));
   return {
     outcomes,
-    runs: await readRuns(bench.pg, runIds),
+    runs: await readRuns(bench.pg, runIds, RUNS_TIMEOUT_MS),
     apiCpuMs,
     byProcess,
     machineBusyPercent,

@@ -4,7 +4,6 @@ import { loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import { chromium, type Browser } from 'playwright-core';
-import type { TurnLatency } from '../agent-runtime/contract';
 import { ensureChromium } from '../scripts/chromium';
 import { EspeakTts } from '../voice/speech/espeak-tts';
 import { synthesize } from '../voice/speech/whole';
@@ -25,6 +24,7 @@ import {
   type RunningApi,
 } from './helpers';
 import { machineCpuMeter } from './machine-cpu';
+import { readRuns } from './voice-runs';
 import { startTemporal, startWorker, temporalMode, type RunningTemporal, type RunningWorker } from './temporal-worker';
 import {
   FramePacer,
@@ -34,7 +34,7 @@ import {
   type HangupListeners,
   type TwilioAccount,
 } from './twilio-caller';
-import { pathFigures, printPaths, type PathCall, type PathRun } from './web-call-figures';
+import { pathFigures, printPaths, type PathCall } from './web-call-figures';
 import { percentile } from './voice-figures';
 import { placeWebCall, VOICED_LEVEL, type WebCallOutcome } from './web-caller';
 
@@ -190,32 +190,6 @@ async function setUp(base: string, account: TwilioAccount): Promise<{ apiKey: st
   return { apiKey, agentId: agent.id };
 }
 
-/** Polls PostgreSQL until every run is completed (or the time is up); answers what they recorded. */
-async function readRuns(pg: PgClient, runIds: number[]): Promise<PathRun[]> {
-  const deadline = Date.now() + RUNS_TIMEOUT_MS;
-  for (;;) {
-    const { rows } = await pg.query<{
-      id: number;
-      is_completed: boolean;
-      call_status: string | null;
-      turn_latency: TurnLatency[] | null;
-    }>(
-      `SELECT id, is_completed, gathered_context->>'call_status' AS call_status, logs->'turn_latency' AS turn_latency
-         FROM runs WHERE id = ANY($1::int[])`,
-      [runIds],
-    );
-    if (rows.every((row) => row.is_completed) || Date.now() > deadline) {
-      return rows.map((row) => ({
-        id: row.id,
-        isCompleted: row.is_completed,
-        callStatus: row.call_status,
-        turnLatency: row.turn_latency ?? [],
-      }));
-    }
-    await sleep(250);
-  }
-}
-
 interface Bench {
   api: RunningApi;
   browser: Browser;
@@ -366,7 +340,7 @@ async function main(): Promise<void> {
     }
     const machineBusy = machine.stop();
     const runIds = [...web, ...phone].flatMap((call) => (call.runId === null ? [] : [call.runId]));
-    const runs = await readRuns(pg, runIds);
+    const runs = await readRuns(pg, runIds, RUNS_TIMEOUT_MS);
     const webFigures = pathFigures('web', web, runs, TURNS);
     const phoneFigures = pathFigures('phone', phone, runs, TURNS);
 
