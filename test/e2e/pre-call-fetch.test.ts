@@ -219,7 +219,6 @@ describe('pre-call fetch (private addresses allowed, as in development)', () => 
 
   it('goes on without it when the endpoint keeps failing, answers no JSON object or hangs, and says why', () => {
     const down = runs['/down'] as Run;
-    expect(to('/down').length % PRE_CALL_FETCH_ATTEMPTS).toBe(0);
     expect(to('/down').length).toBeGreaterThanOrEqual(PRE_CALL_FETCH_ATTEMPTS);
     expect(down.logs.pre_call_fetch).toMatchObject({
       status: 'failed',
