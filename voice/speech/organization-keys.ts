@@ -14,7 +14,7 @@ export async function loadOrganizationSpeechKeys(
   secrets: Pick<Secrets, 'open'>,
   organizationId: number,
 ): Promise<OrganizationSpeechKeys> {
-  const rows = await createSpeechCredentialRepository(dataSource).listOf(organizationId);
+  const rows = await createSpeechCredentialRepository(dataSource).allOf(organizationId);
   const keys: OrganizationSpeechKeys = {};
   for (const row of rows) {
     // The table's CHECK constraint admits only keyed providers; this narrows the type.
