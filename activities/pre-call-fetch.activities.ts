@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
+import { recordPreCallFetch } from '../entities/repositories/run.repository';
 import type { AgentVersionCache } from '../domain/agents/version-cache';
 import {
   fetchesFor,
@@ -51,14 +52,7 @@ export function createPreCallFetchActivities({ dataSource, versions, outbound }:
         },
         Context.current().cancellationSignal,
       );
-      await dataSource.query(
-        `UPDATE runs
-            SET initial_context = COALESCE(initial_context, '{}'::jsonb) || $2::jsonb,
-                logs = COALESCE(logs, '{}'::jsonb) || jsonb_build_object('pre_call_fetch', $3::jsonb),
-                updated_at = now()
-          WHERE id = $1`,
-        [runId, JSON.stringify(context), JSON.stringify(log)],
-      );
+      await recordPreCallFetch(dataSource.manager, runId, { context, log });
       return { fetched: true, status: log.status };
     },
   };

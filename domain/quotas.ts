@@ -1,5 +1,10 @@
 import type { PoolClient } from 'pg';
 import type { EntityManager } from 'typeorm';
+import {
+  quotaStatements,
+  quotaStatementsOnClient,
+  type QuotaStatements,
+} from '../entities/repositories/quota.repository';
 import type { Config } from '../platform/config';
 import { ConflictError } from './errors';
 
@@ -116,8 +121,6 @@ const LOCK_SPACE = Object.fromEntries(
   (Object.keys(QUOTAS) as QuotaName[]).map((quota, index) => [quota, 0x5157_0000 + index]),
 ) as Record<QuotaName, number>;
 
-type Rows = <T>(sql: string, parameters: unknown[]) => Promise<T[]>;
-
 /**
  * Per-organization limits on stored rows. A claim runs inside the transaction that inserted the new
  * row, after the insert: it takes a transaction-scoped advisory lock on the quota and scope, then
@@ -135,26 +138,17 @@ export class Quotas {
 
   /** After inserting a row counted by `quota` for `scopeId` through `manager`, in its transaction. */
   claim(manager: EntityManager, quota: QuotaName, scopeId: number): Promise<void> {
-    return this.check((sql, parameters) => manager.query(sql, parameters), quota, scopeId);
+    return this.check(quotaStatements(manager), quota, scopeId);
   }
 
   /** The same on a raw pg client inside its own transaction. */
   claimOn(client: PoolClient, quota: QuotaName, scopeId: number): Promise<void> {
-    return this.check(
-      async <T>(sql: string, parameters: unknown[]) => (await client.query(sql, parameters)).rows as T[],
-      quota,
-      scopeId,
-    );
+    return this.check(quotaStatementsOnClient(client), quota, scopeId);
   }
 
-  private async check(rows: Rows, quota: QuotaName, scopeId: number): Promise<void> {
-    const { table, scope } = QUOTAS[quota];
+  private async check(statements: QuotaStatements, quota: QuotaName, scopeId: number): Promise<void> {
     const limit = this.limit(quota);
-    await rows('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_SPACE[quota], scopeId]);
-    // A statement of its own, so its snapshot is taken after the lock was granted.
-    const [counted] = await rows<{ count: number }>(`SELECT count(*)::int AS count FROM ${table} WHERE ${scope} = $1`, [
-      scopeId,
-    ]);
-    if ((counted?.count ?? 0) > limit) throw new QuotaExceededError(quota, limit);
+    await statements.lockScope(LOCK_SPACE[quota], scopeId);
+    if ((await statements.countScoped(QUOTAS[quota], scopeId)) > limit) throw new QuotaExceededError(quota, limit);
   }
 }

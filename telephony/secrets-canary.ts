@@ -1,22 +1,9 @@
 import type { DataSource } from 'typeorm';
+import { createSecretsCanaryRepository } from '../entities/repositories/secrets-canary.repository';
 import type { Secrets } from './secrets';
 
 /** What the canary seals: any fixed text; only whether it opens matters. */
 const CANARY_TEXT = 'switchboard secrets canary';
-
-/**
- * Values stored sealed before the canary existed, one of each kind: a deployment upgraded with
- * the wrong key is refused too, before its canary would be sealed with that key.
- */
-const SEALED_SAMPLES = `
-  SELECT sealed FROM (
-    (SELECT encrypted_api_key AS sealed FROM speech_credentials LIMIT 1)
-    UNION ALL (SELECT secret FROM organization_webhook_secrets LIMIT 1)
-    UNION ALL (SELECT field.value ->> 'enc'
-                 FROM telephony_configurations, jsonb_each(credentials) AS field
-                WHERE jsonb_typeof(field.value) = 'object' AND field.value ? 'enc'
-                LIMIT 1)
-  ) AS samples`;
 
 export class SecretsKeyMismatchError extends Error {
   constructor(keySource: string, evidence: string) {
@@ -49,25 +36,15 @@ export async function verifySecretsKey(
   secrets: Secrets,
   keySource: string,
 ): Promise<'sealed' | 'verified'> {
-  const read = async () =>
-    (
-      await dataSource.query<{ sealed: string; created_at: Date }[]>(
-        'SELECT sealed, created_at FROM secrets_canary WHERE id = 1',
-      )
-    )[0];
-  let canary = await read();
+  const canaries = createSecretsCanaryRepository(dataSource);
+  let canary = await canaries.canary();
   let sealedNow = false;
   if (!canary) {
-    const samples = await dataSource.query<{ sealed: string }[]>(SEALED_SAMPLES);
-    if (samples.some((sample) => !opens(secrets, sample.sealed))) {
+    if ((await canaries.sealedSamples()).some((sealed) => !opens(secrets, sealed))) {
       throw new SecretsKeyMismatchError(keySource, 'its stored credentials were sealed');
     }
-    const inserted = await dataSource.query<unknown[]>(
-      'INSERT INTO secrets_canary (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING RETURNING id',
-      [secrets.seal(CANARY_TEXT)],
-    );
-    sealedNow = inserted.length > 0;
-    canary = await read();
+    sealedNow = await canaries.insertCanary(secrets.seal(CANARY_TEXT));
+    canary = await canaries.canary();
     if (!canary) throw new Error('the secrets canary was not stored');
   }
   if (!opens(secrets, canary.sealed)) {

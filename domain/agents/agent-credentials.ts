@@ -1,7 +1,6 @@
-import type { EntityManager } from 'typeorm';
 import {
   CREDENTIAL_REFERENCE_FIELDS,
-  lockExistingCredentials,
+  type CredentialStatements,
 } from '../../entities/repositories/credential.repository';
 import { ValidationError } from '../errors';
 import type { AgentGraph } from './agent-graph';
@@ -26,14 +25,13 @@ const referencesOf = (definition: AgentGraph): CredentialReference[] =>
  * share-locked until it commits, so a concurrent delete cannot slip between the check and the save.
  */
 export async function checkCredentialReferences(
-  manager: EntityManager,
+  credentials: Pick<CredentialStatements, 'lockExisting'>,
   organizationId: number,
   definition: AgentGraph,
 ): Promise<void> {
   const references = referencesOf(definition);
   if (references.length === 0) return;
-  const existing = await lockExistingCredentials(
-    manager,
+  const existing = await credentials.lockExisting(
     organizationId,
     references.map((reference) => reference.uuid),
   );

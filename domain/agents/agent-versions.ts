@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { DataSource, EntityManager } from 'typeorm';
-import { Agent, AgentVersion } from '../../entities';
+import type { Agent, AgentVersion } from '../../entities';
+import { createAgentRepository, type AgentStatements } from '../../entities/repositories/agent.repository';
+import { credentialStatements } from '../../entities/repositories/credential.repository';
+import { toolStatements } from '../../entities/repositories/tool.repository';
 import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
 import type { AgentGraph } from './agent-graph';
@@ -42,7 +45,7 @@ async function storableDefinition(
   definition: AgentGraph,
   previous: AgentGraph | null,
 ): Promise<AgentGraph> {
-  await checkCredentialReferences(manager, caller.organizationId, definition);
+  await checkCredentialReferences(credentialStatements(manager), caller.organizationId, definition);
   return sealAgentSecrets(definition, previous, secrets);
 }
 
@@ -52,12 +55,9 @@ const storedDefinition = (version: AgentVersion) => version.workflowDefinition a
 /** Compared as JSON, as PostgreSQL returns it (no `undefined` keys). */
 const sameJson = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), b);
 
-async function publishVersion(manager: EntityManager, agent: Agent, content: VersionContent, number: number) {
-  const version = await manager.save(
-    manager.create(AgentVersion, { agentId: agent.id, versionNumber: number, status: 'published', ...content }),
-  );
-  await manager.update(Agent, { id: agent.id }, { currentDefinitionId: version.id });
-  await syncTriggers(manager, agent, content.workflowDefinition);
+async function publishVersion(agents: AgentStatements, agent: Agent, content: VersionContent, number: number) {
+  await agents.publishVersion({ agentId: agent.id, versionNumber: number, status: 'published', ...content });
+  await syncTriggers(agents, agent, content.workflowDefinition);
 }
 
 /** Creates an agent with version 1 published; returns its id. */
@@ -68,16 +68,14 @@ export async function createAgent(
   name: string,
   content: VersionContent,
 ): Promise<number> {
-  return dataSource.transaction(async (manager) => {
-    await assertToolReferences(manager, caller.organizationId, content.workflowDefinition);
-    const agent = await manager.save(
-      manager.create(Agent, {
-        organizationId: caller.organizationId,
-        workflowUuid: randomUUID(),
-        name,
-        currentDefinitionId: null,
-      }),
-    );
+  return createAgentRepository(dataSource).transaction(async (agents, manager) => {
+    await assertToolReferences(toolStatements(manager), caller.organizationId, content.workflowDefinition);
+    const agent = await agents.insert({
+      organizationId: caller.organizationId,
+      workflowUuid: randomUUID(),
+      name,
+      currentDefinitionId: null,
+    });
     const workflowDefinition = await storableDefinition(
       manager,
       caller,
@@ -85,7 +83,7 @@ export async function createAgent(
       withTriggerPaths(content.workflowDefinition),
       null,
     );
-    await publishVersion(manager, agent, { ...content, workflowDefinition }, 1);
+    await publishVersion(agents, agent, { ...content, workflowDefinition }, 1);
     await quotas.claim(manager, 'agents', caller.organizationId);
     return agent.id;
   });
@@ -104,16 +102,13 @@ export async function updateAgent(
   id: number,
   changes: AgentChanges,
 ): Promise<void> {
-  await dataSource.transaction(async (manager) => {
-    const agent = await manager.findOne(Agent, {
-      where: { id, organizationId: caller.organizationId },
-      lock: { mode: 'pessimistic_write' },
-    });
+  await createAgentRepository(dataSource).transaction(async (agents, manager) => {
+    const agent = await agents.lockOwned(caller.organizationId, id);
     if (!agent?.currentDefinitionId) throw workflowNotFound(id);
     if (changes.workflowDefinition) {
-      await assertToolReferences(manager, caller.organizationId, changes.workflowDefinition);
+      await assertToolReferences(toolStatements(manager), caller.organizationId, changes.workflowDefinition);
     }
-    const current = await manager.findOneByOrFail(AgentVersion, { id: agent.currentDefinitionId });
+    const current = await agents.version(agent.currentDefinitionId);
     const next: VersionContent = {
       workflowDefinition: changes.workflowDefinition
         ? await storableDefinition(
@@ -132,12 +127,12 @@ export async function updateAgent(
       !sameJson(next.workflowConfigurations, current.workflowConfigurations) ||
       !sameJson(next.templateContextVariables, current.templateContextVariables);
     if (changes.name !== undefined && changes.name !== agent.name) {
-      await manager.update(Agent, { id }, { name: changes.name });
+      await agents.rename(id, changes.name);
     }
     if (!changed) return;
-    const latest = await manager.maximum(AgentVersion, 'versionNumber', { agentId: id });
-    await manager.update(AgentVersion, { id: current.id }, { status: 'archived' });
-    await publishVersion(manager, agent, next, (latest ?? 0) + 1);
+    const latest = await agents.latestVersionNumber(id);
+    await agents.archiveVersion(current.id);
+    await publishVersion(agents, agent, next, (latest ?? 0) + 1);
     await quotas.claim(manager, 'agent_versions', id);
   });
 }
@@ -149,8 +144,7 @@ export async function setAgentStatus(
   id: number,
   status: Agent['status'],
 ): Promise<void> {
-  const result = await dataSource
-    .getRepository(Agent)
-    .update({ id, organizationId: caller.organizationId }, { status });
-  if (!result.affected) throw workflowNotFound(id);
+  if (!(await createAgentRepository(dataSource).setStatus(caller.organizationId, id, status))) {
+    throw workflowNotFound(id);
+  }
 }

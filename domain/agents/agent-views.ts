@@ -1,37 +1,11 @@
 import type { DataSource } from 'typeorm';
-import { AgentVersion } from '../../entities';
+import { createAgentRepository } from '../../entities/repositories/agent.repository';
 import type { Secrets } from '../../telephony/secrets';
 import type { Actor } from '../actor';
 import { maskAgentSecrets } from './agent-secrets';
 import type { AgentGraph } from './agent-graph';
 import { workflowNotFound } from './agent-versions';
 import type { AgentListView, AgentVersionView as VersionView, AgentView } from './types';
-
-interface AgentRow {
-  id: number;
-  name: string;
-  status: AgentView['status'];
-  created_at: Date;
-  workflow_uuid: string;
-  current_definition_id: number;
-  call_disposition_codes: AgentView['call_disposition_codes'];
-  version_number: number;
-  version_status: AgentView['version_status'];
-  workflow_definition: AgentView['workflow_definition'];
-  workflow_configurations: AgentView['workflow_configurations'];
-  template_context_variables: AgentView['template_context_variables'];
-  total_runs: number;
-}
-
-/** The agent with its current version and run count, in one query. */
-const AGENT_QUERY = `
-  SELECT a.id, a.name, a.status, a.created_at, a.workflow_uuid, a.current_definition_id, a.call_disposition_codes,
-         v.version_number, v.status AS version_status, v.workflow_definition, v.workflow_configurations,
-         v.template_context_variables,
-         (SELECT count(*) FROM runs r WHERE r.workflow_id = a.id)::int AS total_runs
-    FROM agents a
-    JOIN agent_versions v ON v.id = a.current_definition_id
-   WHERE a.organization_id = $1`;
 
 /**
  * An agent as the API answers it, its secrets masked; 404 "Workflow with id {id} not found" outside
@@ -43,7 +17,7 @@ export async function agentView(
   caller: Actor,
   id: number,
 ): Promise<AgentView> {
-  const [row] = await dataSource.query<AgentRow[]>(`${AGENT_QUERY} AND a.id = $2`, [caller.organizationId, id]);
+  const row = await createAgentRepository(dataSource).agentRow(caller.organizationId, id);
   if (!row) throw workflowNotFound(id);
   return {
     ...row,
@@ -58,10 +32,7 @@ export async function agentList(
   caller: Actor,
   status: AgentView['status'] | undefined,
 ): Promise<AgentListView[]> {
-  const rows = await dataSource.query<AgentRow[]>(
-    `${AGENT_QUERY} AND ($2::text IS NULL OR a.status = $2) ORDER BY a.created_at DESC, a.id DESC`,
-    [caller.organizationId, status ?? null],
-  );
+  const rows = await createAgentRepository(dataSource).agentRows(caller.organizationId, status);
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -81,13 +52,7 @@ export async function versionList(
   caller: Actor,
   id: number,
 ): Promise<VersionView[]> {
-  const versions = await dataSource
-    .getRepository(AgentVersion)
-    .createQueryBuilder('v')
-    .innerJoin('agents', 'a', 'a.id = v.agent_id')
-    .where('v.agent_id = :id AND a.organization_id = :organizationId', { id, organizationId: caller.organizationId })
-    .orderBy('v.version_number', 'DESC')
-    .getMany();
+  const versions = await createAgentRepository(dataSource).versionsOf(caller.organizationId, id);
   if (versions.length === 0) throw workflowNotFound(id);
   return versions.map((version) => ({
     id: version.id,

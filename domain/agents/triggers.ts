@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
-import { AgentTrigger } from '../../entities';
+import type { DataSource } from 'typeorm';
+import { createAgentRepository, type AgentStatements } from '../../entities/repositories/agent.repository';
 import { ConflictError } from '../errors';
 import type { AgentGraph } from './agent-graph';
 
@@ -32,21 +32,18 @@ export function withTriggerPaths(definition: AgentGraph, previous?: AgentGraph):
  * transaction. A path another agent holds answers 409; the primary key settles concurrent saves.
  */
 export async function syncTriggers(
-  manager: EntityManager,
+  agents: Pick<AgentStatements, 'clearTriggers' | 'claimTrigger'>,
   agent: { id: number; organizationId: number },
   definition: AgentGraph,
 ): Promise<void> {
-  await manager.delete(AgentTrigger, { agentId: agent.id });
+  await agents.clearTriggers(agent.id);
   for (const path of triggerPaths(definition)) {
-    const inserted = await manager
-      .createQueryBuilder()
-      .insert()
-      .into(AgentTrigger)
-      .values({ triggerPath: path, agentId: agent.id, organizationId: agent.organizationId })
-      .orIgnore()
-      .returning(['triggerPath'])
-      .execute();
-    if ((inserted.raw as unknown[]).length === 0) {
+    const claimed = await agents.claimTrigger({
+      triggerPath: path,
+      agentId: agent.id,
+      organizationId: agent.organizationId,
+    });
+    if (!claimed) {
       throw new ConflictError(`Trigger path ${path} is already used by another agent`);
     }
   }
@@ -58,8 +55,5 @@ export async function resolveTrigger(
   triggerPath: string,
 ): Promise<{ agentId: number; organizationId: number } | null> {
   if (!UUID.test(triggerPath)) return null;
-  return dataSource.getRepository(AgentTrigger).findOne({
-    where: { triggerPath: triggerPath.toLowerCase() },
-    select: { agentId: true, organizationId: true },
-  });
+  return createAgentRepository(dataSource).triggerTarget(triggerPath.toLowerCase());
 }

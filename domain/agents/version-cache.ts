@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { createAgentRepository, type AgentRepository } from '../../entities/repositories/agent.repository';
 
 /** What a run executes of its agent version: fixed once the version exists (only its status changes). */
 export interface AgentVersionContent {
@@ -16,11 +17,14 @@ const DEFAULT_MAX_ENTRIES = 512;
  */
 export class AgentVersionCache {
   private readonly entries = new Map<number, Promise<AgentVersionContent>>();
+  private readonly agents: AgentRepository;
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly maxEntries = DEFAULT_MAX_ENTRIES,
-  ) {}
+  ) {
+    this.agents = createAgentRepository(dataSource);
+  }
 
   get(versionId: number): Promise<AgentVersionContent> {
     const cached = this.entries.get(versionId);
@@ -39,17 +43,7 @@ export class AgentVersionCache {
   }
 
   private async load(versionId: number): Promise<AgentVersionContent> {
-    const [row] = await this.dataSource.query<
-      {
-        workflow_definition: Record<string, unknown>;
-        workflow_configurations: Record<string, unknown>;
-        template_context_variables: Record<string, unknown>;
-      }[]
-    >(
-      `SELECT workflow_definition, workflow_configurations, template_context_variables
-         FROM agent_versions WHERE id = $1`,
-      [versionId],
-    );
+    const row = await this.agents.versionContent(versionId);
     if (!row) throw new Error(`Agent version ${versionId} does not exist`);
     return deepFreeze({
       workflowDefinition: row.workflow_definition,

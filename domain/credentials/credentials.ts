@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
-import { Credential } from '../../entities';
+import type { DataSource } from 'typeorm';
+import type { Credential } from '../../entities';
 import { isUniqueViolation } from '../../entities/db-errors';
-import { agentsUsingCredential, findCredential } from '../../entities/repositories/credential.repository';
+import {
+  createCredentialRepository,
+  type CredentialRepository,
+  type CredentialStatements,
+} from '../../entities/repositories/credential.repository';
 import { maskedCredentials, mergeUpdate, openCredentials, sealCredentials } from '../../telephony/credentials';
 import type { Secrets } from '../../telephony/secrets';
 import type { Actor } from '../actor';
@@ -54,11 +58,15 @@ const duplicateName = (name: string) =>
  * only for the request that sends them (`open`, then `credentialHeaders`).
  */
 export class Credentials {
+  private readonly credentials: CredentialRepository;
+
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly secrets: Secrets,
     private readonly quotas: Quotas,
-  ) {}
+  ) {
+    this.credentials = createCredentialRepository(dataSource);
+  }
 
   view(row: Credential): CredentialView {
     return {
@@ -74,30 +82,25 @@ export class Credentials {
 
   /** Oldest first. */
   async list(caller: Actor): Promise<CredentialView[]> {
-    const rows = await this.dataSource.getRepository(Credential).find({
-      where: { organizationId: caller.organizationId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const rows = await this.credentials.listOf(caller.organizationId);
     return rows.map((row) => this.view(row));
   }
 
   async get(caller: Actor, uuid: string): Promise<CredentialView> {
-    return this.view(await this.owned(this.dataSource.manager, caller, uuid));
+    return this.view(await this.owned(this.credentials, caller, uuid));
   }
 
   async create(caller: Actor, input: NewCredential): Promise<CredentialView> {
     const row = await this.savingName(input.name, () =>
-      this.dataSource.transaction(async (manager) => {
-        const saved = await manager.save(
-          manager.create(Credential, {
-            uuid: randomUUID(),
-            organizationId: caller.organizationId,
-            name: input.name,
-            description: input.description ?? null,
-            credentialType: input.credential_type,
-            credentialData: this.seal(input.credential_type, input.credential_data),
-          }),
-        );
+      this.credentials.transaction(async (credentials, manager) => {
+        const saved = await credentials.insert({
+          uuid: randomUUID(),
+          organizationId: caller.organizationId,
+          name: input.name,
+          description: input.description ?? null,
+          credentialType: input.credential_type,
+          credentialData: this.seal(input.credential_type, input.credential_data),
+        });
         await this.quotas.claim(manager, 'credentials', caller.organizationId);
         return saved;
       }),
@@ -111,8 +114,8 @@ export class Credentials {
    */
   async update(caller: Actor, uuid: string, changes: CredentialChanges): Promise<CredentialView> {
     const row = await this.savingName(changes.name, () =>
-      this.dataSource.transaction(async (manager) => {
-        const row = await this.owned(manager, caller, uuid, 'pessimistic_write');
+      this.credentials.transaction(async (credentials) => {
+        const row = await this.owned(credentials, caller, uuid, 'pessimistic_write');
         if (changes.credential_data !== undefined || changes.credential_type !== undefined) {
           const type = changes.credential_type ?? row.credentialType;
           const sameType = type === row.credentialType;
@@ -130,7 +133,7 @@ export class Credentials {
         }
         if (changes.name !== undefined) row.name = changes.name;
         if (changes.description !== undefined) row.description = changes.description;
-        return manager.save(row);
+        return credentials.save(row);
       }),
     );
     return this.view(row);
@@ -138,26 +141,26 @@ export class Credentials {
 
   /** 409 while the current version of an agent names it: calls would lose their authentication. */
   async delete(caller: Actor, uuid: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const row = await this.owned(manager, caller, uuid, 'pessimistic_write');
-      const users = await agentsUsingCredential(manager, caller.organizationId, row.uuid);
+    await this.credentials.transaction(async (credentials) => {
+      const row = await this.owned(credentials, caller, uuid, 'pessimistic_write');
+      const users = await credentials.agentsUsing(caller.organizationId, row.uuid);
       if (users.length > 0) {
         const named = users.map((agent) => `'${agent.name}' (id ${agent.id})`).join(', ');
         throw new ConflictError(
           `The credential is used by ${users.length === 1 ? 'agent' : 'agents'} ${named}; remove it from their nodes first.`,
         );
       }
-      await manager.delete(Credential, { id: row.id });
+      await credentials.delete(row.id);
     });
   }
 
   private async owned(
-    manager: EntityManager,
+    credentials: CredentialStatements,
     caller: Actor,
     uuid: string,
     lock?: 'pessimistic_write',
   ): Promise<Credential> {
-    const row = await findCredential(manager, caller.organizationId, uuid, lock);
+    const row = await credentials.findOwned(caller.organizationId, uuid, lock);
     if (!row) throw new NotFoundError(CREDENTIAL_NOT_FOUND);
     return row;
   }
@@ -202,7 +205,7 @@ export async function openCredential(
   organizationId: number,
   uuid: string,
 ): Promise<OpenCredential | null> {
-  const row = await findCredential(dataSource.manager, organizationId, uuid);
+  const row = await createCredentialRepository(dataSource).findOwned(organizationId, uuid);
   if (!row) return null;
   return {
     uuid: row.uuid,

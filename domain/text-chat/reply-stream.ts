@@ -1,6 +1,10 @@
-import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
+import {
+  createReplyChannelRepository,
+  type ChannelListener,
+  type ReplyChannelRepository,
+} from '../../entities/repositories/reply-channel.repository';
 import { parseJson } from '../../platform/json';
 
 /**
@@ -44,16 +48,18 @@ const MAX_WAITING_PIECES = 32;
  */
 export class ReplyPublisher {
   private readonly channel: string;
+  private readonly channels: ReplyChannelRepository;
   private waiting: string[] = [];
   private seq = 0;
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     streamId: string,
     private readonly attempt: number,
   ) {
     this.channel = channelOf(streamId);
+    this.channels = createReplyChannelRepository(dataSource);
     this.enqueue('');
   }
 
@@ -81,7 +87,7 @@ export class ReplyPublisher {
       const piece: ReplyPiece = { attempt: this.attempt, seq: this.seq, text };
       this.seq += 1;
       try {
-        await this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, JSON.stringify(piece)]);
+        await this.channels.notify(this.channel, JSON.stringify(piece));
       } catch {
         // A piece lost: the reader gets the whole reply at the end.
       }
@@ -91,43 +97,18 @@ export class ReplyPublisher {
   }
 }
 
-export interface ReplyListener {
-  close(): Promise<void>;
-}
-
 /**
  * LISTENs for a stream's pieces over a connection of its own (closed with the listener: a stream
- * lasts one reply). Resolves once listening, so a message sent after it loses no piece.
+ * lasts one reply). Resolves once listening, so a message sent after it loses no piece. A lost
+ * connection only ends the relay; the reply still comes whole.
  */
 export async function listenForReply(
   dataSource: DataSource,
   streamId: string,
   onPiece: (piece: ReplyPiece) => void,
-): Promise<ReplyListener> {
-  const channel = channelOf(streamId);
-  const { options } = dataSource;
-  const url = 'url' in options ? options.url : undefined;
-  if (!url) throw new Error('The reply stream connects as the DataSource does: by its url');
-  const client = new Client({ connectionString: url, application_name: 'switchboard-reply-stream' });
-  client.on('notification', ({ channel: heard, payload }) => {
-    if (heard !== channel) return;
+): Promise<ChannelListener> {
+  return createReplyChannelRepository(dataSource).listen(channelOf(streamId), (payload) => {
     const parsed = replyPiece.safeParse(parseJson(payload));
     if (parsed.success) onPiece(parsed.data);
   });
-  // A lost connection only ends the relay; the reply still comes whole.
-  client.on('error', () => undefined);
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await client.end().catch(() => undefined);
-  };
-  try {
-    await client.connect();
-    await client.query(`LISTEN "${channel}"`);
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return { close };
 }

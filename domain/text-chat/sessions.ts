@@ -8,7 +8,9 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
-import { Agent, Run } from '../../entities';
+import type { Agent, Run } from '../../entities';
+import { createAgentRepository } from '../../entities/repositories/agent.repository';
+import { createTextChatSessionRepository } from '../../entities/repositories/text-chat-session.repository';
 import type { textChatWorkflow } from '../../workflows/text-chat.workflow';
 import {
   DEFAULT_TEXT_CHAT_INACTIVITY_TIMEOUT_SECONDS,
@@ -35,9 +37,6 @@ import { listenForReply, type ReplyPiece } from './reply-stream';
 type TextChatWorkflow = typeof textChatWorkflow;
 const TEXT_CHAT_WORKFLOW_TYPE = 'textChatWorkflow';
 
-/** A text chat's run: its `mode`. */
-export const TEXT_CHAT_MODE = 'text_chat';
-
 /** The longest an agent's reply may take: three tries of its turn (two minutes each) and their pauses. */
 const REPLY_TIMEOUT_MS = 7 * 60_000;
 
@@ -63,19 +62,14 @@ const withinDeadline = <T>(temporal: Client, call: () => Promise<T>): Promise<T>
   temporal.connection.withDeadline(Date.now() + REPLY_TIMEOUT_MS, call);
 
 async function agentOf(dataSource: DataSource, organizationId: number, agentId: number): Promise<Agent> {
-  const agent = await dataSource.getRepository(Agent).findOneBy({ id: agentId, organizationId });
+  const agent = await createAgentRepository(dataSource).findOwned(organizationId, agentId);
   if (!agent) throw new NotFoundError('Workflow not found');
   return agent;
 }
 
 /** The session's run, in the caller's organization and of the agent named; 404 otherwise. */
 async function sessionRun(dataSource: DataSource, ref: SessionRef): Promise<Run> {
-  const run = await dataSource.getRepository(Run).findOneBy({
-    id: ref.runId,
-    agentId: ref.agentId,
-    organizationId: ref.organizationId,
-    provider: TEXT_CHAT_MODE,
-  });
+  const run = await createTextChatSessionRepository(dataSource).findSession(ref);
   if (!run) throw new NotFoundError('Text chat session not found');
   return run;
 }
@@ -109,20 +103,17 @@ export async function startTextChat(
   const { dataSource, temporal } = deps;
   const agent = await agentOf(dataSource, request.organizationId, request.agentId);
   const version = await callableVersion(deps.versions, agent);
-  const run = await dataSource.transaction(async (manager) => {
-    const [row] = await manager.query<{ id: number }[]>(
-      `INSERT INTO runs (name, organization_id, workflow_id, definition_id, mode, call_type, state, initial_context)
-       VALUES ('', $1, $2, $3, $4, 'inbound', 'running', $5) RETURNING id`,
-      [agent.organizationId, agent.id, version.id, TEXT_CHAT_MODE, JSON.stringify(request.initialContext)],
-    );
-    if (!row) throw new Error('PostgreSQL gave no run id');
-    const name = request.name ?? `text-chat-${row.id}`;
-    await manager.query(`UPDATE runs SET name = $2, temporal_workflow_id = $3 WHERE id = $1`, [
-      row.id,
-      name,
-      textChatWorkflowId(row.id),
-    ]);
-    return { id: row.id, name };
+  const sessions = createTextChatSessionRepository(dataSource);
+  const run = await sessions.transaction(async (statements) => {
+    const id = await statements.insertSession({
+      organizationId: agent.organizationId,
+      agentId: agent.id,
+      agentVersionId: version.id,
+      initialContext: request.initialContext,
+    });
+    const name = request.name ?? `text-chat-${id}`;
+    await statements.nameSession(id, name, textChatWorkflowId(id));
+    return { id, name };
   });
   let handle: WorkflowHandle<TextChatWorkflow>;
   try {
@@ -141,14 +132,7 @@ export async function startTextChat(
       }),
     );
   } catch (error) {
-    await dataSource.getRepository(Run).update(
-      { id: run.id },
-      {
-        isCompleted: true,
-        state: 'completed',
-        gatheredContext: { call_status: 'error', mapped_call_disposition: 'error' },
-      },
-    );
+    await sessions.concludeUnstarted(run.id);
     throw error;
   }
   const opened = await withinDeadline(temporal, () => handle.executeUpdate(openTextChatUpdate));

@@ -1,5 +1,4 @@
-import { In, type EntityManager } from 'typeorm';
-import { Tool } from '../../entities';
+import type { ToolStatements } from '../../entities/repositories/tool.repository';
 import type { AgentGraph } from '../agents/agent-graph';
 import { edgeFunctionName } from '../agents/graph-rules';
 import { ValidationError, type ValidationIssue } from '../errors';
@@ -13,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * apart. Each problem points at the node's entry in the request body.
  */
 export async function toolReferenceProblems(
-  manager: EntityManager,
+  tools: Pick<ToolStatements, 'findAmong'>,
   organizationId: number,
   graph: Pick<AgentGraph, 'nodes' | 'edges'>,
 ): Promise<ValidationIssue[]> {
@@ -21,8 +20,9 @@ export async function toolReferenceProblems(
     ...new Set(graph.nodes.flatMap((node) => ('tool_uuids' in node.data ? (node.data.tool_uuids ?? []) : []))),
   ];
   const valid = referenced.filter((uuid) => UUID.test(uuid));
-  const rows = valid.length > 0 ? await manager.findBy(Tool, { organizationId, id: In(valid) }) : [];
-  const tools = new Map(rows.map((row) => [row.id, row]));
+  const found = new Map(
+    (valid.length > 0 ? await tools.findAmong(organizationId, valid) : []).map((row) => [row.id, row]),
+  );
   const issues: ValidationIssue[] = [];
   graph.nodes.forEach((node, index) => {
     const uuids = 'tool_uuids' in node.data ? (node.data.tool_uuids ?? []) : [];
@@ -33,7 +33,7 @@ export async function toolReferenceProblems(
         .map((edge) => [edgeFunctionName(edge.data.label), `the edge "${edge.data.label}"`]),
     );
     uuids.forEach((uuid, position) => {
-      const tool = tools.get(uuid);
+      const tool = found.get(uuid);
       if (!tool) {
         issues.push({
           loc: [...at, position],
@@ -66,10 +66,10 @@ export async function toolReferenceProblems(
 }
 
 export async function assertToolReferences(
-  manager: EntityManager,
+  tools: Pick<ToolStatements, 'findAmong'>,
   organizationId: number,
   graph: Pick<AgentGraph, 'nodes' | 'edges'>,
 ): Promise<void> {
-  const issues = await toolReferenceProblems(manager, organizationId, graph);
+  const issues = await toolReferenceProblems(tools, organizationId, graph);
   if (issues.length > 0) throw new ValidationError(issues);
 }

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { In, type DataSource } from 'typeorm';
-import { Tool } from '../../entities';
-import { findCredential } from '../../entities/repositories/credential.repository';
+import type { DataSource } from 'typeorm';
+import type { Tool } from '../../entities';
+import {
+  createCredentialRepository,
+  type CredentialRepository,
+} from '../../entities/repositories/credential.repository';
+import { createToolRepository, type ToolRepository } from '../../entities/repositories/tool.repository';
 import { AddressRefusedError, checkedAddress, type AddressPolicy } from '../../platform/address-guard';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { Quotas } from '../quotas';
@@ -44,25 +48,22 @@ export interface ToolsDeps {
 /** The organization's tools: stored, listed, archived; checked before they are saved. */
 export class ToolsService {
   private readonly quotas: Quotas;
+  private readonly tools: ToolRepository;
+  private readonly credentials: CredentialRepository;
 
   constructor(private readonly deps: ToolsDeps) {
     this.quotas = new Quotas(deps.config);
-  }
-
-  private get repository() {
-    return this.deps.dataSource.getRepository(Tool);
+    this.tools = createToolRepository(deps.dataSource);
+    this.credentials = createCredentialRepository(deps.dataSource);
   }
 
   async list(organizationId: number, filter: { status?: ToolStatusName; category?: ToolType }): Promise<ToolView[]> {
-    const rows = await this.repository.find({
-      where: { organizationId, ...filter },
-      order: { createdAt: 'DESC', id: 'ASC' },
-    });
+    const rows = await this.tools.listOf(organizationId, filter);
     return rows.map(toolView);
   }
 
   private async find(organizationId: number, uuid: string): Promise<Tool> {
-    const row = await this.repository.findOneBy({ organizationId, id: uuid });
+    const row = await this.tools.findOwned(organizationId, uuid);
     if (!row) throw toolNotFound(uuid);
     return row;
   }
@@ -103,7 +104,7 @@ export class ToolsService {
       }
     }
     const credential = definition.config.credential_uuid;
-    if (credential && !(await findCredential(this.deps.dataSource.manager, organizationId, credential))) {
+    if (credential && !(await this.credentials.findOwned(organizationId, credential))) {
       issues.push({
         loc: [...loc, 'credential_uuid'],
         msg: `Credential ${credential} not found in this organization`,
@@ -118,14 +119,11 @@ export class ToolsService {
    * telephony configuration yet, some provider must), so a call never learns at transfer time that it cannot.
    */
   private async transferProblems(organizationId: number, mode: 'blind' | 'warm'): Promise<ValidationIssue[]> {
-    const rows = await this.deps.dataSource.query<{ provider: string }[]>(
-      'SELECT DISTINCT provider FROM telephony_configurations WHERE organization_id = $1 ORDER BY provider',
-      [organizationId],
-    );
+    const providers = await this.tools.telephonyProvidersOf(organizationId);
     const able = (name: string) => providerDefinition(name)?.transferModes.includes(mode) === true;
-    const unable = rows.map((row) => row.provider).filter((name) => !able(name));
+    const unable = providers.filter((name) => !able(name));
     let msg: string | undefined;
-    if (rows.length === 0 && !providerDefinitions.some((definition) => able(definition.name))) {
+    if (providers.length === 0 && !providerDefinitions.some((definition) => able(definition.name))) {
       msg = `A ${mode} transfer is not supported by any telephony provider`;
     } else if (unable.length > 0) {
       msg = `A ${mode} transfer is not supported by ${unable.join(', ')} (this organization's telephony providers)`;
@@ -140,8 +138,8 @@ export class ToolsService {
 
   async create(organizationId: number, changes: ToolChanges): Promise<ToolView> {
     await this.checked(organizationId, changes);
-    const saved = await this.deps.dataSource.transaction(async (manager) => {
-      const row = manager.create(Tool, {
+    const saved = await this.tools.transaction(async (tools, manager) => {
+      const inserted = await tools.insert({
         id: randomUUID(),
         organizationId,
         name: changes.name,
@@ -150,7 +148,6 @@ export class ToolsService {
         status: 'active',
         definition: changes.definition as unknown as Record<string, unknown>,
       });
-      const inserted = await manager.save(row);
       await this.quotas.claim(manager, 'tools', organizationId);
       return inserted;
     });
@@ -167,14 +164,14 @@ export class ToolsService {
       category: changes.definition.type,
       definition: changes.definition,
     });
-    return toolView(await this.repository.save(row));
+    return toolView(await this.tools.save(row));
   }
 
   /** Archived tools stay stored (agents and runs name them) but cannot be offered to a model. */
   async setStatus(organizationId: number, uuid: string, status: ToolStatusName): Promise<ToolView> {
     const row = await this.find(organizationId, uuid);
     row.status = status;
-    return toolView(await this.repository.save(row));
+    return toolView(await this.tools.save(row));
   }
 }
 
@@ -182,7 +179,7 @@ export class ToolsService {
 export async function activeTools(dataSource: DataSource, organizationId: number, uuids: string[]): Promise<Tool[]> {
   const valid = uuids.filter((uuid) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid));
   if (valid.length === 0) return [];
-  return dataSource.getRepository(Tool).findBy({ organizationId, id: In(valid), status: 'active' });
+  return createToolRepository(dataSource).activeAmong(organizationId, valid);
 }
 
 export const runnableTool = (row: Tool): RunnableTool => ({

@@ -64,3 +64,22 @@ export function runStatements(manager: EntityManager) {
 export const createRunRepository = (dataSource: DataSource) => repositoryOver(dataSource, runStatements);
 
 export type RunRepository = ReturnType<typeof createRunRepository>;
+
+/**
+ * A run's pre-call fetch, in one statement: the values it answered merged into `initial_context`,
+ * and what happened into `logs.pre_call_fetch`.
+ */
+export async function recordPreCallFetch(
+  manager: EntityManager,
+  runId: number,
+  fetched: { context: Record<string, unknown>; log: object },
+): Promise<void> {
+  await manager.query(
+    `UPDATE runs
+            SET initial_context = COALESCE(initial_context, '{}'::jsonb) || $2::jsonb,
+                logs = COALESCE(logs, '{}'::jsonb) || jsonb_build_object('pre_call_fetch', $3::jsonb),
+                updated_at = now()
+          WHERE id = $1`,
+    [runId, JSON.stringify(fetched.context), JSON.stringify(fetched.log)],
+  );
+}

@@ -11,6 +11,11 @@ export function speechCredentialStatements(manager: EntityManager) {
       return rows.find({ where: { organizationId }, order: { provider: 'ASC' } });
     },
 
+    /** In no particular order: what a call's speech selection reads when its media stream opens. */
+    allOf(organizationId: number): Promise<SpeechCredential[]> {
+      return rows.findBy({ organizationId });
+    },
+
     find(organizationId: number, provider: string): Promise<SpeechCredential | null> {
       return rows.findOneBy({ organizationId, provider });
     },

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { SpeechCredential } from '../../entities';
+import { createSpeechCredentialRepository } from '../../entities/repositories/speech-credential.repository';
 import type { Secrets } from '../../telephony/secrets';
 import { SpeechProviderError } from './errors';
 import { isKeyedSpeechProvider, type OrganizationSpeechKeys } from './speech-keys';
@@ -14,7 +14,7 @@ export async function loadOrganizationSpeechKeys(
   secrets: Pick<Secrets, 'open'>,
   organizationId: number,
 ): Promise<OrganizationSpeechKeys> {
-  const rows = await dataSource.getRepository(SpeechCredential).findBy({ organizationId });
+  const rows = await createSpeechCredentialRepository(dataSource).allOf(organizationId);
   const keys: OrganizationSpeechKeys = {};
   for (const row of rows) {
     // The table's CHECK constraint admits only keyed providers; this narrows the type.
