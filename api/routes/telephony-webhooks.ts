@@ -104,7 +104,9 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           'authentication (403 otherwise). The transfer event (ringing, answered, busy, no-answer, failed, ' +
           'canceled) is signalled to the call workflow. Events for unknown or finished runs answer 200 and are logged. ' +
           "Providers that fetch the transfer's call instructions here (Plivo and Vobiz: the dial, its hold music, " +
-          "the warm announcement, the dial's result; Cloudonix: the dial's result) are answered with that XML.",
+          "the warm announcement, the dial's result; Cloudonix: the dial's result) are answered with that XML. " +
+          "On Telnyx, a warm transfer's leg events carry it on: the announcement is spoken once the person " +
+          'answers, and they are bridged with the caller once it ended.',
         tags: ['telephony'],
         security: [],
         params: StatusWebhookParams,
@@ -125,12 +127,13 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         const { run, adapter, request, log } = target;
         if (!adapter.transfer) throw new InvalidError(`${params.provider} calls are not transferred`);
         const { transfer } = adapter;
-        const event = providerEvent(() => transfer.parseWebhook(request));
+        const parsed = providerEvent(() => transfer.parseWebhook(request));
         const caller = {
           runId: run.id,
           providerCallId: run.provider_call_id ?? '',
           ...answerUrls(config.PUBLIC_BASE_URL, params.provider, run.id, telephony.secrets),
         };
+        const event = transfer.advance ? await transfer.advance(parsed, caller.providerCallId) : parsed;
         const markup = transfer.markup?.(request, caller) ?? null;
         if (markup) {
           ctx.type = markup.contentType;
