@@ -4,7 +4,7 @@ import { ProviderRuns } from '../../domain/calls/provider-runs';
 import type { ApiDeps, AppState } from '../context';
 import { ForbiddenError } from '../errors';
 import { withSignedCallerTrace } from '../middleware/trace-request';
-import { InvalidError } from '../../domain/errors';
+import { InvalidError, UpstreamError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
@@ -119,6 +119,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           },
           400: errorResponse('The payload is not a transfer event, or the provider has no transfers'),
           403: errorResponse('Invalid signature'),
+          502: errorResponse('The provider refused a command the transfer event called for'),
         },
       },
       async (ctx, { params }) => {
@@ -133,7 +134,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           providerCallId: run.provider_call_id ?? '',
           ...answerUrls(config.PUBLIC_BASE_URL, params.provider, run.id, telephony.secrets),
         };
-        const event = transfer.advance ? await transfer.advance(parsed, caller.providerCallId) : parsed;
+        const event = transfer.advance ? await viaProvider(transfer.advance(parsed, caller.providerCallId)) : parsed;
         const markup = transfer.markup?.(request, caller) ?? null;
         if (markup) {
           ctx.type = markup.contentType;
@@ -150,6 +151,16 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       },
     ),
   ];
+}
+
+/** A provider that answered a command with an error is a bad gateway (502): the event is not handled. */
+async function viaProvider<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ProviderError) throw new UpstreamError(error.message);
+    throw error;
+  }
 }
 
 /** A provider event parsed from a webhook; a payload that is not one is the sender's mistake (400). */
