@@ -334,3 +334,44 @@ describe('release', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('a transfer whose leg events never arrived (the API process was down)', () => {
+  const dialed = { status: 200, body: { data: { call_control_id: legId } } };
+
+  it('rang out: the look-ups wait, the ring timeout hangs the leg up, and the release takes the caller off hold', async () => {
+    server.answer(OK, dialed);
+    await telnyx.start(warm);
+    server.reset();
+
+    server.answer(callResource(legId, true, dialedState), callResource(callerId, true));
+    await expect(telnyx.status(callerId, transferId)).resolves.toBeNull();
+    server.answer(callResource(legId, true, dialedState), OK);
+    await telnyx.cancel(callerId, transferId);
+    server.answer(NOT_FOUND, callResource(callerId, true));
+    await expect(telnyx.status(callerId, transferId)).resolves.toBeNull();
+    server.answer(NOT_FOUND, OK);
+    await telnyx.release!(callerId, transferId);
+
+    expect(sent(server.requests).filter(([method]) => method === 'POST')).toEqual([
+      action(legId, 'hangup'),
+      action(callerId, 'playback_stop'),
+    ]);
+  });
+
+  it('answered and announced to: the ring timeout joins the person, the look-up finds them joined, nothing is released', async () => {
+    server.answer(OK, dialed);
+    await telnyx.start(warm);
+    server.reset();
+
+    server.answer(callResource(legId, true, answeredState), OK, OK, OK);
+    await telnyx.cancel(callerId, transferId);
+    server.answer(callResource(legId, true, joinedState));
+    await expect(telnyx.status(callerId, transferId)).resolves.toMatchObject({ status: 'answered' });
+
+    expect(sent(server.requests).filter(([method]) => method === 'POST')).toEqual([
+      action(legId, 'bridge'),
+      action(callerId, 'playback_stop'),
+      action(callerId, 'streaming_stop'),
+    ]);
+  });
+});
