@@ -375,3 +375,7 @@ describe('a transfer whose leg events never arrived (the API process was down)',
     ]);
   });
 });
+
+it("says in the provider's metadata that Telnyx transfers blind and warm", () => {
+  expect(telnyxProvider.transferModes).toEqual(['blind', 'warm']);
+});
