@@ -225,6 +225,13 @@ export interface TelephonyTransfer {
   /** One transfer event from a transfer webhook; throws ProviderError when the payload is not one. */
   parseWebhook(request: WebhookRequest): TransferEvent;
   /**
+   * Providers whose warm transfer this service carries out step by step on the destination leg's
+   * events (Telnyx: the announcement once the person answers, then the bridge with the caller):
+   * sends the commands `event` calls for and returns it as it then stands (answered once joined).
+   * A repeated event changes nothing. `providerCallId` is the caller's call.
+   */
+  advance?(event: TransferEvent, providerCallId: string): Promise<TransferEvent>;
+  /**
    * Providers that fetch the transfer's call instructions from the transfer callback (Plivo's and
    * Vobiz's `aleg_url`, the dial's hold music and result): the markup answering this request, or
    * null for an event that takes none. `caller` streams the caller back to the agent.

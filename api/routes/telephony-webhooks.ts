@@ -4,7 +4,7 @@ import { ProviderRuns } from '../../domain/calls/provider-runs';
 import type { ApiDeps, AppState } from '../context';
 import { ForbiddenError } from '../errors';
 import { withSignedCallerTrace } from '../middleware/trace-request';
-import { InvalidError } from '../../domain/errors';
+import { InvalidError, UpstreamError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
 import { webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
@@ -104,7 +104,9 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           'authentication (403 otherwise). The transfer event (ringing, answered, busy, no-answer, failed, ' +
           'canceled) is signalled to the call workflow. Events for unknown or finished runs answer 200 and are logged. ' +
           "Providers that fetch the transfer's call instructions here (Plivo and Vobiz: the dial, its hold music, " +
-          "the warm announcement, the dial's result; Cloudonix: the dial's result) are answered with that XML.",
+          "the warm announcement, the dial's result; Cloudonix: the dial's result) are answered with that XML. " +
+          "On Telnyx, a warm transfer's leg events carry it on: the announcement is spoken once the person " +
+          'answers, and they are bridged with the caller once it ended.',
         tags: ['telephony'],
         security: [],
         params: StatusWebhookParams,
@@ -117,6 +119,7 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           },
           400: errorResponse('The payload is not a transfer event, or the provider has no transfers'),
           403: errorResponse('Invalid signature'),
+          502: errorResponse('The provider refused a command the transfer event called for'),
         },
       },
       async (ctx, { params }) => {
@@ -125,12 +128,13 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
         const { run, adapter, request, log } = target;
         if (!adapter.transfer) throw new InvalidError(`${params.provider} calls are not transferred`);
         const { transfer } = adapter;
-        const event = providerEvent(() => transfer.parseWebhook(request));
+        const parsed = providerEvent(() => transfer.parseWebhook(request));
         const caller = {
           runId: run.id,
           providerCallId: run.provider_call_id ?? '',
           ...answerUrls(config.PUBLIC_BASE_URL, params.provider, run.id, telephony.secrets),
         };
+        const event = transfer.advance ? await viaProvider(transfer.advance(parsed, caller.providerCallId)) : parsed;
         const markup = transfer.markup?.(request, caller) ?? null;
         if (markup) {
           ctx.type = markup.contentType;
@@ -147,6 +151,16 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       },
     ),
   ];
+}
+
+/** A provider that answered a command with an error is a bad gateway (502): the event is not handled. */
+async function viaProvider<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ProviderError) throw new UpstreamError(error.message);
+    throw error;
+  }
 }
 
 /** A provider event parsed from a webhook; a payload that is not one is the sender's mistake (400). */

@@ -161,7 +161,7 @@ describe('transfer_call tools', () => {
     const warm = await save('warm');
     expect(warm.status).toBe(422);
     expect(warm.body.detail[0].msg).toBe(
-      "A warm transfer is not supported by telnyx, vonage (this organization's telephony providers)",
+      "A warm transfer is not supported by vonage (this organization's telephony providers)",
     );
   });
 
@@ -178,7 +178,7 @@ describe('transfer_call tools', () => {
     );
     expect(modes.simulator).toEqual(['blind', 'warm']);
     expect(modes.twilio).toEqual(['blind', 'warm']);
-    expect(modes.telnyx).toEqual(['blind']);
+    expect(modes.telnyx).toEqual(['blind', 'warm']);
     expect(modes.vonage).toEqual(['blind']);
     expect(modes.plivo).toEqual(['blind', 'warm']);
     expect(modes.vobiz).toEqual(['blind', 'warm']);

@@ -82,13 +82,6 @@ describe('start', () => {
     });
     await expect(telnyx.start(transfer)).rejects.toThrow('Telnyx answered 422: This call is no longer active.');
   });
-
-  it('refuses a warm transfer without calling Telnyx', async () => {
-    await expect(telnyx.start({ ...transfer, mode: 'warm', announcement: 'About billing' })).rejects.toThrow(
-      ProviderError,
-    );
-    expect(server.requests).toHaveLength(0);
-  });
 });
 
 describe('cancel and status', () => {

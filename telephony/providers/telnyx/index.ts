@@ -24,7 +24,7 @@ export const telnyxProvider: ProviderDefinition<TelnyxConfig> = {
   fields: telnyxFields,
   // Telnyx's default dial limit is 30 dials per second per account.
   defaultCallsPerSecond: 30,
-  transferModes: ['blind'],
+  transferModes: ['blind', 'warm'],
   create: createTelnyxAdapter,
   inbound: telnyxInbound,
 };

@@ -12,6 +12,7 @@ import {
 import { jsonObjectBody } from '../../status-fields';
 import { transferIdOf } from '../../transfer-callback';
 import type { TelnyxConfig } from './config';
+import { isWarmTransferId, telnyxWarmTransfer, warmLegStateOf, warmTransferIdOf } from './warm-transfer';
 
 const LABEL = 'Telnyx';
 const TELNYX_API = 'https://api.telnyx.com';
@@ -65,6 +66,9 @@ const clientStateOf = (transferId: string) => Buffer.from(transferId).toString('
  * `call.answered`, `call.bridged`, `call.hangup`) to the transfer callback, the transfer id in the
  * leg's `client_state`. A leg that does not connect leaves the caller's call, and its media
  * stream, as they were: the agent carries on.
+ *
+ * Warm transfers dial the destination and bridge it with the caller once the person heard the
+ * announcement (see `warm-transfer.ts`).
  */
 export function telnyxTransfer(config: TelnyxConfig, context: ProviderContext): TelephonyTransfer {
   const request = async (call: ProviderRequest) =>
@@ -74,6 +78,7 @@ export function telnyxTransfer(config: TelnyxConfig, context: ProviderContext): 
         headers: { authorization: `Bearer ${config.api_key}` },
       })
     ).body;
+  const warm = telnyxWarmTransfer(request, config.connection_id);
 
   /** The transferred leg while it is up: the connection's active call carrying the transfer's state. */
   const activeLeg = async (transferId: string): Promise<string | null> => {
@@ -91,7 +96,7 @@ export function telnyxTransfer(config: TelnyxConfig, context: ProviderContext): 
 
   return {
     async start(transfer: StartTransferRequest) {
-      if (transfer.mode !== 'blind') throw new ProviderError('Telnyx transfers are blind only');
+      if (transfer.mode === 'warm') return warm.start(transfer);
       const transferId = transferIdOf(transfer.idempotencyKey);
       await request({
         method: 'POST',
@@ -115,7 +120,8 @@ export function telnyxTransfer(config: TelnyxConfig, context: ProviderContext): 
      * cancels only a transfer it saw no answer of, so a leg answered at the last moment goes too,
      * rather than joining a caller the agent has taken back.
      */
-    async cancel(_providerCallId: string, transferId: string) {
+    async cancel(providerCallId: string, transferId: string) {
+      if (isWarmTransferId(transferId)) return warm.cancel(providerCallId, transferId);
       const leg = await activeLeg(transferId);
       if (!leg) return;
       await unlessNotFound(
@@ -128,6 +134,7 @@ export function telnyxTransfer(config: TelnyxConfig, context: ProviderContext): 
      * whose call ended has left the transfer (canceled); otherwise the events tell.
      */
     async status(providerCallId: string, transferId: string): Promise<TransferEvent | null> {
+      if (isWarmTransferId(transferId)) return warm.status(providerCallId, transferId);
       const body = await unlessNotFound(
         request({ method: 'GET', path: `/v2/calls/${encodeURIComponent(providerCallId)}` }),
       );
@@ -136,11 +143,26 @@ export function telnyxTransfer(config: TelnyxConfig, context: ProviderContext): 
       return { status: 'canceled', transferId, providerCallId, raw: body === null ? {} : { call: body } };
     },
 
+    /** The blind transfer's leg bridges itself; a warm one's waits for its commands. */
+    async release(providerCallId: string, transferId: string) {
+      if (isWarmTransferId(transferId)) await warm.release(providerCallId, transferId);
+    },
+
+    advance: (event, providerCallId) => warm.advance(event, providerCallId),
+
     parseWebhook(webhook: WebhookRequest): TransferEvent {
       const raw = jsonObjectBody(webhook.rawBody, LABEL);
       const parsed = LegEvent.safeParse(raw);
       if (!parsed.success) throw new ProviderError('Telnyx webhook is not a call event');
       const { event_type, payload } = parsed.data.data;
+      const warmState = warmLegStateOf(payload.client_state);
+      if (warmState) {
+        if (!payload.call_control_id) throw new ProviderError('Telnyx transfer event names no call (call_control_id)');
+        const status = warmLegStatus(event_type, payload, warmState.step === 'joined');
+        if (!status) throw new ProviderError(`Telnyx event "${event_type}" says nothing of the transfer`);
+        const transferId = warmTransferIdOf(warmState, payload.call_control_id);
+        return { status, transferId, providerCallId: payload.call_control_id, raw };
+      }
       const transferId = payload.client_state ? Buffer.from(payload.client_state, 'base64').toString('utf8') : '';
       if (!transferId) throw new ProviderError('Telnyx transfer event names no transfer (client_state)');
       const status = legStatus(event_type, payload);
@@ -162,6 +184,30 @@ function legStatus(
       return 'answered';
     case 'call.hangup':
       return HANGUP_CAUSES[payload.hangup_cause ?? ''] ?? SIP_CAUSES[payload.sip_hangup_cause ?? ''] ?? 'failed';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A warm transfer leg's event: answered and announced to, it is still ringing as far as the caller
+ * is concerned, until `advance` joins it; a joined leg's hang-up ends a transfer that connected.
+ */
+function warmLegStatus(
+  eventType: string,
+  payload: { hangup_cause?: string; sip_hangup_cause?: string },
+  joined: boolean,
+): TransferStatus | undefined {
+  switch (eventType) {
+    case 'call.initiated':
+    case 'call.answered':
+    case 'call.speak.started':
+    case 'call.speak.ended':
+      return joined ? 'answered' : 'ringing';
+    case 'call.bridged':
+      return 'answered';
+    case 'call.hangup':
+      return joined ? 'answered' : legStatus(eventType, payload);
     default:
       return undefined;
   }
