@@ -110,11 +110,13 @@ describe('transfer_call tools', () => {
       application_id: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
       private_key: '-----BEGIN PRIVATE KEY-----',
     });
+    expect((await transferTool(warm, org)).status).toBe(201);
+    await createTelephonyConfig(app, org.token, { provider: 'cloudonix', bearer_token: 'XI-key', domain_id: 'acme' });
     const refused = await transferTool(warm, org);
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['body', 'definition', 'config', 'mode']);
     expect(refused.body.detail[0].msg).toBe(
-      "A warm transfer is not supported by vonage (this organization's telephony providers)",
+      "A warm transfer is not supported by cloudonix (this organization's telephony providers)",
     );
   });
 
@@ -161,7 +163,7 @@ describe('transfer_call tools', () => {
     const warm = await save('warm');
     expect(warm.status).toBe(422);
     expect(warm.body.detail[0].msg).toBe(
-      "A warm transfer is not supported by telnyx, vonage (this organization's telephony providers)",
+      "A warm transfer is not supported by telnyx (this organization's telephony providers)",
     );
   });
 
@@ -179,7 +181,7 @@ describe('transfer_call tools', () => {
     expect(modes.simulator).toEqual(['blind', 'warm']);
     expect(modes.twilio).toEqual(['blind', 'warm']);
     expect(modes.telnyx).toEqual(['blind']);
-    expect(modes.vonage).toEqual(['blind']);
+    expect(modes.vonage).toEqual(['blind', 'warm']);
     expect(modes.plivo).toEqual(['blind', 'warm']);
     expect(modes.vobiz).toEqual(['blind', 'warm']);
     expect(modes.ari).toEqual(['blind']);
