@@ -363,6 +363,24 @@ describe('warm transfer', () => {
     expect(JSON.parse(server.requests[3]!.body)).toEqual(backToTheAgent);
   });
 
+  it('is released from its id alone by an adapter of another process, which keeps nothing of the start', async () => {
+    server.answer({ status: 204 }, created);
+    const { transferId } = await vonage.start(warm);
+    server.reset();
+
+    const otherProcess = vonageProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 2_000, now: () => now });
+    server.answer(callResource(legUuid, 'ringing'), { status: 204 }, callResource(uuid, 'answered'), { status: 204 });
+    await otherProcess.transfer!.release!(uuid, transferId);
+
+    expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+      ['GET', legPath],
+      ['PUT', legPath],
+      ['GET', callerPath],
+      ['PUT', callerPath],
+    ]);
+    expect(JSON.parse(server.requests[3]!.body)).toEqual(backToTheAgent);
+  });
+
   describe('once started', () => {
     const conversation = `tr0123456789abcdef01234567.${startedSeconds}`;
     const callbackId = `${conversation}.42.${mediaPart}`;
