@@ -47,8 +47,8 @@ const CallOver = new Set(['completed', 'busy', 'cancelled', 'failed', 'rejected'
  * stream ends; the destination is called (`POST /v1/calls`) with an NCCO that speaks the summary to
  * the person (`talk`) and then joins the conversation, which starts it. The leg's events report the
  * transfer. A waiting caller leaves the conversation only when told to: `release` transfers them
- * back to the media stream once the transfer ended without a join; when a joined party hangs up,
- * the conversation ends and so the other's call.
+ * back to the media stream once the transfer ended without a join; when the person hangs up after
+ * the join, the conversation ends (their `endOnExit`) and so the caller's call, whose NCCO is done.
  */
 export function vonageWarmTransfer(client: VonageClient, now: () => Date) {
   const callPath = (uuid: string) => `/v1/calls/${encodeURIComponent(uuid)}`;
