@@ -110,11 +110,13 @@ describe('transfer_call tools', () => {
       application_id: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
       private_key: '-----BEGIN PRIVATE KEY-----',
     });
+    expect((await transferTool(warm, org)).status).toBe(201);
+    await createTelephonyConfig(app, org.token, { provider: 'cloudonix', bearer_token: 'XI-key', domain_id: 'acme' });
     const refused = await transferTool(warm, org);
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['body', 'definition', 'config', 'mode']);
     expect(refused.body.detail[0].msg).toBe(
-      "A warm transfer is not supported by vonage (this organization's telephony providers)",
+      "A warm transfer is not supported by cloudonix (this organization's telephony providers)",
     );
   });
 
@@ -129,7 +131,7 @@ describe('transfer_call tools', () => {
     expect((res.body.detail as { loc: string[] }[])[0]?.loc).toContain('warm_message');
   });
 
-  it('saves a blind transfer, and refuses a warm one, for an organization calling through Twilio, Telnyx and Vonage', async () => {
+  it('saves blind and warm transfers for an organization calling through Twilio, Telnyx and Vonage', async () => {
     const other = await signUp(app);
     for (const config of [
       { provider: 'twilio', account_sid: 'AC0123456789abcdef0123456789abcdef', auth_token: 'twilio-token' },
@@ -158,11 +160,7 @@ describe('transfer_call tools', () => {
         });
 
     expect((await save('blind')).status).toBe(201);
-    const warm = await save('warm');
-    expect(warm.status).toBe(422);
-    expect(warm.body.detail[0].msg).toBe(
-      "A warm transfer is not supported by vonage (this organization's telephony providers)",
-    );
+    expect((await save('warm')).status).toBe(201);
   });
 
   it("lists each provider's transfer modes in the providers' metadata", async () => {
@@ -179,7 +177,7 @@ describe('transfer_call tools', () => {
     expect(modes.simulator).toEqual(['blind', 'warm']);
     expect(modes.twilio).toEqual(['blind', 'warm']);
     expect(modes.telnyx).toEqual(['blind', 'warm']);
-    expect(modes.vonage).toEqual(['blind']);
+    expect(modes.vonage).toEqual(['blind', 'warm']);
     expect(modes.plivo).toEqual(['blind', 'warm']);
     expect(modes.vobiz).toEqual(['blind', 'warm']);
     expect(modes.ari).toEqual(['blind']);

@@ -114,13 +114,6 @@ describe('start', () => {
     });
     await expect(vonage.start(transfer)).rejects.toThrow('Vonage answered 400: Call is not active');
   });
-
-  it('refuses a warm transfer without calling Vonage', async () => {
-    await expect(vonage.start({ ...transfer, mode: 'warm', announcement: 'About billing' })).rejects.toThrow(
-      ProviderError,
-    );
-    expect(server.requests).toHaveLength(0);
-  });
 });
 
 describe('status and cancel', () => {
@@ -252,4 +245,284 @@ describe('parseWebhook', () => {
       'Vonage transfer webhook names no transfer',
     );
   });
+});
+
+describe('warm transfer', () => {
+  const warm: StartTransferRequest = { ...transfer, mode: 'warm', announcement: '  A caller asks about invoice 42.  ' };
+  const mediaPart = Buffer.from(transfer.mediaStreamUrl, 'utf8').toString('base64url');
+  const conversationOf = (transferId: string) => transferId.split('.').slice(0, 2).join('.');
+  const callerPath = `/v1/calls/${uuid}`;
+  const legPath = `/v1/calls/${legUuid}`;
+  /** The NCCO that streams the caller back to the agent. */
+  const backToTheAgent = {
+    action: 'transfer',
+    destination: {
+      type: 'ncco',
+      ncco: [
+        {
+          action: 'connect',
+          endpoint: [
+            {
+              type: 'websocket',
+              uri: transfer.mediaStreamUrl,
+              'content-type': 'audio/l16;rate=16000',
+              headers: { run_id: '42' },
+            },
+          ],
+        },
+      ],
+    },
+  };
+  const created = {
+    status: 201,
+    body: { uuid: legUuid, status: 'started', direction: 'outbound', conversation_uuid: 'CON-x' },
+  };
+  const callResource = (id: string, status: string) => ({
+    status: 200,
+    body: { uuid: id, conversation_uuid: conversationUuid, status, direction: 'outbound' },
+  });
+
+  it('moves the caller into a named conversation with hold music, then calls the destination to speak and join it', async () => {
+    server.answer({ status: 204 }, created);
+
+    const { transferId } = await vonage.start(warm);
+
+    expect(transferId).toMatch(new RegExp(`^tr[0-9a-f]{24}\\.${startedSeconds}\\.42\\.${mediaPart}\\.${legUuid}$`));
+    const conversation = conversationOf(transferId);
+    expect(server.requests).toHaveLength(2);
+    const [moveCaller, callDestination] = server.requests;
+    expect([moveCaller!.method, moveCaller!.path]).toEqual(['PUT', callerPath]);
+    await expectApplicationJwt(moveCaller!.headers.authorization);
+    expect(JSON.parse(moveCaller!.body)).toEqual({
+      action: 'transfer',
+      destination: {
+        type: 'ncco',
+        ncco: [
+          {
+            action: 'conversation',
+            name: conversation,
+            musicOnHoldUrl: [transfer.holdAudioUrl],
+            startOnEnter: false,
+            endOnExit: true,
+          },
+        ],
+      },
+    });
+    expect([callDestination!.method, callDestination!.path]).toEqual(['POST', '/v1/calls']);
+    await expectApplicationJwt(callDestination!.headers.authorization);
+    expect(JSON.parse(callDestination!.body)).toEqual({
+      to: [{ type: 'phone', number: '447700900999' }],
+      from: { type: 'phone', number: '447700900000' },
+      ncco: [
+        { action: 'talk', text: 'A caller asks about invoice 42.' },
+        { action: 'conversation', name: conversation, startOnEnter: true, endOnExit: true },
+      ],
+      ringing_timer: 30,
+      event_url: [`${transfer.transferCallbackUrl}?transfer_id=${conversation}.42.${mediaPart}`],
+      event_method: 'POST',
+    });
+  });
+
+  it('joins without speaking when there is nothing to say, and calls a SIP URI as it is', async () => {
+    server.answer({ status: 204 }, created);
+
+    await vonage.start({ ...warm, announcement: '  ', destination: 'sip:desk@pbx.example.com' });
+
+    const body = JSON.parse(server.requests[1]!.body) as { to: unknown; ncco: { action: string }[] };
+    expect(body.to).toEqual([{ type: 'sip', uri: 'sip:desk@pbx.example.com' }]);
+    expect(body.ncco.map((action) => action.action)).toEqual(['conversation']);
+  });
+
+  it('refuses without a caller id, calling nothing', async () => {
+    await expect(vonage.start({ ...warm, from: null })).rejects.toThrow(ProviderError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends the caller back to the agent when Vonage refuses to call the destination', async () => {
+    server.answer(
+      { status: 204 },
+      {
+        status: 400,
+        contentType: 'application/problem+json',
+        body: { type: 'https://developer.nexmo.com/api-errors', title: 'Bad Request', detail: 'Invalid number' },
+      },
+      callResource(uuid, 'answered'),
+      { status: 204 },
+    );
+
+    const refusal = await vonage.start(warm).catch((error: unknown) => error);
+
+    expect(refusal).toBeInstanceOf(ProviderError);
+    expect((refusal as ProviderError).retryable).toBe(false);
+    expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+      ['PUT', callerPath],
+      ['POST', '/v1/calls'],
+      ['GET', callerPath],
+      ['PUT', callerPath],
+    ]);
+    expect(JSON.parse(server.requests[3]!.body)).toEqual(backToTheAgent);
+  });
+
+  it('is released from its id alone by an adapter of another process, which keeps nothing of the start', async () => {
+    server.answer({ status: 204 }, created);
+    const { transferId } = await vonage.start(warm);
+    server.reset();
+
+    const otherProcess = vonageProvider.create(config, { apiBaseUrl: server.url, timeoutMs: 2_000, now: () => now });
+    server.answer(callResource(legUuid, 'ringing'), { status: 204 }, callResource(uuid, 'answered'), { status: 204 });
+    await otherProcess.transfer!.release!(uuid, transferId);
+
+    expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+      ['GET', legPath],
+      ['PUT', legPath],
+      ['GET', callerPath],
+      ['PUT', callerPath],
+    ]);
+    expect(JSON.parse(server.requests[3]!.body)).toEqual(backToTheAgent);
+  });
+
+  describe('once started', () => {
+    const conversation = `tr0123456789abcdef01234567.${startedSeconds}`;
+    const callbackId = `${conversation}.42.${mediaPart}`;
+    const transferId = `${callbackId}.${legUuid}`;
+    /** An event of the destination's call, as Vonage posts it to the call's `event_url`. */
+    const event = (fields: Record<string, unknown>): WebhookRequest => ({
+      method: 'POST',
+      url: `${transfer.transferCallbackUrl}?transfer_id=${callbackId}`,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer checked-by-the-route' },
+      rawBody: JSON.stringify({
+        from: '447700900000',
+        to: '447700900999',
+        uuid: legUuid,
+        conversation_uuid: 'CON-aaaaaaaa-0000-4000-8000-000000000001',
+        direction: 'outbound',
+        timestamp: '2026-03-02T10:15:03.000Z',
+        ...fields,
+      }),
+    });
+
+    it.each([
+      ['started', 'ringing'],
+      ['ringing', 'ringing'],
+      ['answered', 'answered'],
+      ['completed', 'answered'],
+      ['busy', 'busy'],
+      ['rejected', 'busy'],
+      ['timeout', 'no-answer'],
+      ['unanswered', 'no-answer'],
+      ['failed', 'failed'],
+      ['cancelled', 'canceled'],
+    ])("reads the destination call's %s event as %s, naming the transfer start returned", (status, expected) => {
+      expect(vonage.parseWebhook(event({ status }))).toEqual(
+        expect.objectContaining({ status: expected, transferId, providerCallId: legUuid }),
+      );
+    });
+
+    it('refuses an event that names no call', () => {
+      expect(() => vonage.parseWebhook(event({ status: 'busy', uuid: undefined }))).toThrow(ProviderError);
+    });
+
+    it("looks the destination's call up by its uuid", async () => {
+      server.answer(callResource(legUuid, 'busy'));
+
+      await expect(vonage.status(uuid, transferId)).resolves.toMatchObject({
+        status: 'busy',
+        transferId,
+        providerCallId: legUuid,
+      });
+      const request = server.onlyRequest();
+      expect([request.method, request.path]).toEqual(['GET', legPath]);
+      await expectApplicationJwt(request.headers.authorization);
+    });
+
+    it('knows nothing of a destination call Vonage does not know', async () => {
+      server.answer({ status: 404, body: { title: 'Not found' } });
+      await expect(vonage.status(uuid, transferId)).resolves.toBeNull();
+    });
+
+    it('hangs up a ringing destination and leaves the caller waiting for the release', async () => {
+      server.answer(callResource(legUuid, 'ringing'), { status: 204 });
+
+      await vonage.cancel(uuid, transferId);
+
+      expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+        ['GET', legPath],
+        ['PUT', legPath],
+      ]);
+      expect(JSON.parse(server.requests[1]!.body)).toEqual({ action: 'hangup' });
+    });
+
+    it('leaves an answered destination as it is when canceled', async () => {
+      server.answer(callResource(legUuid, 'answered'));
+      await vonage.cancel(uuid, transferId);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it.each(['busy', 'timeout', 'unanswered', 'failed', 'rejected'])(
+      'streams the caller back to the agent after a destination that ended %s',
+      async (status) => {
+        server.answer(callResource(legUuid, status), callResource(uuid, 'answered'), { status: 204 });
+
+        await vonage.release!(uuid, transferId);
+
+        expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+          ['GET', legPath],
+          ['GET', callerPath],
+          ['PUT', callerPath],
+        ]);
+        expect(JSON.parse(server.requests[2]!.body)).toEqual(backToTheAgent);
+      },
+    );
+
+    it('hangs up a destination still ringing at the ring timeout before streaming the caller back', async () => {
+      server.answer(callResource(legUuid, 'ringing'), { status: 204 }, callResource(uuid, 'answered'), { status: 204 });
+
+      await vonage.release!(uuid, transferId);
+
+      expect(
+        server.requests.map((request) => [request.method, request.path, JSON.parse(request.body || '{}') as unknown]),
+      ).toEqual([
+        ['GET', legPath, {}],
+        ['PUT', legPath, { action: 'hangup' }],
+        ['GET', callerPath, {}],
+        ['PUT', callerPath, backToTheAgent],
+      ]);
+    });
+
+    it('streams the caller back after a person who hung up before the join, whatever Vonage still knows of the leg', async () => {
+      server.answer(callResource(legUuid, 'completed'), callResource(uuid, 'answered'), { status: 204 });
+      await vonage.release!(uuid, transferId);
+      expect(server.requests).toHaveLength(3);
+
+      server.reset();
+      server.answer({ status: 404, body: { title: 'Not found' } }, callResource(uuid, 'answered'), { status: 204 });
+      await vonage.release!(uuid, transferId);
+      expect(server.requests.map((request) => request.method)).toEqual(['GET', 'GET', 'PUT']);
+    });
+
+    it('leaves a caller whose person answered, and a caller who hung up', async () => {
+      server.answer(callResource(legUuid, 'answered'));
+      await vonage.release!(uuid, transferId);
+      expect(server.requests).toHaveLength(1);
+
+      server.reset();
+      server.answer(callResource(legUuid, 'cancelled'), callResource(uuid, 'completed'));
+      await vonage.release!(uuid, transferId);
+      expect(server.requests.map((request) => request.method)).toEqual(['GET', 'GET']);
+
+      server.reset();
+      server.answer(callResource(legUuid, 'timeout'), { status: 404, body: { title: 'Not found' } });
+      await expect(vonage.release!(uuid, transferId)).resolves.toBeUndefined();
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('has nothing to release for a blind transfer, whose NCCO brings the caller back', async () => {
+      await vonage.release!(uuid, conversation);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+});
+
+it('offers blind and warm transfers', () => {
+  expect(vonageProvider.transferModes).toEqual(['blind', 'warm']);
 });

@@ -20,7 +20,7 @@ export const vonageProvider: ProviderDefinition<VonageConfig> = {
   fields: vonageFields,
   // Vonage's default limit is 3 calls per second per account.
   defaultCallsPerSecond: 3,
-  transferModes: ['blind'],
+  transferModes: ['blind', 'warm'],
   create: createVonageAdapter,
   inbound: vonageInbound,
 };

@@ -5,7 +5,6 @@ import {
   type StartTransferRequest,
   type TelephonyTransfer,
   type TransferEvent,
-  type TransferStatus,
   type WebhookRequest,
 } from '../../provider';
 import { jsonObjectBody } from '../../status-fields';
@@ -18,25 +17,8 @@ import {
 } from '../../transfer-callback';
 import { withoutPlus, type VonageClient } from './client';
 import { mediaConnectAction } from './inbound';
-
-const LABEL = 'Vonage';
-
-/** The connected leg's `status` (events and the call resource), as a transfer status. */
-const LEG_STATUSES: Readonly<Record<string, TransferStatus>> = {
-  started: 'ringing',
-  ringing: 'ringing',
-  answered: 'answered',
-  // A connected leg completes only once it was answered and joined.
-  completed: 'answered',
-  busy: 'busy',
-  rejected: 'busy',
-  timeout: 'no-answer',
-  unanswered: 'no-answer',
-  failed: 'failed',
-  cancelled: 'canceled',
-};
-
-const StillRinging = new Set(['started', 'ringing']);
+import { LABEL, LEG_STATUSES, StillRinging } from './transfer-legs';
+import { isWarmCallbackId, isWarmTransferId, vonageWarmTransfer, warmTransferIdOf } from './warm-transfer';
 
 const CallResource = z.object({ uuid: z.string(), conversation_uuid: z.string() });
 const ConversationCalls = z.object({
@@ -64,8 +46,12 @@ const CLOCK_SLACK_MS = 2_000;
  * a `connect` to the destination for the ring timeout, the hold audio as its ringback tone and its
  * leg's events at the transfer callback; then, reached only when that leg did not connect or has
  * hung up, a `connect` back to the media stream, which hands the caller back to the agent.
+ *
+ * Warm transfers by a named conversation (see `warm-transfer.ts`): the caller waits in it to the hold
+ * audio while the destination is called; the person hears the summary, then joins it.
  */
 export function vonageTransfer(client: VonageClient, now: () => Date): TelephonyTransfer {
+  const warm = vonageWarmTransfer(client, now);
   /** The leg the transfer connected: the newest phone or SIP leg of the call's conversation since the start. */
   const connectedLeg = async (providerCallId: string, transferId: string): Promise<ConversationCall | null> => {
     const startedAt = transferStartOf(transferId);
@@ -92,7 +78,7 @@ export function vonageTransfer(client: VonageClient, now: () => Date): Telephony
 
   return {
     async start(request: StartTransferRequest) {
-      if (request.mode !== 'blind') throw new ProviderError('Vonage transfers are blind only');
+      if (request.mode === 'warm') return warm.start(request);
       const transferId = timedTransferId(request.idempotencyKey, now());
       const destination = isSipAddress(request.destination)
         ? { type: 'sip', uri: request.destination }
@@ -118,6 +104,7 @@ export function vonageTransfer(client: VonageClient, now: () => Date): Telephony
     },
 
     async cancel(providerCallId: string, transferId: string) {
+      if (isWarmTransferId(transferId)) return warm.cancel(transferId);
       const leg = await connectedLeg(providerCallId, transferId);
       if (!leg || !StillRinging.has(leg.status)) return;
       await unlessNotFound(
@@ -130,19 +117,26 @@ export function vonageTransfer(client: VonageClient, now: () => Date): Telephony
     },
 
     async status(providerCallId: string, transferId: string): Promise<TransferEvent | null> {
+      if (isWarmTransferId(transferId)) return warm.status(transferId);
       const leg = await connectedLeg(providerCallId, transferId);
       const status = leg ? LEG_STATUSES[leg.status] : undefined;
       if (!leg || !status) return null;
       return { status, transferId, providerCallId: leg.uuid, raw: leg };
     },
 
+    /** The NCCO's second action brings a blind transfer's caller back; a warm one's waits in its conversation. */
+    async release(providerCallId: string, transferId: string) {
+      if (isWarmTransferId(transferId)) await warm.release(providerCallId, transferId);
+    },
+
     parseWebhook(request: WebhookRequest): TransferEvent {
-      const transferId = transferIdOfCallback(request, LABEL);
+      const named = transferIdOfCallback(request, LABEL);
       const raw = jsonObjectBody(request.rawBody, LABEL);
       const parsed = LegEvent.safeParse(raw);
       if (!parsed.success) throw new ProviderError('Vonage transfer event carries no status');
       const status = LEG_STATUSES[parsed.data.status];
       if (!status) throw new ProviderError(`Vonage status "${parsed.data.status}" says nothing of the transfer`);
+      const transferId = isWarmCallbackId(named) ? warmTransferIdOf(named, parsed.data.uuid) : named;
       return { status, transferId, providerCallId: parsed.data.uuid, raw };
     },
   };
