@@ -63,7 +63,7 @@ export const ProviderMetadataList = z
           display_name: 'Twilio',
           docs_url: 'https://www.twilio.com/docs/voice/api/call-resource',
           connectivity: 'api',
-          transfer_modes: ['blind'],
+          transfer_modes: ['blind', 'warm'],
           fields: [
             {
               name: 'account_sid',
