@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { createDatabaseRepository } from '../entities/repositories/database.repository';
 import type { HealthCheckResult } from '../workflows/definitions';
 
 export interface HealthActivityDeps {
@@ -8,11 +9,10 @@ export interface HealthActivityDeps {
 }
 
 export function createHealthActivities({ dataSource, workerIdentity }: HealthActivityDeps) {
+  const database = createDatabaseRepository(dataSource);
   return {
     async checkDatabase(): Promise<HealthCheckResult> {
-      const [row] = await dataSource.query<{ now: Date; name: string }[]>(
-        'SELECT now() AS now, current_database() AS name',
-      );
+      const row = await database.clock();
       if (!row) throw new Error('PostgreSQL returned no row');
       return {
         workerIdentity,

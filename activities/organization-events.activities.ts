@@ -6,7 +6,7 @@ import { emitCallAnalyzed } from '../domain/webhooks/call-analyzed';
 import { deliveryStarter } from '../domain/webhooks/delivery-workflow';
 import type { OrganizationEventType } from '../domain/webhooks/organization-events';
 import { WebhookDeliveries, type DeliveryLimits } from '../domain/webhooks/webhook-deliveries';
-import { Campaign, Run } from '../entities';
+import { createWebhookRepository } from '../entities/repositories/webhook.repository';
 import type { Resolver } from '../platform/address-guard';
 import type { Secrets } from '../telephony/secrets';
 import type { CampaignLogEntry } from './campaign.activities';
@@ -68,9 +68,10 @@ const webhookDeliveries = (deps: OrganizationEventActivityDeps, taskQueue?: stri
  * deliveries start on that activity's task queue. A failure is logged, never the call's.
  */
 export function createCallEventEmitter(deps: OrganizationEventActivityDeps) {
+  const webhooks = createWebhookRepository(deps.dataSource);
   return async (runId: number, type: CallEventType): Promise<void> => {
     try {
-      const run = await deps.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+      const run = await webhooks.runOrFail(runId);
       const data: Record<string, unknown> = {
         workflow_run_id: run.id,
         agent_id: run.agentId,
@@ -100,12 +101,13 @@ export function createCallEventEmitter(deps: OrganizationEventActivityDeps) {
 /** Organization webhook events of campaigns, and each delivery's attempts. */
 export function createOrganizationEventActivities(deps: OrganizationEventActivityDeps) {
   const deliveries = (taskQueue?: string) => webhookDeliveries(deps, taskQueue);
+  const webhooks = createWebhookRepository(deps.dataSource);
   // Deliveries run on the queue of the worker that emitted them.
   const emitter = () => deliveries(Context.current().info.taskQueue);
 
   return {
     async emitCampaignEvent({ campaignId, type, eventId, log }: CampaignEventInput): Promise<number> {
-      const campaign = await deps.dataSource.getRepository(Campaign).findOneByOrFail({ id: campaignId });
+      const campaign = await webhooks.campaignOrFail(campaignId);
       const data: Record<string, unknown> = {
         campaign_id: campaign.id,
         name: campaign.name,
@@ -144,9 +146,10 @@ export function createOrganizationEventActivities(deps: OrganizationEventActivit
  * A failure is logged, never the analysis's.
  */
 export function createAnalysisEventEmitter(deps: OrganizationEventActivityDeps) {
+  const webhooks = createWebhookRepository(deps.dataSource);
   return async (runId: number, analysisId: string): Promise<void> => {
     try {
-      const run = await deps.dataSource.getRepository(Run).findOneByOrFail({ id: runId });
+      const run = await webhooks.runOrFail(runId);
       const annotations = run.annotations ?? {};
       await emitCallAnalyzed(webhookDeliveries(deps, Context.current().info.taskQueue), {
         organizationId: run.organizationId,

@@ -5,7 +5,8 @@ import { renderTemplate } from '../domain/agents/templates';
 import { credentialHeaders } from '../domain/credentials/credential-types';
 import { openCredential } from '../domain/credentials/credentials';
 import type { AgentVersionCache } from '../domain/agents/version-cache';
-import { Run } from '../entities';
+import type { Run } from '../entities';
+import { createWebhookRepository } from '../entities/repositories/webhook.repository';
 import type { Resolver } from '../platform/address-guard';
 import type { Secrets } from '../telephony/secrets';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
@@ -77,23 +78,15 @@ export function createWebhookActivities({
   limits = DEFAULT_SEND_LIMITS,
   resolve,
 }: WebhookActivityDeps) {
-  const runs = dataSource.getRepository(Run);
+  const webhooks = createWebhookRepository(dataSource);
   const signingSecrets = new WebhookSigningSecrets(dataSource, secrets);
 
   /** Upserts one node's entry in `logs.webhooks` in one statement, so parallel deliveries never overwrite each other. */
   const record = async (runId: number, entry: Partial<WebhookLogEntry> & { node_id: string }): Promise<void> => {
-    await dataSource.query(
-      `UPDATE runs
-          SET logs = jsonb_set(
-                COALESCE(logs, '{}'::jsonb), '{webhooks}',
-                COALESCE(logs->'webhooks', '{}'::jsonb)
-                  || jsonb_build_object($2::text, COALESCE(logs->'webhooks'->$2::text, '{}'::jsonb) || $3::jsonb))
-        WHERE id = $1`,
-      [runId, entry.node_id, JSON.stringify({ ...entry, at: new Date().toISOString() })],
-    );
+    await webhooks.mergeRunWebhookLog(runId, entry.node_id, JSON.stringify({ ...entry, at: new Date().toISOString() }));
   };
 
-  const loadRun = (runId: number): Promise<Run> => runs.findOneByOrFail({ id: runId });
+  const loadRun = (runId: number): Promise<Run> => webhooks.runOrFail(runId);
 
   /** The headers of the node's credential, read at delivery time: a credential edited since the call is sent as it is now. */
   const credentialHeadersOf = async (organizationId: number, uuid: string | undefined) => {

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { Organization, User } from '../../entities';
+import type { User } from '../../entities';
+import { createUserRepository } from '../../entities/repositories/user.repository';
 import { hashPassword } from './passwords';
 import { isUniqueViolation } from '../../entities/db-errors';
 import { ConflictError } from '../errors';
@@ -18,20 +19,19 @@ export interface NewAccount {
 export async function createAccount(dataSource: DataSource, account: NewAccount, hashRounds: number): Promise<User> {
   // Hashed whether or not the email is taken, so the time taken does not tell which it is.
   const passwordHash = await hashPassword(account.password, hashRounds);
-  if (await dataSource.getRepository(User).existsBy({ email: account.email })) {
+  const users = createUserRepository(dataSource);
+  if (await users.emailTaken(account.email)) {
     throw new ConflictError('Email already registered');
   }
   try {
-    return await dataSource.transaction(async (manager) => {
-      const organization = await manager.save(manager.create(Organization, { name: account.name ?? account.email }));
-      return manager.save(
-        manager.create(User, {
-          organizationId: organization.id,
-          email: account.email,
-          name: account.name ?? null,
-          passwordHash,
-        }),
-      );
+    return await users.transaction(async (accounts) => {
+      const organization = await accounts.insertOrganization(account.name ?? account.email);
+      return accounts.insert({
+        organizationId: organization.id,
+        email: account.email,
+        name: account.name ?? null,
+        passwordHash,
+      });
     });
   } catch (error) {
     // Two signups with one email at the same moment: the unique index decides.

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { KnowledgeBaseDocument } from '../../entities';
+import type { KnowledgeBaseDocument } from '../../entities';
+import {
+  createKnowledgeBaseRepository,
+  type KnowledgeBaseRepository,
+} from '../../entities/repositories/knowledge-base.repository';
 import { isUniqueViolation } from '../../entities/db-errors';
 import type { Config } from '../../platform/config';
 import { ConflictError, NotFoundError } from '../errors';
@@ -51,13 +55,11 @@ export interface KnowledgeBaseDeps {
 /** The organization's documents: stored with their file, processed by a workflow each, deleted with their chunks. */
 export class KnowledgeBaseDocuments {
   private readonly quotas: Quotas;
+  private readonly documents: KnowledgeBaseRepository;
 
   constructor(private readonly deps: KnowledgeBaseDeps) {
     this.quotas = new Quotas(deps.config);
-  }
-
-  private get repository() {
-    return this.deps.dataSource.getRepository(KnowledgeBaseDocument);
+    this.documents = createKnowledgeBaseRepository(deps.dataSource);
   }
 
   /**
@@ -69,8 +71,8 @@ export class KnowledgeBaseDocuments {
     const id = randomUUID();
     let row: KnowledgeBaseDocument;
     try {
-      row = await this.deps.dataSource.transaction(async (manager) => {
-        const inserted = manager.create(KnowledgeBaseDocument, {
+      row = await this.documents.transaction(async (documents, manager) => {
+        await documents.insertDocument({
           id,
           organizationId,
           fileName: file.fileName,
@@ -80,17 +82,13 @@ export class KnowledgeBaseDocuments {
           language: file.language,
           retrievalMode: file.retrievalMode,
         });
-        await manager.insert(KnowledgeBaseDocument, inserted);
-        await manager.query('INSERT INTO knowledge_base_files (document_id, content) VALUES ($1, $2)', [
-          id,
-          file.content,
-        ]);
+        await documents.insertFile(id, file.content);
         await this.quotas.claim(manager, 'knowledge_base_documents', organizationId);
-        return manager.findOneByOrFail(KnowledgeBaseDocument, { id });
+        return documents.findDocumentOrFail(id);
       });
     } catch (error) {
       if (!isUniqueViolation(error, SAME_FILE)) throw error;
-      const existing = await this.repository.findOneBy({ organizationId, sha256: file.sha256 });
+      const existing = await this.documents.findBySha256(organizationId, file.sha256);
       throw new ConflictError(
         `The same file (SHA-256 ${file.sha256}) is already in the knowledge base` +
           (existing ? ` as document ${existing.id}` : ''),
@@ -99,9 +97,9 @@ export class KnowledgeBaseDocuments {
     try {
       await startDocumentWorkflow(this.deps.temporal, this.deps.config.TEMPORAL_TASK_QUEUE, row);
     } catch (error) {
-      await this.repository.update(
-        { id },
-        { status: 'failed', failureReason: 'Processing could not be started; delete the document and upload it again' },
+      await this.documents.markFailedToStart(
+        id,
+        'Processing could not be started; delete the document and upload it again',
       );
       throw error;
     }
@@ -109,15 +107,12 @@ export class KnowledgeBaseDocuments {
   }
 
   async list(organizationId: number, filter: { status?: DocumentView['status'] }): Promise<DocumentView[]> {
-    const rows = await this.repository.find({
-      where: { organizationId, ...filter },
-      order: { createdAt: 'DESC', id: 'ASC' },
-    });
+    const rows = await this.documents.listDocuments(organizationId, filter);
     return rows.map(documentView);
   }
 
   async get(organizationId: number, uuid: string): Promise<DocumentView> {
-    const row = await this.repository.findOneBy({ organizationId, id: uuid });
+    const row = await this.documents.findOwnedDocument(organizationId, uuid);
     if (!row) throw documentNotFound(uuid);
     return documentView(row);
   }
@@ -127,9 +122,9 @@ export class KnowledgeBaseDocuments {
    * processing if it still runs; a processing step that finds it gone ends quietly.
    */
   async remove(organizationId: number, uuid: string): Promise<DocumentView> {
-    const row = await this.repository.findOneBy({ organizationId, id: uuid });
+    const row = await this.documents.findOwnedDocument(organizationId, uuid);
     if (!row) throw documentNotFound(uuid);
-    await this.repository.delete({ organizationId, id: uuid });
+    await this.documents.deleteOwnedDocument(organizationId, uuid);
     if (row.status === 'pending' || row.status === 'processing') {
       await cancelDocumentWorkflow(this.deps.temporal, uuid).catch(() => undefined);
     }

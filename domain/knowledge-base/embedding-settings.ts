@@ -1,6 +1,11 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import {
+  createKnowledgeBaseRepository,
+  type EmbeddingSettingsRow,
+  type KnowledgeBaseRepository,
+  type KnowledgeBaseStatements,
+} from '../../entities/repositories/knowledge-base.repository';
 import { AddressRefusedError, checkedAddress } from '../../platform/address-guard';
-import { findCredential } from '../../entities/repositories/credential.repository';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import type { EmbeddingSettings, EmbeddingsOutbound } from './embeddings';
 
@@ -22,29 +27,21 @@ export interface EmbeddingSettingsInput {
   batch_size: number;
 }
 
-interface SettingsRow {
-  base_url: string;
-  model: string;
-  credential_uuid: string | null;
-  batch_size: number;
-  updated_at: Date;
-}
-
-const SELECT = `SELECT base_url, model, credential_uuid, batch_size, updated_at
-                  FROM knowledge_base_embedding_settings WHERE organization_id = $1`;
+/** The stored endpoint as processing and search use it; null when the organization has none (full-text search only). */
+export const embeddingSettingsFrom = (row: EmbeddingSettingsRow | null): EmbeddingSettings | null =>
+  row
+    ? { baseUrl: row.base_url, model: row.model, credentialUuid: row.credential_uuid, batchSize: row.batch_size }
+    : null;
 
 /** The organization's embeddings endpoint; null when it has none (full-text search only). */
 export async function loadEmbeddingSettings(
-  db: DataSource | EntityManager,
+  reads: Pick<KnowledgeBaseStatements, 'embeddingSettingsOf'>,
   organizationId: number,
 ): Promise<EmbeddingSettings | null> {
-  const [row] = await db.query<SettingsRow[]>(SELECT, [organizationId]);
-  return row
-    ? { baseUrl: row.base_url, model: row.model, credentialUuid: row.credential_uuid, batchSize: row.batch_size }
-    : null;
+  return embeddingSettingsFrom(await reads.embeddingSettingsOf(organizationId));
 }
 
-const view = (row: SettingsRow): EmbeddingSettingsView => ({
+const view = (row: EmbeddingSettingsRow): EmbeddingSettingsView => ({
   base_url: row.base_url,
   model: row.model,
   credential_uuid: row.credential_uuid,
@@ -58,13 +55,17 @@ const view = (row: SettingsRow): EmbeddingSettingsView => ({
  * currently set, and full text for the rest.
  */
 export class KnowledgeBaseEmbeddingSettings {
+  private readonly settings: KnowledgeBaseRepository;
+
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly outbound: Pick<EmbeddingsOutbound, 'policy'>,
-  ) {}
+  ) {
+    this.settings = createKnowledgeBaseRepository(dataSource);
+  }
 
   async get(organizationId: number): Promise<EmbeddingSettingsView> {
-    const [row] = await this.dataSource.query<SettingsRow[]>(SELECT, [organizationId]);
+    const row = await this.settings.embeddingSettingsOf(organizationId);
     if (!row) throw new NotFoundError(NO_EMBEDDINGS);
     return view(row);
   }
@@ -81,7 +82,7 @@ export class KnowledgeBaseEmbeddingSettings {
       }
     }
     const credential = input.credential_uuid ?? null;
-    if (credential && !(await findCredential(this.dataSource.manager, organizationId, credential))) {
+    if (credential && !(await this.settings.credentialExists(organizationId, credential))) {
       issues.push({
         loc: ['body', 'credential_uuid'],
         msg: `Credential ${credential} not found in this organization`,
@@ -89,26 +90,18 @@ export class KnowledgeBaseEmbeddingSettings {
       });
     }
     if (issues.length > 0) throw new ValidationError(issues);
-    const [row] = await this.dataSource.query<SettingsRow[]>(
-      `INSERT INTO knowledge_base_embedding_settings (organization_id, base_url, model, credential_uuid, batch_size)
-       VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (organization_id) DO UPDATE
-         SET base_url = EXCLUDED.base_url, model = EXCLUDED.model, credential_uuid = EXCLUDED.credential_uuid,
-             batch_size = EXCLUDED.batch_size, updated_at = now()
-       RETURNING base_url, model, credential_uuid, batch_size, updated_at`,
-      [organizationId, input.base_url, input.model, credential, input.batch_size],
-    );
-    return view(row as SettingsRow);
+    const row = await this.settings.putEmbeddingSettings(organizationId, {
+      baseUrl: input.base_url,
+      model: input.model,
+      credentialUuid: credential,
+      batchSize: input.batch_size,
+    });
+    return view(row);
   }
 
   /** Back to full-text search only; 404 when none was set. */
   async remove(organizationId: number): Promise<EmbeddingSettingsView> {
-    const [rows] = await this.dataSource.query<[SettingsRow[], number]>(
-      `DELETE FROM knowledge_base_embedding_settings WHERE organization_id = $1
-       RETURNING base_url, model, credential_uuid, batch_size, updated_at`,
-      [organizationId],
-    );
-    const [row] = rows;
+    const row = await this.settings.deleteEmbeddingSettings(organizationId);
     if (!row) throw new NotFoundError(NO_EMBEDDINGS);
     return view(row);
   }

@@ -1,4 +1,5 @@
 import type { ConversationTools, ToolFunction, ToolResult } from '../../agent-runtime/tools';
+import { knowledgeBaseSearchReads } from '../../entities/repositories/knowledge-base-search.repository';
 import { searchKnowledgeBase, type SearchDeps } from './search';
 
 /** The function a node with `document_uuids` offers the model. */
@@ -38,17 +39,13 @@ export type Retriever = (documentUuids: readonly string[], query: unknown) => Pr
  * documents are given whole (up to FULL_DOCUMENT_MAX_CHARS).
  */
 export function createRetriever(deps: SearchDeps, organizationId: number): Retriever {
-  const { db } = deps;
+  const reads = knowledgeBaseSearchReads(deps.db);
   return async (documentUuids, query) => {
     if (typeof query !== 'string' || query.trim() === '') {
       return { ok: false, error: 'query must be a non-empty string' };
     }
     const uuids = documentUuids.filter((uuid) => UUID.test(uuid));
-    const documents = await db.query<{ id: string; file_name: string; retrieval_mode: string }[]>(
-      `SELECT id, file_name, retrieval_mode FROM knowledge_base_documents
-        WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'completed'`,
-      [organizationId, uuids],
-    );
+    const documents = await reads.completedDocumentsAmong(organizationId, uuids);
     const chunked = documents
       .filter((document) => document.retrieval_mode === 'chunked')
       .map((document) => document.id);
@@ -66,11 +63,10 @@ export function createRetriever(deps: SearchDeps, organizationId: number): Retri
     const texts =
       whole.length === 0
         ? []
-        : await db.query<{ file_name: string; text: string; truncated: boolean }[]>(
-            `SELECT file_name, left(full_text, $3) AS text, length(full_text) > $3 AS truncated
-               FROM knowledge_base_documents WHERE organization_id = $1 AND id = ANY($2::uuid[])
-              ORDER BY file_name`,
-            [organizationId, whole.map((document) => document.id), FULL_DOCUMENT_MAX_CHARS],
+        : await reads.fullTexts(
+            organizationId,
+            whole.map((document) => document.id),
+            FULL_DOCUMENT_MAX_CHARS,
           );
     return {
       ok: true,

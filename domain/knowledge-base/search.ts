@@ -1,4 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import {
+  knowledgeBaseSearchReads,
+  type KnowledgeBaseSearchStatements,
+} from '../../entities/repositories/knowledge-base-search.repository';
 import { loadEmbeddingSettings } from './embedding-settings';
 import { embedTexts, type EmbeddingsOutbound } from './embeddings';
 import { CompletedDocumentCache } from './completed-document-cache';
@@ -13,39 +17,14 @@ export interface SearchRequest {
   topK: number;
 }
 
-interface HitRow {
-  document_id: string;
-  file_name: string;
-  position: number;
-  heading: string;
-  content: string;
-  page: number | null;
-  score: number;
-}
-
 /** The most postings (a lexeme in a chunk) kept in memory for full-text ranking (about 100 MB); the least recently used documents go first. */
 const MAX_CACHED_POSTINGS = 12 * 1024 * 1024;
 
-const textIndexes = new CompletedDocumentCache<{ db: DataSource | EntityManager }, DocumentTextIndex>(
+const textIndexes = new CompletedDocumentCache<KnowledgeBaseSearchStatements, DocumentTextIndex>(
   MAX_CACHED_POSTINGS,
   (index) => index.chunks.length,
-  async ({ db }, documentId) =>
-    buildTextIndex(
-      await db.query<{ position: number; vector: string }[]>(
-        `SELECT position, search_vector::text AS vector FROM knowledge_base_chunks
-          WHERE document_id = $1 ORDER BY position`,
-        [documentId],
-      ),
-    ),
+  async (reads, documentId) => buildTextIndex(await reads.chunkSearchVectors(documentId)),
 );
-
-interface SearchedDocument {
-  id: string;
-  file_name: string;
-  completed_at: string;
-  /** The query's words as this document's language stems them, stop words left out. */
-  lexemes: string[];
-}
 
 /**
  * Full-text search over an organization's completed documents, each in its own language: the
@@ -57,33 +36,32 @@ interface SearchedDocument {
  * costs more than the search may take. Documents not completed, other organizations' and deleted
  * ones are never searched.
  */
-export async function fullTextSearch(
+export function fullTextSearch(
   db: DataSource | EntityManager,
   organizationId: number,
   request: SearchRequest,
 ): Promise<SearchHit[]> {
-  const documents = await db.query<SearchedDocument[]>(
-    `SELECT id, file_name, completed_at::text AS completed_at,
-            tsvector_to_array(to_tsvector(language::regconfig, $3)) AS lexemes
-       FROM knowledge_base_documents
-      WHERE organization_id = $1 AND status = 'completed'
-        AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))`,
-    [organizationId, request.documentUuids ?? null, request.query],
-  );
+  return rankFullText(knowledgeBaseSearchReads(db), organizationId, request);
+}
+
+async function rankFullText(
+  reads: KnowledgeBaseSearchStatements,
+  organizationId: number,
+  request: SearchRequest,
+): Promise<SearchHit[]> {
+  const documents = await reads.searchedDocuments(organizationId, request.documentUuids ?? null, request.query);
   const ranked = await Promise.all(
     documents.map(async (document) => {
       if (document.lexemes.length === 0) return [];
-      const index = await textIndexes.get({ db }, { id: document.id, completedAt: document.completed_at });
+      const index = await textIndexes.get(reads, { id: document.id, completedAt: document.completed_at });
       return rankChunks(index, rankingOrder(document.lexemes), request.topK).map((hit) => ({ document, ...hit }));
     }),
   );
   const best = topHits(ranked.flat(), request.topK);
   if (best.length === 0) return [];
-  const rows = await db.query<Omit<HitRow, 'score' | 'file_name'>[]>(
-    `SELECT c.document_id, c.position, c.heading, c.content, c.page
-       FROM unnest($1::uuid[], $2::int[]) AS wanted (document_id, position)
-       JOIN knowledge_base_chunks c ON c.document_id = wanted.document_id AND c.position = wanted.position`,
-    [best.map((hit) => hit.document.id), best.map((hit) => hit.position)],
+  const rows = await reads.chunksAt(
+    best.map((hit) => hit.document.id),
+    best.map((hit) => hit.position),
   );
   const byKey = new Map(rows.map((row) => [`${row.document_id}:${row.position}`, row]));
   return best.flatMap((hit) => {
@@ -155,18 +133,14 @@ export async function searchKnowledgeBase(
   organizationId: number,
   request: SearchRequest,
 ): Promise<SearchOutcome> {
-  const settings = await loadEmbeddingSettings(db, organizationId);
-  if (!settings) return { mode: 'full_text', results: await fullTextSearch(db, organizationId, request) };
+  const reads = knowledgeBaseSearchReads(db);
+  const settings = await loadEmbeddingSettings(reads, organizationId);
+  if (!settings) return { mode: 'full_text', results: await rankFullText(reads, organizationId, request) };
   const candidates = Math.max(FUSION_CANDIDATES, request.topK);
   // The query is embedded while full text ranks: the endpoint's answer is most of a search's time.
   const [textual, embedded, query] = await Promise.all([
-    fullTextSearch(db, organizationId, { ...request, topK: candidates }),
-    db.query<{ id: string; completed_at: string }[]>(
-      `SELECT id, completed_at::text AS completed_at FROM knowledge_base_documents
-        WHERE organization_id = $1 AND status = 'completed' AND embedding_model = $2
-          AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[]))`,
-      [organizationId, settings.model, request.documentUuids ?? null],
-    ),
+    rankFullText(reads, organizationId, { ...request, topK: candidates }),
+    reads.embeddedDocuments(organizationId, settings.model, request.documentUuids ?? null),
     embedTexts(outbound, organizationId, settings, [request.query]).then(
       ([vector]) => vector,
       () => undefined,
@@ -175,7 +149,7 @@ export async function searchKnowledgeBase(
   // Full text's ranking is total, so its best `topK` are the first of its candidates.
   if (!query) return { mode: 'full_text', results: textual.slice(0, request.topK) };
   const similar = await vectorSearch(
-    db,
+    reads,
     embedded.map((document) => ({ id: document.id, completedAt: document.completed_at })),
     query,
     candidates,
@@ -192,13 +166,10 @@ export async function searchKnowledgeBase(
   const best = [...fused.values()]
     .sort((a, b) => b.score - a.score || a.documentId.localeCompare(b.documentId) || a.position - b.position)
     .slice(0, request.topK);
-  const rows = await db.query<Omit<HitRow, 'score'>[]>(
-    `SELECT c.document_id, d.file_name, c.position, c.heading, c.content, c.page
-       FROM unnest($2::uuid[], $3::int[]) AS wanted (document_id, position)
-       JOIN knowledge_base_chunks c ON c.document_id = wanted.document_id AND c.position = wanted.position
-       JOIN knowledge_base_documents d ON d.id = c.document_id
-      WHERE d.organization_id = $1 AND d.status = 'completed'`,
-    [organizationId, best.map((hit) => hit.documentId), best.map((hit) => hit.position)],
+  const rows = await reads.completedChunksAt(
+    organizationId,
+    best.map((hit) => hit.documentId),
+    best.map((hit) => hit.position),
   );
   const byKey = new Map(rows.map((row) => [`${row.document_id}:${row.position}`, row]));
   const results = best.flatMap((hit) => {

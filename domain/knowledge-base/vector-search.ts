@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { KnowledgeBaseSearchStatements } from '../../entities/repositories/knowledge-base-search.repository';
 import { CompletedDocumentCache, type CompletedDocument } from './completed-document-cache';
 
 /** A chunk found by its vector. */
@@ -32,12 +32,8 @@ function parseFloat4Array(bytes: Buffer, into: Float32Array, offset: number): nu
   return length;
 }
 
-async function loadVectors(db: DataSource | EntityManager, documentId: string): Promise<DocumentVectors> {
-  const rows = await db.query<{ position: number; vector: Buffer }[]>(
-    `SELECT position, array_send(embedding) AS vector FROM knowledge_base_chunks
-      WHERE document_id = $1 AND embedding IS NOT NULL ORDER BY position`,
-    [documentId],
-  );
+async function loadVectors(reads: KnowledgeBaseSearchStatements, documentId: string): Promise<DocumentVectors> {
+  const rows = await reads.chunkVectors(documentId);
   const dimensions = rows[0] ? rows[0].vector.readInt32BE(12) : 0;
   const matrix = new Float32Array(rows.length * dimensions);
   const positions = new Int32Array(rows.length);
@@ -55,19 +51,19 @@ async function loadVectors(db: DataSource | EntityManager, documentId: string): 
  * caller's query each time, so a deleted document's cached vectors are never searched.
  */
 export class InMemoryVectorIndex {
-  private readonly documents = new CompletedDocumentCache<DataSource | EntityManager, DocumentVectors>(
+  private readonly documents = new CompletedDocumentCache<KnowledgeBaseSearchStatements, DocumentVectors>(
     MAX_CACHED_FLOATS,
     (vectors) => vectors.matrix.length,
     loadVectors,
   );
 
   async search(
-    db: DataSource | EntityManager,
+    reads: KnowledgeBaseSearchStatements,
     documents: readonly CompletedDocument[],
     query: Float32Array,
     limit: number,
   ): Promise<VectorHit[]> {
-    const loaded = await Promise.all(documents.map((document) => this.documents.get(db, document)));
+    const loaded = await Promise.all(documents.map((document) => this.documents.get(reads, document)));
     const best: VectorHit[] = [];
     loaded.forEach((vectors, documentIndex) => {
       if (vectors.dimensions !== query.length) return;
@@ -122,19 +118,12 @@ function dotProduct(matrix: Float32Array, base: number, query: Float32Array): nu
 
 /** pgvector's exact cosine ranking (no index: a search's documents are few, and vectors' dimensions vary by model). */
 async function pgvectorSearch(
-  db: DataSource | EntityManager,
+  reads: KnowledgeBaseSearchStatements,
   documentIds: readonly string[],
   query: Float32Array,
   limit: number,
 ): Promise<VectorHit[]> {
-  const rows = await db.query<{ document_id: string; position: number; similarity: number }[]>(
-    `SELECT document_id, position, (1 - (embedding::vector <=> $2::vector))::float8 AS similarity
-       FROM knowledge_base_chunks
-      WHERE document_id = ANY($1::uuid[]) AND embedding IS NOT NULL AND array_length(embedding, 1) = $3
-      ORDER BY embedding::vector <=> $2::vector
-      LIMIT $4`,
-    [documentIds, `[${Array.from(query).join(',')}]`, query.length, limit],
-  );
+  const rows = await reads.pgvectorRanking(documentIds, `[${Array.from(query).join(',')}]`, query.length, limit);
   return rows.map((row) => ({
     documentId: row.document_id,
     position: row.position,
@@ -142,39 +131,22 @@ async function pgvectorSearch(
   }));
 }
 
-const pgvectorInstalled = new WeakMap<object, Promise<boolean>>();
-
-/** Whether the database has pgvector installed (checked once per connection pool). */
-function hasPgvector(db: DataSource | EntityManager): Promise<boolean> {
-  const key = 'connection' in db ? db.connection : db;
-  let known = pgvectorInstalled.get(key);
-  if (!known) {
-    known = db
-      .query<{ installed: boolean }[]>(
-        `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed`,
-      )
-      .then(([row]) => row?.installed === true);
-    pgvectorInstalled.set(key, known);
-  }
-  return known;
-}
-
 const inMemory = new InMemoryVectorIndex();
 
 /** The `limit` chunks of `documentIds` closest to `query` (normalized): pgvector's ranking when installed, else the same computed here. */
 export async function vectorSearch(
-  db: DataSource | EntityManager,
+  reads: KnowledgeBaseSearchStatements,
   documents: readonly CompletedDocument[],
   query: Float32Array,
   limit: number,
 ): Promise<VectorHit[]> {
   if (documents.length === 0) return [];
-  return (await hasPgvector(db))
+  return (await reads.hasPgvector())
     ? pgvectorSearch(
-        db,
+        reads,
         documents.map((document) => document.id),
         query,
         limit,
       )
-    : inMemory.search(db, documents, query, limit);
+    : inMemory.search(reads, documents, query, limit);
 }

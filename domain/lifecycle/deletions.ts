@@ -1,4 +1,8 @@
 import type { DataSource } from 'typeorm';
+import {
+  createDataLifecycleRepository,
+  type DataLifecycleStatements,
+} from '../../entities/repositories/data-lifecycle.repository';
 import type { Actor } from '../actor';
 import { ConflictError, NotFoundError } from '../errors';
 import type { RecordingStore } from '../../voice/recording-store';
@@ -13,22 +17,17 @@ export const FINISHED_CAMPAIGN_STATES = ['completed', 'failed', 'cancelled'] as 
  * and their attempts (which named the contacts) go with the contacts.
  */
 export async function deleteContactList(dataSource: DataSource, caller: Actor, sourceId: string): Promise<void> {
-  await dataSource.transaction(async (manager) => {
-    const [source] = await manager.query<unknown[]>(
-      `SELECT 1 FROM campaign_sources WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
-      [sourceId, caller.organizationId],
-    );
-    if (!source) throw new NotFoundError('Contact list not found');
+  await createDataLifecycleRepository(dataSource).transaction(async (lifecycle) => {
+    if (!(await lifecycle.lockContactList(caller.organizationId, sourceId))) {
+      throw new NotFoundError('Contact list not found');
+    }
     // The campaigns' rows are locked too: none can start (or be created) over the list meanwhile.
-    const unfinished = await manager.query<{ id: number; state: string }[]>(
-      `SELECT id, state FROM campaigns WHERE source_id = $1 AND state <> ALL($2) ORDER BY id FOR UPDATE`,
-      [sourceId, FINISHED_CAMPAIGN_STATES],
-    );
+    const unfinished = await lifecycle.lockUnfinishedCampaignsOf(sourceId, FINISHED_CAMPAIGN_STATES);
     if (unfinished.length > 0) {
       const named = unfinished.map((campaign) => `${campaign.id} (${campaign.state})`).join(', ');
       throw new ConflictError(`The contact list is used by campaigns that have not finished: ${named}`);
     }
-    await manager.query(`DELETE FROM campaign_sources WHERE id = $1`, [sourceId]);
+    await lifecycle.deleteContactList(sourceId);
   });
 }
 
@@ -37,26 +36,20 @@ export async function deleteContactList(dataSource: DataSource, caller: Actor, s
  * the agent's calls and the organization's usage), no longer linked to a campaign.
  */
 export async function deleteCampaign(dataSource: DataSource, caller: Actor, campaignId: number): Promise<void> {
-  await dataSource.transaction(async (manager) => {
-    const [campaign] = await manager.query<{ state: string }[]>(
-      `SELECT state FROM campaigns WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
-      [campaignId, caller.organizationId],
-    );
-    if (!campaign) throw new NotFoundError('Campaign not found');
-    if (!(FINISHED_CAMPAIGN_STATES as readonly string[]).includes(campaign.state)) {
+  await createDataLifecycleRepository(dataSource).transaction(async (lifecycle) => {
+    const state = await lifecycle.lockCampaignState(caller.organizationId, campaignId);
+    if (state === null) throw new NotFoundError('Campaign not found');
+    if (!(FINISHED_CAMPAIGN_STATES as readonly string[]).includes(state)) {
       throw new ConflictError(
-        `Only a finished campaign (${FINISHED_CAMPAIGN_STATES.join(', ')}) can be deleted, current state: ${campaign.state}`,
+        `Only a finished campaign (${FINISHED_CAMPAIGN_STATES.join(', ')}) can be deleted, current state: ${state}`,
       );
     }
-    await manager.query(`DELETE FROM campaigns WHERE id = $1`, [campaignId]);
+    await lifecycle.deleteCampaign(campaignId);
   });
 }
 
-async function findRun(dataSource: DataSource, caller: Actor, agentId: number, runId: number) {
-  const [run] = await dataSource.query<{ state: string; recording_url: string | null }[]>(
-    `SELECT state, recording_url FROM runs WHERE id = $1 AND workflow_id = $2 AND organization_id = $3`,
-    [runId, agentId, caller.organizationId],
-  );
+async function findRun(lifecycle: DataLifecycleStatements, caller: Actor, agentId: number, runId: number) {
+  const run = await lifecycle.runToErase(caller.organizationId, agentId, runId);
   if (!run) throw new NotFoundError('Workflow run not found');
   return run;
 }
@@ -72,9 +65,10 @@ export async function deleteRun(
   agentId: number,
   runId: number,
 ): Promise<void> {
-  const run = await findRun(dataSource, caller, agentId, runId);
+  const lifecycle = createDataLifecycleRepository(dataSource);
+  const run = await findRun(lifecycle, caller, agentId, runId);
   if (run.state === 'running') throw new ConflictError('The run is in progress: delete it once its call has ended');
-  await eraseRuns(dataSource, recordings, caller.organizationId, [runId]);
+  await eraseRuns(lifecycle, recordings, caller.organizationId, [runId]);
 }
 
 /** Deletes a run's recording. */
@@ -85,7 +79,8 @@ export async function deleteRecording(
   agentId: number,
   runId: number,
 ): Promise<void> {
-  const run = await findRun(dataSource, caller, agentId, runId);
+  const lifecycle = createDataLifecycleRepository(dataSource);
+  const run = await findRun(lifecycle, caller, agentId, runId);
   if (!run.recording_url) throw new NotFoundError('Recording not found');
-  await removeRecording(dataSource, recordings, caller.organizationId, runId);
+  await removeRecording(lifecycle, recordings, caller.organizationId, runId);
 }

@@ -1,8 +1,9 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { DataSource } from 'typeorm';
+import { createDataLifecycleRepository } from '../../entities/repositories/data-lifecycle.repository';
 import type { Actor } from '../actor';
 import type { RecordingStore } from '../../voice/recording-store';
-import { eraseRuns, RUN_IN_PROGRESS } from './run-erasure';
+import { eraseRuns } from './run-erasure';
 
 export interface PersonErasure {
   /** The forms of the number that were matched: as given, and its E.164 form when it has one. */
@@ -38,44 +39,24 @@ export async function erasePerson(
 ): Promise<PersonErasure> {
   const numbers = numberForms(phoneNumber);
   const organizationId = caller.organizationId;
-  // Through each list's contact id range, as lists are read: the contacts table has no number index.
-  const [, contactsDeleted] = await dataSource.query<[unknown, number]>(
-    `DELETE FROM campaign_contacts c USING campaign_sources s
-      WHERE s.organization_id = $1 AND c.id BETWEEN s.first_contact_id AND s.last_contact_id
-        AND c.source_id = s.id AND c.phone_number = ANY($2)`,
-    [organizationId, numbers],
-  );
+  const lifecycle = createDataLifecycleRepository(dataSource);
+  const contactsDeleted = await lifecycle.deleteContactsWithNumbers(organizationId, numbers);
 
   const erased = { runs: 0, recordings: 0 };
   for (;;) {
-    const batch = await dataSource.query<{ id: number }[]>(
-      `SELECT id FROM runs
-        WHERE organization_id = $1 AND (caller_number = ANY($2) OR called_number = ANY($2)) AND NOT ${RUN_IN_PROGRESS}
-        ORDER BY id LIMIT $3`,
-      [organizationId, numbers, RUN_BATCH],
-    );
+    const batch = await lifecycle.endedRunsWithNumbers(organizationId, numbers, RUN_BATCH);
     if (batch.length === 0) break;
-    const done = await eraseRuns(
-      dataSource,
-      recordings,
-      organizationId,
-      batch.map((run) => run.id),
-    );
+    const done = await eraseRuns(lifecycle, recordings, organizationId, batch);
     erased.runs += done.runs;
     erased.recordings += done.recordings;
   }
-  const [counts] = await dataSource.query<{ in_progress: number; listed: boolean }[]>(
-    `SELECT (SELECT count(*)::int FROM runs WHERE organization_id = $1
-               AND (caller_number = ANY($2) OR called_number = ANY($2))) AS in_progress,
-            EXISTS (SELECT 1 FROM do_not_call_numbers WHERE organization_id = $1 AND phone_number = ANY($2)) AS listed`,
-    [organizationId, numbers],
-  );
+  const left = await lifecycle.numbersLeft(organizationId, numbers);
   return {
     matched_numbers: numbers,
     contacts_deleted: contactsDeleted,
     runs_erased: erased.runs,
     recordings_deleted: erased.recordings,
-    runs_in_progress: counts?.in_progress ?? 0,
-    on_do_not_call_list: counts?.listed ?? false,
+    runs_in_progress: left.in_progress,
+    on_do_not_call_list: left.listed,
   };
 }

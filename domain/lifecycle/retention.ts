@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
+import { createDataLifecycleRepository } from '../../entities/repositories/data-lifecycle.repository';
 import type { RecordingStore } from '../../voice/recording-store';
-import { eraseRuns, RUN_IN_PROGRESS } from './run-erasure';
+import { eraseRuns } from './run-erasure';
 
 export interface RetentionSetting {
   /** Runs older than this many days lose their recording, transcript and other personal data; null: kept. */
@@ -8,11 +9,7 @@ export interface RetentionSetting {
 }
 
 export async function getRetention(dataSource: DataSource, organizationId: number): Promise<RetentionSetting> {
-  const [row] = await dataSource.query<{ retention_days: number | null }[]>(
-    `SELECT retention_days FROM organizations WHERE id = $1`,
-    [organizationId],
-  );
-  return { retention_days: row?.retention_days ?? null };
+  return { retention_days: await createDataLifecycleRepository(dataSource).retentionDays(organizationId) };
 }
 
 export async function setRetention(
@@ -20,10 +17,7 @@ export async function setRetention(
   organizationId: number,
   setting: RetentionSetting,
 ): Promise<RetentionSetting> {
-  await dataSource.query(`UPDATE organizations SET retention_days = $2, updated_at = now() WHERE id = $1`, [
-    organizationId,
-    setting.retention_days,
-  ]);
+  await createDataLifecycleRepository(dataSource).setRetentionDays(organizationId, setting.retention_days);
   return getRetention(dataSource, organizationId);
 }
 
@@ -37,21 +31,14 @@ export async function eraseExpiredRunsBatch(
   recordings: RecordingStore,
   limit: number,
 ): Promise<number> {
-  return dataSource.transaction(async (manager) => {
-    const due = await manager.query<{ id: number; organization_id: number }[]>(
-      `SELECT r.id, r.organization_id FROM organizations o
-         JOIN runs r ON r.organization_id = o.id AND r.erased_at IS NULL
-                    AND r.created_at < now() - make_interval(days => o.retention_days)
-        WHERE o.retention_days IS NOT NULL AND NOT r.${RUN_IN_PROGRESS}
-        ORDER BY r.created_at LIMIT $1 FOR UPDATE OF r SKIP LOCKED`,
-      [limit],
-    );
+  return createDataLifecycleRepository(dataSource).transaction(async (lifecycle) => {
+    const due = await lifecycle.claimExpiredRuns(limit);
     const byOrganization = new Map<number, number[]>();
     for (const run of due)
       byOrganization.set(run.organization_id, [...(byOrganization.get(run.organization_id) ?? []), run.id]);
     let erased = 0;
     for (const [organizationId, runIds] of byOrganization) {
-      erased += (await eraseRuns(manager, recordings, organizationId, runIds)).runs;
+      erased += (await eraseRuns(lifecycle, recordings, organizationId, runIds)).runs;
     }
     return erased;
   });

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
+import { createDatabaseRepository } from '../../entities/repositories/database.repository';
 
 /** Resolves once PostgreSQL answered a trivial statement: what readiness asks of the database. */
-export async function pingDatabase(dataSource: DataSource): Promise<void> {
-  await dataSource.query('SELECT 1');
+export function pingDatabase(dataSource: DataSource): Promise<void> {
+  return createDatabaseRepository(dataSource).ping();
 }

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { createUserRepository } from '../../entities/repositories/user.repository';
 import { isPublicAddress } from '../../platform/address-guard';
 import { finding, type DoctorDeps, type Finding } from './doctor';
 import { probe } from './doctor-http';
@@ -59,7 +60,7 @@ export async function publicUrlFindings(deps: DoctorDeps): Promise<Finding[]> {
 /** Who can create accounts and reach the operator routes. */
 export async function accessFindings({ config, dataSource }: DoctorDeps): Promise<Finding[]> {
   const findings: Finding[] = [];
-  const [users] = await dataSource.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM users`);
+  const users = await createUserRepository(dataSource).countAll();
   if (config.ENABLE_SIGNUP) {
     findings.push(
       finding(
@@ -69,7 +70,7 @@ export async function accessFindings({ config, dataSource }: DoctorDeps): Promis
         'Set ENABLE_SIGNUP=false once your accounts exist (ADMIN_EMAIL and ADMIN_PASSWORD create the first)',
       ),
     );
-  } else if ((users?.count ?? 0) === 0 && !config.ADMIN_EMAIL) {
+  } else if (users === 0 && !config.ADMIN_EMAIL) {
     findings.push(
       finding(
         'ENABLE_SIGNUP',

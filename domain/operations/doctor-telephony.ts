@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ProviderError, type NumberForReadiness } from '../../telephony/provider';
+import { createPhoneNumberRepository } from '../../entities/repositories/phone-number.repository';
+import { createTelephonyConfigurationRepository } from '../../entities/repositories/telephony-configuration.repository';
+import { ProviderError } from '../../telephony/provider';
 import { providerFor } from '../../telephony/registry';
 import { finding, type DoctorDeps, type Finding } from './doctor';
 import { DEFAULT_DOCTOR_TIMEOUT_MS } from './doctor-http';
-
-interface ConfigurationRow {
-  id: number;
-  organization_id: number;
-  name: string;
-  provider: string;
-  credentials: Record<string, unknown>;
-}
 
 /**
  * Each telephony configuration, of every organization: its credentials tried by looking up a call
@@ -19,10 +13,7 @@ interface ConfigurationRow {
  */
 export async function telephonyFindings(deps: DoctorDeps): Promise<Finding[]> {
   const { dataSource, secrets, config } = deps;
-  const rows = await dataSource.query<ConfigurationRow[]>(
-    `SELECT id, organization_id, name, provider, credentials FROM telephony_configurations
-      WHERE provider <> 'simulator' ORDER BY organization_id, id`,
-  );
+  const rows = await createTelephonyConfigurationRepository(dataSource).realProviderConfigurations();
   if (rows.length === 0) {
     return [
       finding(
@@ -33,12 +24,7 @@ export async function telephonyFindings(deps: DoctorDeps): Promise<Finding[]> {
       ),
     ];
   }
-  const numbers = await dataSource.query<(NumberForReadiness & { configuration_id: number })[]>(
-    `SELECT telephony_configuration_id AS configuration_id, address, is_active AS "isActive",
-            is_default_caller_id AS "isDefaultCallerId"
-       FROM phone_numbers WHERE telephony_configuration_id = ANY ($1)`,
-    [rows.map((row) => row.id)],
-  );
+  const numbers = await createPhoneNumberRepository(dataSource).readinessOf(rows.map((row) => row.id));
   return Promise.all(
     rows.map(async (row) => {
       const check = `telephony configuration ${row.id} "${row.name}" (${row.provider}, organization ${row.organization_id})`;

@@ -1,14 +1,13 @@
-import { In, type DataSource } from 'typeorm';
-import { Agent, type PhoneNumber } from '../../entities';
+import type { DataSource } from 'typeorm';
+import type { PhoneNumber } from '../../entities';
+import { createPhoneNumberRepository } from '../../entities/repositories/phone-number.repository';
 import type { ProviderSync } from '../../telephony/provider';
 import type { PhoneNumberView } from './types';
 
 /** Phone numbers as answered, each with the name of its inbound agent. */
 export async function phoneNumberViews(dataSource: DataSource, numbers: PhoneNumber[]): Promise<PhoneNumberView[]> {
   const agentIds = [...new Set(numbers.flatMap((number) => number.inboundWorkflowId ?? []))];
-  const agents = agentIds.length
-    ? await dataSource.getRepository(Agent).find({ where: { id: In(agentIds) }, select: { id: true, name: true } })
-    : [];
+  const agents = agentIds.length ? await createPhoneNumberRepository(dataSource).inboundAgentNames(agentIds) : [];
   const names = new Map(agents.map((agent) => [agent.id, agent.name]));
   return numbers.map((number) => phoneNumberView(number, names.get(number.inboundWorkflowId ?? 0) ?? null));
 }
@@ -18,10 +17,10 @@ export async function phoneNumberViewOf(
   number: PhoneNumber,
   providerSync?: ProviderSync,
 ): Promise<PhoneNumberView> {
-  const agent = number.inboundWorkflowId
-    ? await dataSource.getRepository(Agent).findOne({ where: { id: number.inboundWorkflowId }, select: { name: true } })
+  const agentName = number.inboundWorkflowId
+    ? await createPhoneNumberRepository(dataSource).inboundAgentName(number.inboundWorkflowId)
     : null;
-  return { ...phoneNumberView(number, agent?.name ?? null), ...(providerSync ? { provider_sync: providerSync } : {}) };
+  return { ...phoneNumberView(number, agentName), ...(providerSync ? { provider_sync: providerSync } : {}) };
 }
 
 function phoneNumberView(number: PhoneNumber, inboundWorkflowName: string | null): PhoneNumberView {

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import {
+  createWebhookRepository,
+  type SigningSecretRow,
+  type WebhookRepository,
+} from '../../entities/repositories/webhook.repository';
 import type { Secrets } from '../../telephony/secrets';
 
 /** What a tenant sees of its secret outside the rotation answer. */
@@ -9,14 +14,6 @@ export interface SigningSecretView {
   createdAt: Date;
   /** Until when the previous secret still signs deliveries; null when there is none. */
   previousExpiresAt: Date | null;
-}
-
-interface Row {
-  secret: string;
-  created_at: Date;
-  previous_secret: string | null;
-  previous_expires_at: Date | null;
-  previous_valid: boolean;
 }
 
 const PREFIX = 'whsec_';
@@ -30,20 +27,20 @@ export const maskSigningSecret = (secret: string): string =>
     ? '*'.repeat(secret.length)
     : `${PREFIX}${'*'.repeat(secret.length - PREFIX.length - 4)}${secret.slice(-4)}`;
 
-const SELECT = `SELECT secret, created_at, previous_secret, previous_expires_at,
-                       coalesce(previous_expires_at > now(), false) AS previous_valid
-                  FROM organization_webhook_secrets WHERE organization_id = $1`;
-
 /**
  * Each organization's post-call webhook signing secret, sealed under SECRETS_KEY. A rotation keeps
  * the previous secret signing until its overlap ends, so receivers can switch without losing
  * deliveries; rotating again within the overlap drops the older one.
  */
 export class WebhookSigningSecrets {
+  private readonly webhooks: WebhookRepository;
+
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly secrets: Secrets,
-  ) {}
+  ) {
+    this.webhooks = createWebhookRepository(dataSource);
+  }
 
   /** The keys a delivery is signed with, current first; creates the secret on first need so no delivery goes unsigned. */
   async signingKeys(organizationId: number): Promise<Buffer[]> {
@@ -71,32 +68,17 @@ export class WebhookSigningSecrets {
    */
   async rotate(organizationId: number, overlapSeconds: number): Promise<SigningSecretView> {
     const secret = generateSigningSecret();
-    const [row] = await this.dataSource.query<{ created_at: Date; previous_expires_at: Date | null }[]>(
-      `INSERT INTO organization_webhook_secrets AS s (organization_id, secret) VALUES ($1, $2)
-       ON CONFLICT (organization_id) DO UPDATE
-          SET previous_secret = s.secret,
-              previous_expires_at = now() + make_interval(secs => $3),
-              secret = EXCLUDED.secret,
-              created_at = now()
-       RETURNING created_at, previous_expires_at`,
-      [organizationId, this.secrets.seal(secret), overlapSeconds],
-    );
-    if (!row) throw new Error('rotating the webhook signing secret returned nothing');
+    const row = await this.webhooks.rotateSigningSecret(organizationId, this.secrets.seal(secret), overlapSeconds);
     return { secret, createdAt: row.created_at, previousExpiresAt: row.previous_expires_at };
   }
 
-  private async read(organizationId: number): Promise<Row | undefined> {
-    const [row] = await this.dataSource.query<Row[]>(SELECT, [organizationId]);
-    return row;
+  private read(organizationId: number): Promise<SigningSecretRow | null> {
+    return this.webhooks.signingSecretOf(organizationId);
   }
 
-  private async create(organizationId: number): Promise<Row> {
+  private async create(organizationId: number): Promise<SigningSecretRow> {
     // Two deliveries may get here at once: the first insert wins and both sign with its secret.
-    await this.dataSource.query(
-      `INSERT INTO organization_webhook_secrets (organization_id, secret) VALUES ($1, $2)
-       ON CONFLICT (organization_id) DO NOTHING`,
-      [organizationId, this.secrets.seal(generateSigningSecret())],
-    );
+    await this.webhooks.insertSigningSecretIfNone(organizationId, this.secrets.seal(generateSigningSecret()));
     const row = await this.read(organizationId);
     if (!row) throw new Error(`organization ${organizationId} has no webhook signing secret`);
     return row;

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import {
+  createWebhookRepository,
+  type DeliveryToAttempt,
+  type WebhookRepository,
+} from '../../entities/repositories/webhook.repository';
 import type { Resolver } from '../../platform/address-guard';
 import { guardedRequest, OutboundRefusedError } from '../../platform/outbound-http';
 import type { Secrets } from '../../telephony/secrets';
@@ -78,14 +83,6 @@ export interface WebhookDeliveriesDeps {
   resolve?: Resolver;
 }
 
-interface DeliveryRow {
-  id: string;
-  organization_id: number;
-  url: string | null;
-  active: boolean | null;
-  payload: OrganizationEventEnvelope;
-}
-
 /** How much of a failed answer the log keeps. */
 const ERROR_BODY_CHARS = 300;
 
@@ -97,9 +94,11 @@ const ERROR_BODY_CHARS = 300;
  */
 export class WebhookDeliveries {
   private readonly signingSecrets: WebhookSigningSecrets;
+  private readonly webhooks: WebhookRepository;
 
   constructor(private readonly deps: WebhookDeliveriesDeps) {
     this.signingSecrets = new WebhookSigningSecrets(deps.dataSource, deps.secrets);
+    this.webhooks = createWebhookRepository(deps.dataSource);
   }
 
   /**
@@ -114,18 +113,8 @@ export class WebhookDeliveries {
     eventId: string = randomUUID(),
   ): Promise<string[]> {
     const envelope: OrganizationEventEnvelope = { id: eventId, type, created_at: new Date().toISOString(), data };
-    await this.deps.dataSource.query(
-      `INSERT INTO webhook_deliveries (id, organization_id, subscription_id, event_id, event_type, payload)
-       SELECT gen_random_uuid(), s.organization_id, s.id, $2, $3, $4::jsonb
-         FROM webhook_subscriptions s
-        WHERE s.organization_id = $1 AND s.active AND $3 = ANY (s.events)
-       ON CONFLICT (subscription_id, event_id) DO NOTHING`,
-      [organizationId, eventId, type, JSON.stringify(envelope)],
-    );
-    const rows = await this.deps.dataSource.query<{ id: string; status: string }[]>(
-      `SELECT id, status FROM webhook_deliveries WHERE organization_id = $1 AND event_id = $2`,
-      [organizationId, eventId],
-    );
+    await this.webhooks.storeEventDeliveries(organizationId, eventId, type, envelope);
+    const rows = await this.webhooks.deliveriesOfEvent(organizationId, eventId);
     const { startDelivery } = this.deps;
     if (startDelivery) {
       await Promise.all(rows.filter((row) => row.status === 'pending').map((row) => startDelivery(row.id)));
@@ -135,12 +124,7 @@ export class WebhookDeliveries {
 
   /** Sends one attempt of a stored delivery and logs it. */
   async attempt(deliveryId: string, attempt: number, signal?: AbortSignal): Promise<AttemptOutcome> {
-    const [row] = await this.deps.dataSource.query<DeliveryRow[]>(
-      `SELECT d.id, d.organization_id, d.payload, s.url, s.active
-         FROM webhook_deliveries d LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id
-        WHERE d.id = $1`,
-      [deliveryId],
-    );
+    const row = await this.webhooks.deliveryToAttempt(deliveryId);
     if (!row || row.url === null) return { status: 'gone', durationMs: 0 };
     const outcome =
       row.active || row.payload.type === TEST_EVENT_TYPE
@@ -152,17 +136,8 @@ export class WebhookDeliveries {
 
   /** The delivery was given up (attempts exhausted, a timeout): its status says so for good. */
   async givenUp(deliveryId: string, error: string): Promise<void> {
-    await this.deps.dataSource.query(
-      `UPDATE webhook_deliveries SET status = CASE WHEN status = 'refused' THEN 'refused' ELSE 'failed' END,
-              updated_at = now()
-        WHERE id = $1 AND status <> 'delivered'`,
-      [deliveryId],
-    );
-    await this.deps.dataSource.query(
-      `UPDATE webhook_delivery_attempts SET error = coalesce(error, $2)
-        WHERE delivery_id = $1 AND attempt = (SELECT max(attempt) FROM webhook_delivery_attempts WHERE delivery_id = $1)`,
-      [deliveryId, error],
-    );
+    await this.webhooks.markGivenUp(deliveryId);
+    await this.webhooks.noteLastAttemptError(deliveryId, error);
   }
 
   /** A `webhook.test` event sent once to the subscription now, logged like any delivery; answers it. */
@@ -175,14 +150,9 @@ export class WebhookDeliveries {
       created_at: new Date().toISOString(),
       data: { subscription_uuid: subscriptionId, message: 'A test delivery from Switchboard' },
     };
-    const inserted = await this.deps.dataSource.query<{ id: string }[]>(
-      `INSERT INTO webhook_deliveries (id, organization_id, subscription_id, event_id, event_type, payload)
-       SELECT $1, organization_id, id, $3, $4, $5::jsonb FROM webhook_subscriptions
-        WHERE organization_id = $2 AND id = $6
-       RETURNING id`,
-      [deliveryId, organizationId, eventId, TEST_EVENT_TYPE, JSON.stringify(envelope), subscriptionId],
-    );
-    if (inserted.length === 0) throw subscriptionNotFound(subscriptionId);
+    if (!(await this.webhooks.insertSubscriptionDelivery(organizationId, subscriptionId, deliveryId, envelope))) {
+      throw subscriptionNotFound(subscriptionId);
+    }
     const outcome = await this.attempt(deliveryId, 1);
     // One attempt only: what it got is final.
     if (outcome.status === 'retrying') await this.givenUp(deliveryId, outcome.error ?? 'not delivered');
@@ -193,11 +163,9 @@ export class WebhookDeliveries {
 
   /** The subscription's deliveries, newest first, each with its attempts. */
   async list(organizationId: number, subscriptionId: string, limit: number): Promise<WebhookDeliveryView[]> {
-    const [exists] = await this.deps.dataSource.query<unknown[]>(
-      `SELECT 1 FROM webhook_subscriptions WHERE organization_id = $1 AND id = $2`,
-      [organizationId, subscriptionId],
-    );
-    if (!exists) throw subscriptionNotFound(subscriptionId);
+    if (!(await this.webhooks.subscriptionExists(organizationId, subscriptionId))) {
+      throw subscriptionNotFound(subscriptionId);
+    }
     return this.read(organizationId, subscriptionId, { limit });
   }
 
@@ -206,35 +174,7 @@ export class WebhookDeliveries {
     subscriptionId: string,
     { limit, deliveryId }: { limit: number; deliveryId?: string },
   ): Promise<WebhookDeliveryView[]> {
-    const rows = await this.deps.dataSource.query<
-      {
-        id: string;
-        event_id: string;
-        event_type: DeliveredEventType;
-        status: WebhookDeliveryView['status'];
-        payload: OrganizationEventEnvelope;
-        created_at: Date;
-        updated_at: Date;
-        attempts: {
-          attempt: number;
-          status_code: number | null;
-          duration_ms: number;
-          error: string | null;
-          at: string;
-        }[];
-      }[]
-    >(
-      `SELECT d.id, d.event_id, d.event_type, d.status, d.payload, d.created_at, d.updated_at,
-              coalesce((SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'status_code', a.status_code,
-                                                            'duration_ms', a.duration_ms, 'error', a.error, 'at', a.at)
-                                         ORDER BY a.attempt)
-                          FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempts
-         FROM webhook_deliveries d
-        WHERE d.organization_id = $1 AND d.subscription_id = $2 AND ($4::uuid IS NULL OR d.id = $4)
-        ORDER BY d.created_at DESC, d.id
-        LIMIT $3`,
-      [organizationId, subscriptionId, limit, deliveryId ?? null],
-    );
+    const rows = await this.webhooks.deliveriesOf(organizationId, subscriptionId, { limit, deliveryId });
     return rows.map((row) => ({
       delivery_uuid: row.id,
       event_id: row.event_id,
@@ -247,7 +187,7 @@ export class WebhookDeliveries {
     }));
   }
 
-  private async send(row: DeliveryRow, rawUrl: string, signal?: AbortSignal): Promise<AttemptOutcome> {
+  private async send(row: DeliveryToAttempt, rawUrl: string, signal?: AbortSignal): Promise<AttemptOutcome> {
     const started = Date.now();
     const elapsed = () => Date.now() - started;
     const body = JSON.stringify(row.payload);
@@ -299,20 +239,13 @@ export class WebhookDeliveries {
 
   private async log(deliveryId: string, attempt: number, outcome: AttemptOutcome): Promise<void> {
     if (outcome.status === 'gone') return;
-    await this.deps.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, duration_ms, error)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (delivery_id, attempt) DO UPDATE
-            SET status_code = EXCLUDED.status_code, duration_ms = EXCLUDED.duration_ms,
-                error = EXCLUDED.error, at = now()`,
-        [deliveryId, attempt, outcome.statusCode ?? null, outcome.durationMs, outcome.error ?? null],
-      );
-      await manager.query(
-        `UPDATE webhook_deliveries SET status = $2, attempts = greatest(attempts, $3), updated_at = now()
-          WHERE id = $1 AND status <> 'delivered'`,
-        [deliveryId, outcome.status, attempt],
-      );
+    await this.webhooks.transaction(async (webhooks) => {
+      await webhooks.recordAttempt(deliveryId, attempt, {
+        statusCode: outcome.statusCode ?? null,
+        durationMs: outcome.durationMs,
+        error: outcome.error ?? null,
+      });
+      await webhooks.setDeliveryStatus(deliveryId, outcome.status, attempt);
     });
   }
 }

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import {
+  createWebhookRepository,
+  type SubscriptionRow,
+  type WebhookRepository,
+} from '../../entities/repositories/webhook.repository';
 import { AddressRefusedError, checkedAddress, type Resolver } from '../../platform/address-guard';
 import type { Config } from '../../platform/config';
 import { NotFoundError, ValidationError } from '../errors';
@@ -23,19 +28,7 @@ export interface WebhookSubscriptionChanges {
   description: string;
 }
 
-interface Row {
-  id: string;
-  url: string;
-  events: OrganizationEventType[];
-  active: boolean;
-  description: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const COLUMNS = 'id, url, events, active, description, created_at, updated_at';
-
-const view = (row: Row): WebhookSubscriptionView => ({
+const view = (row: SubscriptionRow): WebhookSubscriptionView => ({
   subscription_uuid: row.id,
   url: row.url,
   events: row.events,
@@ -57,24 +50,20 @@ export interface WebhookSubscriptionsDeps {
 /** The organization's webhook subscriptions: which events go to which of its URLs. */
 export class WebhookSubscriptions {
   private readonly quotas: Quotas;
+  private readonly webhooks: WebhookRepository;
 
   constructor(private readonly deps: WebhookSubscriptionsDeps) {
     this.quotas = new Quotas(deps.config);
+    this.webhooks = createWebhookRepository(deps.dataSource);
   }
 
   async list(organizationId: number): Promise<WebhookSubscriptionView[]> {
-    const rows = await this.deps.dataSource.query<Row[]>(
-      `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE organization_id = $1 ORDER BY created_at DESC, id`,
-      [organizationId],
-    );
+    const rows = await this.webhooks.listSubscriptions(organizationId);
     return rows.map(view);
   }
 
   async get(organizationId: number, uuid: string): Promise<WebhookSubscriptionView> {
-    const [row] = await this.deps.dataSource.query<Row[]>(
-      `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE organization_id = $1 AND id = $2`,
-      [organizationId, uuid],
-    );
+    const row = await this.webhooks.findSubscription(organizationId, uuid);
     if (!row) throw subscriptionNotFound(uuid);
     return view(row);
   }
@@ -106,14 +95,9 @@ export class WebhookSubscriptions {
 
   async create(organizationId: number, changes: WebhookSubscriptionChanges): Promise<WebhookSubscriptionView> {
     await this.checkUrl(changes.url);
-    return this.deps.dataSource.transaction(async (manager) => {
-      const [row] = await manager.query<Row[]>(
-        `INSERT INTO webhook_subscriptions (id, organization_id, url, events, active, description)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [randomUUID(), organizationId, changes.url, changes.events, changes.active, changes.description],
-      );
+    return this.webhooks.transaction(async (webhooks, manager) => {
+      const row = await webhooks.insertSubscription(organizationId, randomUUID(), changes);
       await this.quotas.claim(manager, 'webhook_subscriptions', organizationId);
-      if (!row) throw new Error('inserting a webhook subscription returned nothing');
       return view(row);
     });
   }
@@ -125,22 +109,13 @@ export class WebhookSubscriptions {
   ): Promise<WebhookSubscriptionView> {
     await this.get(organizationId, uuid);
     await this.checkUrl(changes.url);
-    const [rows] = await this.deps.dataSource.query<[Row[], number]>(
-      `UPDATE webhook_subscriptions SET url = $3, events = $4, active = $5, description = $6, updated_at = now()
-        WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
-      [organizationId, uuid, changes.url, changes.events, changes.active, changes.description],
-    );
-    const row = rows[0];
+    const row = await this.webhooks.updateSubscription(organizationId, uuid, changes);
     if (!row) throw subscriptionNotFound(uuid);
     return view(row);
   }
 
   /** Removes the subscription and its delivery log; deliveries still being retried stop. */
   async remove(organizationId: number, uuid: string): Promise<void> {
-    const [, deleted] = await this.deps.dataSource.query<[unknown[], number]>(
-      `DELETE FROM webhook_subscriptions WHERE organization_id = $1 AND id = $2`,
-      [organizationId, uuid],
-    );
-    if (deleted === 0) throw subscriptionNotFound(uuid);
+    if (!(await this.webhooks.deleteSubscription(organizationId, uuid))) throw subscriptionNotFound(uuid);
   }
 }

@@ -3,6 +3,15 @@ import { Campaign } from '../campaign.entity';
 import { TelephonyConfiguration } from '../telephony-configuration.entity';
 import { repositoryOver } from './repository';
 
+/** A configuration as the doctor checks it: its credentials still sealed. */
+export interface ConfigurationToCheck {
+  id: number;
+  organization_id: number;
+  name: string;
+  provider: string;
+  credentials: Record<string, unknown>;
+}
+
 /** The reads and writes of telephony configurations. */
 export function telephonyConfigurationStatements(manager: EntityManager) {
   const rows = manager.getRepository(TelephonyConfiguration);
@@ -45,6 +54,14 @@ export function telephonyConfigurationStatements(manager: EntityManager) {
 
     async delete(id: number): Promise<void> {
       await rows.delete({ id });
+    },
+
+    /** Every organization's configurations but the simulator's, by organization and id: what the doctor checks. */
+    realProviderConfigurations(): Promise<ConfigurationToCheck[]> {
+      return manager.query<ConfigurationToCheck[]>(
+        `SELECT id, organization_id, name, provider, credentials FROM telephony_configurations
+      WHERE provider <> 'simulator' ORDER BY organization_id, id`,
+      );
     },
   };
 }

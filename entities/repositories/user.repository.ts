@@ -1,8 +1,9 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, DeepPartial, EntityManager } from 'typeorm';
+import { Organization } from '../organization.entity';
 import { User } from '../user.entity';
 import { repositoryOver } from './repository';
 
-/** The reads and writes of users' sign-in state. */
+/** The reads and writes of users: their accounts (each with the organization it owns) and sign-in state. */
 export function userStatements(manager: EntityManager) {
   const rows = manager.getRepository(User);
   return {
@@ -13,6 +14,26 @@ export function userStatements(manager: EntityManager) {
     /** By the email as stored (lower case). */
     findByEmail(email: string): Promise<User | null> {
       return rows.findOneBy({ email });
+    },
+
+    emailTaken(email: string): Promise<boolean> {
+      return rows.existsBy({ email });
+    },
+
+    /** How many users there are, of every organization. */
+    async countAll(): Promise<number> {
+      const [users] = await manager.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM users`);
+      return users?.count ?? 0;
+    },
+
+    /** A new organization, for the account about to own it. */
+    insertOrganization(name: string): Promise<Organization> {
+      const organizations = manager.getRepository(Organization);
+      return organizations.save(organizations.create({ name }));
+    },
+
+    insert(fields: DeepPartial<User>): Promise<User> {
+      return rows.save(rows.create(fields));
     },
 
     async setPasswordHash(id: number, passwordHash: string): Promise<void> {
