@@ -178,7 +178,7 @@ async function inboundRun(
     await runs.lockInboundCall(provider, call.providerCallId);
     const existing = await runs.findInboundOfCall(provider, call.providerCallId, configuration.id);
     if (existing) return { run: existing, created: false };
-    const run = await runs.insert({
+    const run = await runs.insertInboundRun({
       organizationId: agent.organizationId,
       agentId: agent.id,
       agentVersionId: version.id,
@@ -202,7 +202,7 @@ async function inboundRun(
     });
     run.name = `call-${run.id}`;
     run.temporalWorkflowId = callWorkflowId(run.id);
-    await runs.name(run.id, run.name, run.temporalWorkflowId);
+    await runs.nameInboundRun(run.id, run.name, run.temporalWorkflowId);
     return { run, created: true };
   });
 }

@@ -209,13 +209,13 @@ export function runStatements(manager: EntityManager) {
       return rows.findOneBy({ provider, callType: 'inbound', providerCallId, telephonyConfigurationId });
     },
 
-    /** Saves a new run built from its fields. */
-    insert(fields: DeepPartial<Run>): Promise<Run> {
+    /** Saves a new inbound call's run, built from its fields (named `call` until its id is known). */
+    insertInboundRun(fields: DeepPartial<Run>): Promise<Run> {
       return rows.save(rows.create(fields));
     },
 
-    /** Names a run and its call workflow once its id is known. */
-    async name(runId: number, name: string, temporalWorkflowId: string): Promise<void> {
+    /** Names an inbound call's run and its call workflow once its id is known. */
+    async nameInboundRun(runId: number, name: string, temporalWorkflowId: string): Promise<void> {
       await rows.update({ id: runId }, { name, temporalWorkflowId });
     },
 
