@@ -36,6 +36,7 @@ import {
 } from '../workflows/definitions';
 import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { createCallRecords, type CallRecord } from './call-records';
+import { createNotificationRepository } from '../entities/repositories/notification.repository';
 import { callUrls, type CallSettings } from '../domain/calls/call-settings';
 import { createDialPacing } from './pacing/dial-pacing';
 import { postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
@@ -116,6 +117,7 @@ const toUpdate = (event: StatusEvent): CallStatusUpdate => ({
 
 export function createCallActivities({ dataSource, secrets, settings, converse, versions }: CallActivityDeps) {
   const records = createCallRecords(dataSource);
+  const notifications = createNotificationRepository(dataSource);
   const toolDeps = createToolRunnerDeps({
     dataSource,
     secrets,
@@ -297,7 +299,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
     async requestLiveVoicemail({ runId, text }: { runId: number; text: string }): Promise<boolean> {
       const payload = voicemailPayload({ runId, text });
       if (!payload) return false;
-      await dataSource.query('SELECT pg_notify($1, $2)', [VOICEMAIL_CHANNEL, payload]);
+      await notifications.notify(VOICEMAIL_CHANNEL, payload);
       return true;
     },
 

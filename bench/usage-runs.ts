@@ -117,7 +117,7 @@ async function timeRequests(url: string, apiKey: string, count: number): Promise
   return { times, body };
 }
 
-/** The usage route's two statements, with its own conditions (see domain/runs/run-queries.ts). */
+/** The usage route's two statements, with its own conditions (see entities/repositories/run-listing.repository.ts). */
 function routeStatements(organizationId: number, query: { start_date: string; end_date: string; filters: string }) {
   const where = usageRunsWhere(organizationId, query);
   return {

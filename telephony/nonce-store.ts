@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { createNonceRepository } from '../entities/repositories/nonce.repository';
 import { NonceCache } from './nonce-cache';
 
 /** Plivo and Vobiz sign a nonce but no timestamp: remembering nonces is their only replay defence. */
@@ -9,25 +10,14 @@ export interface NonceStore {
 
 export const NONCE_TTL_SECONDS = 15 * 60;
 
-/** Expired nonces deleted per claim, so the table stays small without a separate sweeper. */
-const SWEEP_BATCH = 100;
-
 /** Nonces in PostgreSQL (`webhook_nonces`), shared by every process of the deployment. */
 export function postgresNonceStore(dataSource: DataSource, ttlSeconds = NONCE_TTL_SECONDS): NonceStore {
+  const nonces = createNonceRepository(dataSource);
   return {
     async claim(nonce) {
-      await dataSource.query(
-        `DELETE FROM webhook_nonces WHERE nonce IN
-           (SELECT nonce FROM webhook_nonces WHERE expires_at < now() LIMIT ${SWEEP_BATCH})`,
-      );
-      // One statement: of two requests with the same nonce, exactly one inserts (or revives an expired row).
-      const rows = await dataSource.query<unknown[]>(
-        `INSERT INTO webhook_nonces (nonce, expires_at) VALUES ($1, now() + make_interval(secs => $2))
-         ON CONFLICT (nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE webhook_nonces.expires_at < now()
-         RETURNING 1`,
-        [nonce, ttlSeconds],
-      );
-      return rows.length === 1;
+      // Each claim sweeps a batch of expired nonces, so the table stays small without a separate sweeper.
+      await nonces.sweepExpired();
+      return nonces.claim(nonce, ttlSeconds);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import { createRunAnalysisRepository } from '../../entities/repositories/run-analysis.repository';
 import type { analysisWorkflow } from '../../workflows/analysis.workflow';
 import { analysisWorkflowId } from '../../workflows/definitions';
 import type { Actor } from '../actor';
@@ -30,16 +31,7 @@ export async function rerunAnalysis(
   runId: number,
   requestKey: string | undefined,
 ): Promise<AnalysisRerun> {
-  const [run] = await deps.dataSource.query<
-    { is_completed: boolean; erased: boolean; definition: Record<string, unknown> | null }[]
-  >(
-    `SELECT r.is_completed, r.erased_at IS NOT NULL AS erased, v.workflow_definition AS definition
-       FROM runs r
-       JOIN agents a ON a.id = r.workflow_id
-       LEFT JOIN agent_versions v ON v.id = a.current_definition_id
-      WHERE r.id = $1 AND r.organization_id = $2`,
-    [runId, caller.organizationId],
-  );
+  const run = await createRunAnalysisRepository(deps.dataSource).rerunCandidate(caller.organizationId, runId);
   if (!run) throw new NotFoundError('Workflow run not found');
   if (!run.is_completed) throw new ConflictError('The run has not ended yet: it is analysed once it has');
   if (run.erased) throw new ConflictError("The run's personal data was erased: there is nothing left to analyse");

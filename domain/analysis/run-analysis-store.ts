@@ -1,4 +1,8 @@
 import type { DataSource } from 'typeorm';
+import {
+  createRunAnalysisRepository,
+  type RunAnalysisRepository,
+} from '../../entities/repositories/run-analysis.repository';
 import type { TranscriptLine, TurnLatency } from '../../agent-runtime/contract';
 import { chargeUsd, type Prices } from '../runs/run-queries';
 import type { AnalysisAnnotations } from './analyze-call';
@@ -32,41 +36,19 @@ export interface RunForAnalysis {
   appliedIds: string[];
 }
 
-interface RunRow {
-  id: number;
-  organization_id: number;
-  workflow_id: number;
-  definition_id: number;
-  current_definition_id: number | null;
-  call_duration_seconds: number;
-  disposition: string | null;
-  gathered_context: Record<string, unknown>;
-  logs: Record<string, unknown>;
-  annotations: Record<string, unknown>;
-  analysis_history: Record<string, unknown>[];
-  previous_summary: string | null;
-}
-
-/** Reading a run for its analysis and writing the results back, in one statement each. */
+/** Reading a run for its analysis and writing the results back (the previous one kept in the history). */
 export class RunAnalysisStore {
+  private readonly runs: RunAnalysisRepository;
+
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly prices: Prices,
-  ) {}
+  ) {
+    this.runs = createRunAnalysisRepository(dataSource);
+  }
 
   async load(runId: number): Promise<RunForAnalysis | null> {
-    const [row] = await this.dataSource.query<RunRow[]>(
-      `SELECT r.id, r.organization_id, r.workflow_id, r.definition_id, a.current_definition_id,
-              r.call_duration_seconds, r.disposition, r.gathered_context, r.logs, r.annotations, r.analysis_history,
-              (SELECT p.annotations->'analysis'->'fields'->'call_summary'->>'value'
-                 FROM runs p
-                WHERE r.called_number IS NOT NULL AND p.called_number = r.called_number
-                  AND p.workflow_id = r.workflow_id AND p.id < r.id AND p.erased_at IS NULL
-                ORDER BY p.id DESC LIMIT 1) AS previous_summary
-         FROM runs r JOIN agents a ON a.id = r.workflow_id
-        WHERE r.id = $1 AND r.is_completed AND r.erased_at IS NULL`,
-      [runId],
-    );
+    const row = await this.runs.runForAnalysis(runId);
     if (!row) return null;
     const logs = row.logs;
     const callStatus = typeof row.gathered_context.call_status === 'string' ? row.gathered_context.call_status : '';
@@ -111,15 +93,8 @@ export class RunAnalysisStore {
     info: AnalysisRunInfo,
     usage: AnalysisUsage[],
   ): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const [row] = await manager.query<
-        Pick<RunRow, 'annotations' | 'analysis_history' | 'call_duration_seconds'>[] &
-          { platform_token_usage: number; usage_info: Record<string, unknown> }[]
-      >(
-        `SELECT annotations, analysis_history, call_duration_seconds, platform_token_usage::float8 AS platform_token_usage, usage_info
-           FROM runs WHERE id = $1 FOR UPDATE`,
-        [runId],
-      );
+    return this.runs.transaction(async (runs) => {
+      const row = await runs.lockAnalysisState(runId);
       if (!row) return false;
       const current = row.annotations.analysis_run as AnalysisRunInfo | undefined;
       const applied = [current?.id, ...row.analysis_history.map((entry) => (entry.analysis_run as AnalysisRunInfo).id)];
@@ -132,23 +107,13 @@ export class RunAnalysisStore {
       const usageInfo =
         tokens > 0 ? { ...row.usage_info, analysis: addUsage(row.usage_info.analysis, usage) } : row.usage_info;
       const charge = chargeUsd(row.call_duration_seconds, platformTokens, this.prices);
-      await manager.query(
-        `UPDATE runs
-            SET annotations = $2::jsonb, analysis_history = $3::jsonb, platform_token_usage = $4, usage_info = $5::jsonb,
-                charge_usd = $6,
-                cost_info = CASE WHEN cost_info IS NULL THEN NULL
-                                 ELSE cost_info || jsonb_build_object('platform_token_usage', $4::numeric, 'charge_usd', $6::numeric) END,
-                updated_at = now()
-          WHERE id = $1`,
-        [
-          runId,
-          JSON.stringify({ ...kept, ...results, analysis_run: info }),
-          JSON.stringify(history),
-          platformTokens,
-          JSON.stringify(usageInfo),
-          charge,
-        ],
-      );
+      await runs.writeAnalysis(runId, {
+        annotations: { ...kept, ...results, analysis_run: info },
+        analysisHistory: history,
+        platformTokenUsage: platformTokens,
+        usageInfo,
+        chargeUsd: charge,
+      });
       return true;
     });
   }

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { Agent, PhoneNumber, TelephonyConfiguration } from '../../entities';
+import type { Agent, PhoneNumber, TelephonyConfiguration } from '../../entities';
+import { createCallTargetRepository } from '../../entities/repositories/call-target.repository';
+import { createTelephonyConfigurationRepository } from '../../entities/repositories/telephony-configuration.repository';
 import { conversationModeOf } from '../../telephony/conversation-mode';
 import { ConflictError, InvalidError, NotFoundError } from '../errors';
 import { resolveTrigger } from '../agents/triggers';
@@ -15,7 +17,7 @@ export async function agentByTriggerPath(dataSource: DataSource, organizationId:
   const trigger = await resolveTrigger(dataSource, path);
   const agent =
     trigger && trigger.organizationId === organizationId
-      ? await dataSource.getRepository(Agent).findOneBy({ id: trigger.agentId, organizationId })
+      ? await createAgentRepository(dataSource).findOwned(organizationId, trigger.agentId)
       : null;
   if (!agent) throw new NotFoundError('Agent trigger not found');
   return agent;
@@ -24,7 +26,7 @@ export async function agentByTriggerPath(dataSource: DataSource, organizationId:
 /** The agent of an Agent UUID, in the caller's organization; 404 for anything else (a trigger path too). */
 export async function agentByUuid(dataSource: DataSource, organizationId: number, uuid: string) {
   const agent = UUID.test(uuid)
-    ? await dataSource.getRepository(Agent).findOneBy({ workflowUuid: uuid.toLowerCase(), organizationId })
+    ? await createCallTargetRepository(dataSource).agentByUuid(organizationId, uuid.toLowerCase())
     : null;
   if (!agent) throw new NotFoundError('Workflow not found');
   return agent;
@@ -65,10 +67,13 @@ export async function callRoute(
   organizationId: number,
   choice: { telephonyConfigurationId?: number | null; fromPhoneNumberId?: number | null },
 ): Promise<CallRoute> {
-  const configurations = dataSource.getRepository(TelephonyConfiguration);
+  const targets = createCallTargetRepository(dataSource);
   const configuration = choice.telephonyConfigurationId
-    ? await configurations.findOneBy({ id: choice.telephonyConfigurationId, organizationId })
-    : await configurations.findOneBy({ organizationId, isDefaultOutbound: true });
+    ? await createTelephonyConfigurationRepository(dataSource).findOwned(
+        organizationId,
+        choice.telephonyConfigurationId,
+      )
+    : await targets.defaultOutboundConfiguration(organizationId);
   if (!configuration) {
     if (choice.telephonyConfigurationId) throw new NotFoundError('Telephony configuration not found');
     throw new InvalidError(NOT_CONFIGURED);
@@ -76,9 +81,7 @@ export async function callRoute(
   if (!telephony.providers.some((definition) => definition.name === configuration.provider)) {
     throw new InvalidError(NOT_CONFIGURED);
   }
-  const numbers = await dataSource
-    .getRepository(PhoneNumber)
-    .find({ where: { telephonyConfigurationId: configuration.id }, order: { id: 'ASC' } });
+  const numbers = await targets.numbersOf(configuration.id);
   const readiness = telephony.adapterFor(configuration).readiness(
     numbers.map((number) => ({
       address: number.addressNormalized,

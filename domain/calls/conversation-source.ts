@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { ConversationSource } from '../../agent-runtime/conversation-input';
-import { Agent, AgentVersion, type Run } from '../../entities';
+import type { Run } from '../../entities';
+import { createCallTargetRepository } from '../../entities/repositories/call-target.repository';
 import type { AgentVersionContent } from '../agents/version-cache';
 
 /** What a run's conversation is built from: its version's graph and settings, the agent's disposition codes. */
@@ -19,9 +20,8 @@ export const conversationSourceOf = (
 
 /** The agent version a run pinned and its agent's disposition codes: what its conversation is built from. */
 export async function loadConversationSource(dataSource: DataSource, run: Run): Promise<ConversationSource> {
-  const version = await dataSource.getRepository(AgentVersion).findOneByOrFail({ id: run.agentVersionId });
-  const agent = await dataSource
-    .getRepository(Agent)
-    .findOneOrFail({ where: { id: run.agentId }, select: { id: true, callDispositionCodes: true } });
+  const targets = createCallTargetRepository(dataSource);
+  const version = await targets.getVersion(run.agentVersionId);
+  const agent = await targets.dispositionCodesOf(run.agentId);
   return conversationSourceOf(run, version, agent.callDispositionCodes);
 }

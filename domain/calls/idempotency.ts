@@ -1,14 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { createIdempotencyKeyRepository } from '../../entities/repositories/idempotency-key.repository';
 import { ConflictError, ValidationError } from '../errors';
 
-/** How long a key's first answer is replayed. */
-const KEY_TTL = '24 hours';
-/**
- * How long a reservation without an answer holds its key: far longer than any request takes, so
- * only one whose process died is ever taken over.
- */
-const IN_FLIGHT_TTL = '10 minutes';
 const MAX_KEY_LENGTH = 255;
 
 /** A 422 like any other invalid input, pointing at the header. */
@@ -62,7 +56,7 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
  * workflow). A failure before that releases the key, so the client may simply try again; a failure
  * after it (an ambiguous start, the answer not saved) keeps the key reserved, so a retry cannot
  * place the call twice. A reservation whose request never answered (the process died) may be taken
- * over after IN_FLIGHT_TTL.
+ * over after ten minutes.
  */
 export async function withIdempotencyKey<T extends object>(
   dataSource: DataSource,
@@ -71,21 +65,9 @@ export async function withIdempotencyKey<T extends object>(
 ): Promise<T> {
   const { organizationId, key, hash } = scope;
   if (key === undefined) return produce(() => undefined);
-  const reserved = await dataSource.query<unknown[]>(
-    `INSERT INTO call_idempotency_keys (organization_id, key, request_hash) VALUES ($1, $2, $3)
-     ON CONFLICT (organization_id, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, response = NULL, created_at = now()
-       WHERE call_idempotency_keys.created_at < now() - interval '${KEY_TTL}'
-          OR (call_idempotency_keys.response IS NULL
-              AND call_idempotency_keys.created_at < now() - interval '${IN_FLIGHT_TTL}')
-     RETURNING 1`,
-    [organizationId, key, hash],
-  );
-  if (reserved.length === 0) {
-    const [first] = await dataSource.query<{ request_hash: string; response: T | null }[]>(
-      `SELECT request_hash, response FROM call_idempotency_keys WHERE organization_id = $1 AND key = $2`,
-      [organizationId, key],
-    );
+  const keys = createIdempotencyKeyRepository(dataSource);
+  if (!(await keys.reserve(organizationId, key, hash))) {
+    const first = await keys.find<T>(organizationId, key);
     if (!first) return withIdempotencyKey(dataSource, scope, produce);
     if (first.request_hash !== hash) throw new IdempotencyKeyReusedError();
     if (first.response === null) throw new ConflictError('A request with this Idempotency-Key is still in progress');
@@ -98,18 +80,9 @@ export async function withIdempotencyKey<T extends object>(
       started = true;
     });
   } catch (error) {
-    if (!started) {
-      await dataSource.query(`DELETE FROM call_idempotency_keys WHERE organization_id = $1 AND key = $2`, [
-        organizationId,
-        key,
-      ]);
-    }
+    if (!started) await keys.release(organizationId, key);
     throw error;
   }
-  await dataSource.query(`UPDATE call_idempotency_keys SET response = $3 WHERE organization_id = $1 AND key = $2`, [
-    organizationId,
-    key,
-    JSON.stringify(response),
-  ]);
+  await keys.saveResponse(organizationId, key, response);
   return response;
 }

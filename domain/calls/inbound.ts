@@ -1,6 +1,9 @@
 import type { Client } from '@temporalio/client';
-import { In, type DataSource } from 'typeorm';
-import { Agent, AgentVersion, PhoneNumber, Run, TelephonyConfiguration } from '../../entities';
+import type { DataSource } from 'typeorm';
+import type { Agent, AgentVersion, PhoneNumber, Run, TelephonyConfiguration } from '../../entities';
+import { createAgentRepository } from '../../entities/repositories/agent.repository';
+import { createCallTargetRepository } from '../../entities/repositories/call-target.repository';
+import { createRunRepository } from '../../entities/repositories/run.repository';
 import { answerUrls } from '../../telephony/inbound';
 import { conversationModeOf } from '../../telephony/conversation-mode';
 import type { Secrets } from '../../telephony/secrets';
@@ -71,14 +74,13 @@ export async function findCalledNumber(
   call: InboundCall,
   request: WebhookRequest,
 ): Promise<CalledNumber | 'unknown' | 'forbidden'> {
-  const numbers = await deps.dataSource
-    .getRepository(PhoneNumber)
-    .find({ where: { addressNormalized: inboundAddress(call.calledNumber) }, order: { id: 'ASC' } });
+  const targets = createCallTargetRepository(deps.dataSource);
+  const numbers = await targets.numbersAt(inboundAddress(call.calledNumber));
   const configurations = numbers.length
-    ? await deps.dataSource.getRepository(TelephonyConfiguration).find({
-        where: { id: In(numbers.map((number) => number.telephonyConfigurationId)), provider },
-        order: { id: 'ASC' },
-      })
+    ? await targets.configurationsOfProvider(
+        numbers.map((number) => number.telephonyConfigurationId),
+        provider,
+      )
     : [];
   if (configurations.length === 0) return 'unknown';
   const candidates = configurations.map((configuration) => ({
@@ -115,12 +117,10 @@ export async function acceptInboundCall(
   });
   if (!number.isActive) return refuse('the number is not active');
   if (number.inboundWorkflowId === null) return refuse('no agent is bound to the number');
-  const agent = await deps.dataSource
-    .getRepository(Agent)
-    .findOneBy({ id: number.inboundWorkflowId, organizationId: number.organizationId });
+  const agent = await createAgentRepository(deps.dataSource).findOwned(number.organizationId, number.inboundWorkflowId);
   const version =
     agent && agent.status !== 'archived' && agent.currentDefinitionId
-      ? await deps.dataSource.getRepository(AgentVersion).findOneBy({ id: agent.currentDefinitionId })
+      ? await createCallTargetRepository(deps.dataSource).findVersion(agent.currentDefinitionId)
       : null;
   if (!agent || !version) return refuse('the bound agent is archived or has no version');
 
@@ -174,42 +174,35 @@ async function inboundRun(
 ): Promise<{ run: Run; created: boolean }> {
   const provider = configuration.provider;
   const callerNumber = call.callerNumber ? inboundAddress(call.callerNumber) : null;
-  return dataSource.transaction(async (manager) => {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`inbound:${provider}:${call.providerCallId}`]);
-    const existing = await manager.findOneBy(Run, {
+  return createRunRepository(dataSource).transaction(async (runs) => {
+    await runs.lockInboundCall(provider, call.providerCallId);
+    const existing = await runs.findInboundOfCall(provider, call.providerCallId, configuration.id);
+    if (existing) return { run: existing, created: false };
+    const run = await runs.insertInboundRun({
+      organizationId: agent.organizationId,
+      agentId: agent.id,
+      agentVersionId: version.id,
+      name: 'call',
       provider,
       callType: 'inbound',
-      providerCallId: call.providerCallId,
+      // The call is live: the provider is waiting for our answer.
+      state: 'running',
       telephonyConfigurationId: configuration.id,
-    });
-    if (existing) return { run: existing, created: false };
-    const run = await manager.save(
-      manager.create(Run, {
-        organizationId: agent.organizationId,
-        agentId: agent.id,
-        agentVersionId: version.id,
-        name: 'call',
+      calledNumber: number.addressNormalized,
+      callerNumber,
+      callerIdVerified: call.callerIdVerified,
+      providerCallId: call.providerCallId,
+      initialContext: {
+        called_number: number.addressNormalized,
+        caller_number: callerNumber,
+        direction: 'inbound',
         provider,
-        callType: 'inbound',
-        // The call is live: the provider is waiting for our answer.
-        state: 'running',
-        telephonyConfigurationId: configuration.id,
-        calledNumber: number.addressNormalized,
-        callerNumber,
-        callerIdVerified: call.callerIdVerified,
-        providerCallId: call.providerCallId,
-        initialContext: {
-          called_number: number.addressNormalized,
-          caller_number: callerNumber,
-          direction: 'inbound',
-          provider,
-        },
-        logs: { inbound_webhook: call.raw },
-      }),
-    );
+      },
+      logs: { inbound_webhook: call.raw },
+    });
     run.name = `call-${run.id}`;
     run.temporalWorkflowId = callWorkflowId(run.id);
-    await manager.update(Run, { id: run.id }, { name: run.name, temporalWorkflowId: run.temporalWorkflowId });
+    await runs.nameInboundRun(run.id, run.name, run.temporalWorkflowId);
     return { run, created: true };
   });
 }
@@ -231,10 +224,10 @@ export async function acceptAriStasisStart(
   const call = ariInbound.parse({ method: 'POST', url: '', headers: {}, rawBody: eventText });
   if (!call) return null;
   const adapter = deps.adapterFor(configuration);
-  const number = await deps.dataSource.getRepository(PhoneNumber).findOneBy({
-    telephonyConfigurationId: configuration.id,
-    addressNormalized: inboundAddress(call.calledNumber),
-  });
+  const number = await createCallTargetRepository(deps.dataSource).numberOfConfiguration(
+    configuration.id,
+    inboundAddress(call.calledNumber),
+  );
   if (!number) {
     return {
       answered: false,

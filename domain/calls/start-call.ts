@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Agent, AgentVersion } from '../../entities';
-import { Run } from '../../entities';
+import { createRunRepository } from '../../entities/repositories/run.repository';
 import type { callWorkflow } from '../../workflows/call.workflow';
 import { callWorkflowId, DEFAULT_MAX_CALL_DURATION_SECONDS, type CallWorkflowInput } from '../../workflows/definitions';
 import { AgentIdAttribute, OrganizationIdAttribute } from '../../workflows/search-attributes';
@@ -21,14 +21,6 @@ export interface OutboundCall {
   route: CallRoute;
   phoneNumber: string;
   initialContext: Record<string, unknown>;
-}
-
-async function nextRunId(dataSource: DataSource): Promise<number> {
-  const [row] = await dataSource.query<{ id: number }[]>(
-    `SELECT nextval(pg_get_serial_sequence('runs', 'id'))::int AS id`,
-  );
-  if (!row) throw new Error('PostgreSQL gave no run id');
-  return row.id;
 }
 
 export const maxCallDurationOf = (version: Pick<AgentVersion, 'workflowConfigurations'>): number => {
@@ -52,7 +44,8 @@ export async function startOutboundCall(
   const { agent, version, route } = call;
   // The run's id comes first so that its row is written whole in one statement: its name and
   // workflow id (and so its dial key) contain it.
-  const id = await nextRunId(deps.dataSource);
+  const runs = createRunRepository(deps.dataSource);
+  const id = await runs.nextRunId();
   const run = { id, name: `call-${id}` };
   const initialContext = {
     ...call.initialContext,
@@ -61,7 +54,7 @@ export async function startOutboundCall(
     direction: 'outbound',
     provider: route.configuration.provider,
   };
-  await deps.dataSource.transaction(async (manager) => {
+  await runs.transaction(async (statements, manager) => {
     const dial = { organizationId: agent.organizationId, phoneNumber: call.phoneNumber, dialKey: `${run.name}:1` };
     const verdict = await claimDial(manager, dial, deps.dialRules);
     if (verdict.verdict === 'do_not_call') {
@@ -74,24 +67,19 @@ export async function startOutboundCall(
         Math.max(1, Math.ceil((verdict.allowedAt - Date.now()) / 1000)),
       );
     }
-    await manager.query(
-      `INSERT INTO runs (id, name, temporal_workflow_id, organization_id, workflow_id, definition_id, mode,
-                       call_type, telephony_configuration_id, called_number, caller_number, initial_context)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'outbound', $8, $9, $10, $11)`,
-      [
-        id,
-        run.name,
-        callWorkflowId(id),
-        agent.organizationId,
-        agent.id,
-        version.id,
-        route.configuration.provider,
-        route.configuration.id,
-        call.phoneNumber,
-        route.callerNumber,
-        JSON.stringify(initialContext),
-      ],
-    );
+    await statements.insertOutboundRun({
+      id,
+      name: run.name,
+      temporalWorkflowId: callWorkflowId(id),
+      organizationId: agent.organizationId,
+      agentId: agent.id,
+      agentVersionId: version.id,
+      provider: route.configuration.provider,
+      telephonyConfigurationId: route.configuration.id,
+      calledNumber: call.phoneNumber,
+      callerNumber: route.callerNumber,
+      initialContext,
+    });
   });
   starting();
   try {
@@ -143,14 +131,7 @@ export async function startCallWorkflow(
       ...callUiMetadata({ runId: run.id, agentId: agent.id, otherParty: run.otherParty }, input),
     });
   } catch (error) {
-    await deps.dataSource.getRepository(Run).update(
-      { id: run.id },
-      {
-        isCompleted: true,
-        state: 'completed',
-        gatheredContext: { call_status: 'error', mapped_call_disposition: 'error' },
-      },
-    );
+    await createRunRepository(deps.dataSource).markStartFailed(run.id);
     throw error;
   }
 }

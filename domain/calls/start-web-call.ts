@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Agent } from '../../entities';
+import { createRunRepository } from '../../entities/repositories/run.repository';
+import { webCallStatements } from '../../entities/repositories/web-call.repository';
 import type { Secrets } from '../../telephony/secrets';
 import { WEB_CALL_JOIN_SECONDS, WEB_PROVIDER } from '../../telephony/providers/web/web-calls';
 import { mediaTokenKey, signMediaToken } from '../../voice/media-token';
@@ -51,28 +53,18 @@ export async function startWebCall(
 ): Promise<WebCallStarted> {
   const providerCallId = `web-${randomUUID()}`;
   const joinBy = new Date(now + WEB_CALL_JOIN_SECONDS * 1000);
-  const id = await deps.dataSource.transaction(async (manager) => {
-    const [row] = await manager.query<{ id: number }[]>(
-      `INSERT INTO runs (name, organization_id, workflow_id, definition_id, mode, call_type, state,
-                         provider_call_id, initial_context)
-       VALUES ('call', $1, $2, $3, $4, 'inbound', 'running', $5, $6) RETURNING id`,
-      [
-        agent.organizationId,
-        agent.id,
-        version.id,
-        WEB_PROVIDER,
-        providerCallId,
-        JSON.stringify({ ...initialContext, direction: 'inbound', provider: WEB_PROVIDER }),
-      ],
-    );
-    if (!row) throw new Error('PostgreSQL created no run');
-    await manager.query('UPDATE runs SET name = $2, temporal_workflow_id = $3 WHERE id = $1', [
-      row.id,
-      `call-${row.id}`,
-      callWorkflowId(row.id),
-    ]);
-    await manager.query('INSERT INTO web_calls (run_id, join_by) VALUES ($1, $2)', [row.id, joinBy]);
-    return row.id;
+  const id = await createRunRepository(deps.dataSource).transaction(async (runs, manager) => {
+    const runId = await runs.insertWebRun({
+      organizationId: agent.organizationId,
+      agentId: agent.id,
+      agentVersionId: version.id,
+      provider: WEB_PROVIDER,
+      providerCallId,
+      initialContext: { ...initialContext, direction: 'inbound', provider: WEB_PROVIDER },
+    });
+    await runs.nameWebRun(runId, `call-${runId}`, callWorkflowId(runId));
+    await webCallStatements(manager).insert(runId, joinBy);
+    return runId;
   });
   await startCallWorkflow(deps, { id, otherParty: null }, agent, {
     runId: id,

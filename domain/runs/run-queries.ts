@@ -1,4 +1,8 @@
 import type { DataSource } from 'typeorm';
+import {
+  createRunListingRepository,
+  type RunListingRow as RunRow,
+} from '../../entities/repositories/run-listing.repository';
 import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
 import { workflowNotFound } from '../agents/agent-versions';
@@ -52,19 +56,6 @@ const USAGE_RUN_FILTERS = filterSet([
   'duration',
   ...ANALYSIS_FILTERS,
 ]);
-
-interface RunRow extends Omit<RunDetail, 'created_at' | 'cost_info'> {
-  created_at: Date;
-  call_duration_seconds: number;
-  platform_token_usage: number;
-  workflow_name: string;
-}
-
-const RUN_COLUMNS = `
-  r.id, r.workflow_id, r.name, r.mode, r.created_at, r.is_completed, r.transcript_url, r.recording_url,
-  r.definition_id, r.initial_context, r.gathered_context, r.logs, r.annotations, r.call_type, r.state,
-  r.campaign_id, r.caller_number, r.called_number, r.disposition, r.usage_info, r.call_duration_seconds,
-  r.platform_token_usage::float8 AS platform_token_usage, r.analysis_history`;
 
 const workflowRunItem = (row: RunRow, prices: Prices): RunItem => ({
   id: row.id,
@@ -125,11 +116,8 @@ export async function workflowRunsPage(
   query: RunsListRequest,
   prices: Prices,
 ): Promise<RunsPage> {
-  const owned = await dataSource.query<unknown[]>('SELECT 1 FROM agents WHERE id = $1 AND organization_id = $2', [
-    workflowId,
-    caller.organizationId,
-  ]);
-  if (owned.length === 0) throw workflowNotFound(workflowId);
+  const owned = await createRunListingRepository(dataSource).isOrganizationAgent(caller.organizationId, workflowId);
+  if (!owned) throw workflowNotFound(workflowId);
   // The agent is the caller's, so its runs are too: the workflow index alone serves the list.
   return runsPage(dataSource, new SqlWhere().add('r.workflow_id = ?', workflowId), query, prices);
 }
@@ -142,18 +130,11 @@ export async function runsPage(
   prices: Prices,
 ): Promise<RunsPage> {
   const applied = applyFilters(query.filters, WORKFLOW_RUN_FILTERS, where, 'Invalid filters format');
-  const direction = query.sort_order === 'asc' ? 'ASC' : 'DESC';
-  const sortColumn = query.sort_by === 'duration' ? 'r.call_duration_seconds' : 'r.created_at';
-  const page = where.withExtra(query.limit, (query.page - 1) * query.limit);
-  const [[counted], rows] = await Promise.all([
-    dataSource.query<{ total: number }[]>(`SELECT count(*)::int AS total FROM runs r WHERE ${where.sql}`, where.params),
-    dataSource.query<RunRow[]>(
-      `SELECT ${RUN_COLUMNS} FROM runs r WHERE ${where.sql}
-        ORDER BY ${sortColumn} ${direction}, r.id ${direction} LIMIT ${page.placeholders[0]} OFFSET ${page.placeholders[1]}`,
-      page.params,
-    ),
+  const runs = createRunListingRepository(dataSource);
+  const [total, rows] = await Promise.all([
+    runs.countRuns(where),
+    runs.pageOfRuns(where, query, query.limit, (query.page - 1) * query.limit),
   ]);
-  const total = counted?.total ?? 0;
   return {
     runs: rows.map((row) => workflowRunItem(row, prices)),
     total_count: total,
@@ -172,10 +153,7 @@ export async function workflowRunDetail(
   runId: number,
   prices: Prices,
 ): Promise<RunDetail> {
-  const [row] = await dataSource.query<RunRow[]>(
-    `SELECT ${RUN_COLUMNS} FROM runs r WHERE r.id = $1 AND r.workflow_id = $2 AND r.organization_id = $3`,
-    [runId, workflowId, caller.organizationId],
-  );
+  const row = await createRunListingRepository(dataSource).runOfAgent(caller.organizationId, workflowId, runId);
   if (!row) throw new NotFoundError('Workflow run not found');
   return {
     ...workflowRunItem(row, prices),
@@ -220,23 +198,9 @@ export async function usageRunsPage(
   prices: Prices,
 ): Promise<UsageRunsPage> {
   const where = usageRunsWhere(caller.organizationId, query);
-  const page = where.withExtra(query.limit, (query.page - 1) * query.limit);
-  const [[totals], rows] = await Promise.all([
-    dataSource.query<{ total: number; tokens: number; seconds: number; tool_calls: number }[]>(
-      `SELECT count(*)::int AS total, coalesce(sum(r.platform_token_usage), 0)::float8 AS tokens,
-              coalesce(sum(r.call_duration_seconds), 0)::float8 AS seconds,
-              coalesce(sum((r.usage_info -> 'tool_calls' ->> 'total')::int), 0)::int AS tool_calls
-         FROM runs r WHERE ${where.sql}`,
-      where.params,
-    ),
-    dataSource.query<RunRow[]>(
-      `SELECT ${RUN_COLUMNS}, a.name AS workflow_name
-         FROM runs r JOIN agents a ON a.id = r.workflow_id
-        WHERE ${where.sql}
-        ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.placeholders[0]} OFFSET ${page.placeholders[1]}`,
-      page.params,
-    ),
-  ]);
+  const runs = createRunListingRepository(dataSource);
+  const offset = (query.page - 1) * query.limit;
+  const [totals, rows] = await Promise.all([runs.usageTotals(where), runs.usagePage(where, query.limit, offset)]);
   const total = totals?.total ?? 0;
   return {
     runs: rows.map((row) => usageRunItem(row, prices)),

@@ -15,7 +15,9 @@ import { fetchesFor, PRE_CALL_FETCH_BUDGET_MS, preCallFetchSettings } from '../.
 import { listOptOut } from '../../domain/compliance/do-not-call';
 import { loadConversationTools } from '../../domain/tools/conversation-tools';
 import { createToolRunnerDeps } from '../../domain/tools/tool-runner-deps';
-import { AgentVersion, Run } from '../../entities';
+import type { Run } from '../../entities';
+import { createCallTargetRepository } from '../../entities/repositories/call-target.repository';
+import { createRunRepository } from '../../entities/repositories/run.repository';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import type { Secrets } from '../../telephony/secrets';
@@ -76,7 +78,7 @@ export async function startLiveConversation(session: MediaSession, deps: LiveCon
   const log = deps.logger.child({ component: 'voice', runId: session.runId });
   let run: Run;
   try {
-    run = await deps.dataSource.getRepository(Run).findOneByOrFail({ id: session.runId });
+    run = await createRunRepository(deps.dataSource).getById(session.runId);
   } catch (error) {
     log.error({ err: error }, 'live conversation could not load its run');
     return;
@@ -286,9 +288,10 @@ const PRE_CALL_FETCH_POLL_MS = 100;
  */
 async function withPreCallFetch(dataSource: DataSource, run: Run, log: Logger): Promise<Run> {
   const direction = run.callType === 'inbound' ? 'inbound' : 'outbound';
-  const version = await dataSource.getRepository(AgentVersion).findOneByOrFail({ id: run.agentVersionId });
+  const version = await createCallTargetRepository(dataSource).getVersion(run.agentVersionId);
   if (!fetchesFor(preCallFetchSettings(version.workflowDefinition), direction)) return run;
   const deadline = Date.now() + PRE_CALL_FETCH_BUDGET_MS + PRE_CALL_FETCH_GRACE_MS;
+  const runs = createRunRepository(dataSource);
   for (let current = run; ;) {
     if ('pre_call_fetch' in current.logs) return current;
     if (Date.now() >= deadline) {
@@ -296,7 +299,7 @@ async function withPreCallFetch(dataSource: DataSource, run: Run, log: Logger): 
       return current;
     }
     await delay(PRE_CALL_FETCH_POLL_MS);
-    current = await dataSource.getRepository(Run).findOneByOrFail({ id: run.id });
+    current = await runs.getById(run.id);
   }
 }
 

@@ -1,5 +1,5 @@
-import { Client } from 'pg';
 import { z } from 'zod';
+import { listenOnChannel, type ChannelListener } from '../../entities/repositories/notification.repository';
 import type { Logger } from '../../platform/logger';
 import { parseJson } from '../../platform/json';
 
@@ -80,67 +80,27 @@ export class VoicemailRequests {
   }
 }
 
-export interface VoicemailListener {
-  close(): Promise<void>;
-}
-
-const RECONNECT_MS = 1_000;
+export type VoicemailListener = ChannelListener;
 
 /**
  * LISTENs on `VOICEMAIL_CHANNEL` over one connection of its own (held for the process's life, never
  * for a client) and hands each well-formed request to `requests`. A lost connection is opened again
  * after a second; a request sent meanwhile is lost, and its call workflow hangs up without a message.
  */
-export async function listenForVoicemailRequests(
+export function listenForVoicemailRequests(
   databaseUrl: string,
   requests: VoicemailRequests,
   logger: Logger,
 ): Promise<VoicemailListener> {
   const log = logger.child({ component: 'voicemail-requests' });
-  let client: Client | null = null;
-  let closed = false;
-  let retry: NodeJS.Timeout | null = null;
-
-  const connect = async (): Promise<void> => {
-    const next = new Client({ connectionString: databaseUrl, application_name: 'switchboard-voicemail' });
-    next.on('notification', ({ channel, payload }) => {
-      if (channel !== VOICEMAIL_CHANNEL) return;
+  return listenOnChannel(
+    databaseUrl,
+    { channel: VOICEMAIL_CHANNEL, applicationName: 'switchboard-voicemail', label: 'voicemail request' },
+    (payload) => {
       const parsed = voicemailRequest.safeParse(parseJson(payload));
       if (parsed.success) requests.deliver(parsed.data);
       else log.warn('malformed voicemail request ignored');
-    });
-    const lost = (error?: Error) => {
-      if (closed || client !== next) return;
-      client = null;
-      next.removeAllListeners('end');
-      void next.end().catch(() => undefined);
-      log.warn({ err: error }, 'voicemail request connection lost; reconnecting');
-      retry = setTimeout(reconnect, RECONNECT_MS);
-    };
-    next.on('error', lost);
-    next.on('end', () => lost());
-    client = next;
-    await next.connect();
-    await next.query(`LISTEN ${VOICEMAIL_CHANNEL}`);
-  };
-  const reconnect = () => {
-    retry = null;
-    connect().catch((error: unknown) => {
-      log.warn({ err: error }, 'voicemail request connection failed; trying again');
-      if (!closed && !retry) {
-        client = null;
-        retry = setTimeout(reconnect, RECONNECT_MS);
-      }
-    });
-  };
-
-  await connect();
-  return {
-    async close() {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      await client?.end().catch(() => undefined);
-      client = null;
     },
-  };
+    log,
+  );
 }

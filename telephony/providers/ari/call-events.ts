@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { Run, type TelephonyConfiguration } from '../../../entities';
+import type { Run, TelephonyConfiguration } from '../../../entities';
+import { createRunRepository, type RunRepository } from '../../../entities/repositories/run.repository';
 import type { Logger } from '../../../platform/logger';
 import { signMediaToken } from '../../../voice/media-token';
 import type { StatusEvent, TransferStatus } from '../../provider';
@@ -43,6 +44,7 @@ export interface AriCallEventsDeps {
  */
 export class AriCallEvents {
   private readonly runs: ChannelRuns;
+  private readonly runRepository: RunRepository;
 
   constructor(
     private readonly configuration: TelephonyConfiguration,
@@ -53,6 +55,7 @@ export class AriCallEvents {
     private readonly deps: AriCallEventsDeps,
   ) {
     this.runs = new ChannelRuns(deps.dataSource, configuration.id);
+    this.runRepository = createRunRepository(deps.dataSource);
   }
 
   async handle(event: StatusEvent): Promise<void> {
@@ -93,9 +96,7 @@ export class AriCallEvents {
 
   /** A transfer destination's channel: joined or given up, then signalled as the transfer's status. */
   private async transferEvent(runId: number, channelId: string, event: StatusEvent): Promise<void> {
-    const run = await this.deps.dataSource
-      .getRepository(Run)
-      .findOneBy({ id: runId, telephonyConfigurationId: this.configuration.id });
+    const run = await this.runRepository.findOfConfiguration(this.configuration.id, runId);
     if (!run) {
       this.log.debug({ channel: channelId, type: event.raw.type }, 'ARI transfer event for no known run: ignored');
       return;

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { Run } from '../../../entities';
+import type { Run } from '../../../entities';
+import { createRunRepository, type RunRepository } from '../../../entities/repositories/run.repository';
 
 /** `appArgs` of our originate: `run_id=<id>` (client.ts). */
 const RUN_ID_ARG = /^run_id=(\d+)$/;
@@ -18,21 +19,24 @@ export class ChannelRuns {
   /** Channels already tied to a run (by StasisStart args or the run's provider_call_id). */
   private readonly runOfChannel = new Map<string, number>();
 
+  private readonly runs: RunRepository;
+
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly configurationId: number,
-  ) {}
+  ) {
+    this.runs = createRunRepository(dataSource);
+  }
 
   /** The run of a channel: remembered, else the run that stored it as its call id, else StasisStart's `run_id` arg. */
   async runOf(channelId: string, raw: Record<string, unknown>): Promise<Run | null> {
-    const runs = this.dataSource.getRepository(Run);
-    const mine = { telephonyConfigurationId: this.configurationId };
+    const mine = this.configurationId;
     const known = this.runOfChannel.get(channelId);
     const named = raw.type === 'StasisStart' ? runIdOfArgs(raw) : undefined;
     const run =
-      (known === undefined ? null : await runs.findOneBy({ id: known, ...mine })) ??
-      (await runs.findOneBy({ providerCallId: channelId, ...mine })) ??
-      (named === undefined ? null : await runs.findOneBy({ id: named, ...mine }));
+      (known === undefined ? null : await this.runs.findOfConfiguration(mine, known)) ??
+      (await this.runs.findByCallOfConfiguration(mine, channelId)) ??
+      (named === undefined ? null : await this.runs.findOfConfiguration(mine, named));
     if (run) this.runOfChannel.set(channelId, run.id);
     return run;
   }

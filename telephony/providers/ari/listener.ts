@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { TelephonyConfiguration } from '../../../entities';
+import type { TelephonyConfiguration } from '../../../entities';
+import {
+  createCallTargetRepository,
+  type CallTargetRepository,
+} from '../../../entities/repositories/call-target.repository';
 import type { Logger } from '../../../platform/logger';
 import { mediaTokenKey } from '../../../voice/media-token';
 import { openCredentials } from '../../credentials';
@@ -56,8 +60,11 @@ export class AriListener {
   private lastState = '';
   private scanning: Promise<void> = Promise.resolve();
   private stopped = false;
+  private readonly configurations: CallTargetRepository;
 
-  constructor(private readonly deps: AriListenerDeps) {}
+  constructor(private readonly deps: AriListenerDeps) {
+    this.configurations = createCallTargetRepository(deps.dataSource);
+  }
 
   /** Connects to every ARI configuration now, then keeps the set current. */
   async start(): Promise<void> {
@@ -101,9 +108,7 @@ export class AriListener {
   }
 
   private async configurationsState(): Promise<string> {
-    const [row] = await this.deps.dataSource.query<{ n: number; at: Date | null }[]>(
-      `SELECT count(*)::int AS n, max(updated_at) AS at FROM telephony_configurations WHERE provider = 'ari'`,
-    );
+    const row = await this.configurations.ariConfigurationsState();
     return `${row?.n ?? 0}@${row?.at?.toISOString() ?? ''}`;
   }
 
@@ -111,7 +116,7 @@ export class AriListener {
     if (this.stopped) return;
     // Read before the rows: a change landing in between is seen by the next probe.
     this.lastState = await this.configurationsState();
-    const rows = await this.deps.dataSource.getRepository(TelephonyConfiguration).findBy({ provider: 'ari' });
+    const rows = await this.configurations.ariConfigurations();
     const seen = new Set<number>();
     for (const row of rows) {
       const config = this.configOf(row);

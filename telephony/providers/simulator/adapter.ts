@@ -12,7 +12,10 @@ import {
 } from '../../provider';
 import { requireActiveNumber } from '../../readiness';
 import { AudioCallee, audioCalleeOf, hangUpAudioCallee, TRANSFER_PERSON_LINE } from './audio-callee';
-import { createSimulatorCalls, type SimulatorCallRow } from './calls';
+import {
+  createSimulatorCallRepository,
+  type SimulatorCallRow,
+} from '../../../entities/repositories/simulator-call.repository';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatorAnswering } from './inbound';
@@ -25,7 +28,10 @@ import {
   VOICEMAIL_BOX_SECONDS,
   withTransfer,
 } from './timeline';
-import { createSimulatorTransfers, type SimulatorTransferRow } from './transfers';
+import {
+  createSimulatorTransferRepository,
+  type SimulatorTransferRow,
+} from '../../../entities/repositories/simulator-transfer.repository';
 import {
   SIGNATURE_HEADER,
   SimulatorTransferWebhookBody,
@@ -51,8 +57,8 @@ export function createSimulatorProvider(
 ): TelephonyProvider {
   const { dataSource, secrets } = context;
   if (!dataSource || !secrets) throw new Error('The simulator provider needs the database and the secrets key');
-  const rows = createSimulatorCalls(dataSource);
-  const transfers = createSimulatorTransfers(dataSource);
+  const rows = createSimulatorCallRepository(dataSource);
+  const transfers = createSimulatorTransferRepository(dataSource);
   const signingKey = secrets.deriveKey('simulator-webhooks');
   const now = context.now ?? (() => new Date());
   const post = context.fetch ?? fetch;

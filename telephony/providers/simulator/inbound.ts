@@ -6,7 +6,10 @@ import { ProviderError, type InboundWebhooks, type TelephonyProvider } from '../
 import type { Secrets } from '../../secrets';
 import { jsonObjectBody } from '../../status-fields';
 import { AudioCallee } from './audio-callee';
-import { createSimulatorCalls, type SimulatorCallRow } from './calls';
+import {
+  createSimulatorCallRepository,
+  type SimulatorCallRow,
+} from '../../../entities/repositories/simulator-call.repository';
 import type { SimulatorConfig } from './config';
 import { processDispatcher, type SimulatorDispatcher } from './dispatcher';
 import { simulatedStatus } from './timeline';
@@ -114,7 +117,7 @@ export async function ringSimulatorNumber(deps: RingDeps, ring: RingRequest): Pr
   }
   if (reply.action === 'reject') return { callId, answered: false };
 
-  const calls = createSimulatorCalls(deps.dataSource);
+  const calls = createSimulatorCallRepository(deps.dataSource);
   const call: SimulatorCallRow = {
     providerCallId: callId,
     idempotencyKey: `inbound:${callId}`,

@@ -1,4 +1,11 @@
 import type { DataSource } from 'typeorm';
+import {
+  createWebCallRepository,
+  type WebCallRepository,
+  type WebCallRow,
+} from '../../../entities/repositories/web-call.repository';
+
+export type { WebCallRow };
 
 /** The provider name of calls from a browser (a run's `mode`). */
 export const WEB_PROVIDER = 'web';
@@ -6,59 +13,10 @@ export const WEB_PROVIDER = 'web';
 /** How long a new web call may wait for its browser: its token is worth nothing after this. */
 export const WEB_CALL_JOIN_SECONDS = 30;
 
-/** A web call as its status look-ups see it. */
-export interface WebCallRow {
-  runId: number;
-  joinBy: Date;
-  startedAt: Date | null;
-  endedAt: Date | null;
-  durationSeconds: number | null;
-}
-
 /**
- * The statements on `web_calls`: the row is created with its run (domain/calls/start-web-call.ts), the API process holding
- * the call's stream marks its start and end, and the worker's look-ups read it. Ending keeps the
- * first end (the browser leaving, or our hang-up).
+ * The web calls' rows (`web_calls`): created with their run (domain/calls/start-web-call.ts), marked
+ * started and ended by the API process holding the call's stream, read by the worker's look-ups.
  */
-export function createWebCalls(dataSource: DataSource) {
-  return {
-    /** Marks the call started; its run's provider call id, or null when it is no web call. */
-    async started(runId: number): Promise<string | null> {
-      const [row] = await dataSource.query<{ provider_call_id: string }[]>(
-        `UPDATE web_calls w SET started_at = COALESCE(w.started_at, now())
-           FROM runs r WHERE w.run_id = $1 AND r.id = w.run_id RETURNING r.provider_call_id`,
-        [runId],
-      );
-      return row?.provider_call_id ?? null;
-    },
+export type WebCalls = Pick<WebCallRepository, 'started' | 'ended' | 'byCallId'>;
 
-    /** Marks the call over: its duration in seconds, or null when it already was over. */
-    async ended(runId: number, durationSeconds?: number): Promise<number | null> {
-      const rows = await dataSource.query<{ duration_seconds: number }[]>(
-        `UPDATE web_calls
-            SET ended_at = now(),
-                duration_seconds = COALESCE($2::int,
-                  CASE WHEN started_at IS NULL THEN 0
-                       ELSE GREATEST(0, round(extract(epoch FROM now() - started_at)))::int END)
-          WHERE run_id = $1 AND ended_at IS NULL
-          RETURNING duration_seconds`,
-        [runId, durationSeconds === undefined ? null : Math.round(durationSeconds)],
-      );
-      return rows[0]?.duration_seconds ?? null;
-    },
-
-    /** The web call whose run has this provider call id. */
-    async byCallId(providerCallId: string): Promise<WebCallRow | null> {
-      const [row] = await dataSource.query<WebCallRow[]>(
-        `SELECT w.run_id AS "runId", w.join_by AS "joinBy", w.started_at AS "startedAt", w.ended_at AS "endedAt",
-                w.duration_seconds AS "durationSeconds"
-           FROM web_calls w JOIN runs r ON r.id = w.run_id
-          WHERE r.provider_call_id = $1 AND r.mode = 'web'`,
-        [providerCallId],
-      );
-      return row ?? null;
-    },
-  };
-}
-
-export type WebCalls = ReturnType<typeof createWebCalls>;
+export const createWebCalls = (dataSource: DataSource): WebCalls => createWebCallRepository(dataSource);

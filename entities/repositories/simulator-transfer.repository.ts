@@ -1,5 +1,6 @@
-import type { DataSource } from 'typeorm';
-import type { SimulatedOutcome } from '../../../entities/simulator-call.entity';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { SimulatedOutcome } from '../simulator-call.entity';
+import { repositoryOver } from './repository';
 
 /** A simulator transfer row as the adapter reads it. */
 export interface SimulatorTransferRow {
@@ -27,9 +28,9 @@ const COLUMNS = `transfer_id AS "transferId", provider_call_id AS "providerCallI
   talk_seconds AS "talkSeconds"`;
 
 /** The simulator's statements on its transfers. */
-export function createSimulatorTransfers(dataSource: DataSource) {
+export function simulatorTransferStatements(manager: EntityManager) {
   const one = async (where: string, value: string): Promise<SimulatorTransferRow | null> => {
-    const [row] = await dataSource.query<SimulatorTransferRow[]>(
+    const [row] = await manager.query<SimulatorTransferRow[]>(
       `SELECT ${COLUMNS} FROM simulator_transfers WHERE ${where} = $1`,
       [value],
     );
@@ -38,7 +39,7 @@ export function createSimulatorTransfers(dataSource: DataSource) {
   return {
     /** Inserts the transfer unless its idempotency key is taken; true when inserted. */
     async insert(row: SimulatorTransferRow): Promise<boolean> {
-      const inserted = await dataSource.query<unknown[]>(
+      const inserted = await manager.query<unknown[]>(
         `INSERT INTO simulator_transfers (transfer_id, provider_call_id, idempotency_key, destination,
            planned_outcome, started_at, ring_seconds, callback_url, canceled_at, announcement, talk_seconds)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -62,7 +63,7 @@ export function createSimulatorTransfers(dataSource: DataSource) {
     /** Marks the transfer canceled at `at`, unless it already was. */
     async cancel(transferId: string, at: Date): Promise<void> {
       // A SELECT around the UPDATE: the ORM answers a bare UPDATE with [rows, count] instead of rows.
-      await dataSource.query(
+      await manager.query(
         `WITH canceled AS (UPDATE simulator_transfers SET canceled_at = $2
                             WHERE transfer_id = $1 AND canceled_at IS NULL RETURNING 1)
          SELECT count(*) FROM canceled`,
@@ -71,7 +72,7 @@ export function createSimulatorTransfers(dataSource: DataSource) {
     },
     /** Records how much hold audio the caller heard, once. */
     async heldFor(transferId: string, ms: number): Promise<void> {
-      await dataSource.query(
+      await manager.query(
         `WITH held AS (UPDATE simulator_transfers SET hold_audio_ms = $2
                         WHERE transfer_id = $1 AND hold_audio_ms IS NULL RETURNING 1)
          SELECT count(*) FROM held`,
@@ -82,7 +83,7 @@ export function createSimulatorTransfers(dataSource: DataSource) {
     byIdempotencyKey: (key: string) => one('idempotency_key', key),
     /** The call's transfer that was answered, if one was. */
     async answeredOf(providerCallId: string): Promise<SimulatorTransferRow | null> {
-      const [row] = await dataSource.query<SimulatorTransferRow[]>(
+      const [row] = await manager.query<SimulatorTransferRow[]>(
         `SELECT ${COLUMNS} FROM simulator_transfers
           WHERE provider_call_id = $1 AND planned_outcome = 'answered'
             AND (canceled_at IS NULL OR canceled_at >= started_at + ring_seconds * interval '1 second')
@@ -93,3 +94,8 @@ export function createSimulatorTransfers(dataSource: DataSource) {
     },
   };
 }
+
+export const createSimulatorTransferRepository = (dataSource: DataSource) =>
+  repositoryOver(dataSource, simulatorTransferStatements);
+
+export type SimulatorTransferRepository = ReturnType<typeof createSimulatorTransferRepository>;
