@@ -1,20 +1,17 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { createNotificationRepository, type ChannelListener } from './notification.repository';
 
-/** A LISTEN on one channel, over a connection of its own. */
-export interface ChannelListener {
-  close(): Promise<void>;
-}
+export type { ChannelListener };
 
 /**
  * PostgreSQL NOTIFY and LISTEN on a reply stream's channel: the transport of a text chat reply
  * relayed from the worker that runs the turn to the API process that holds the request.
  */
 export function createReplyChannelRepository(dataSource: DataSource) {
+  const notifications = createNotificationRepository(dataSource);
   return {
-    async notify(channel: string, payload: string): Promise<void> {
-      await dataSource.query('SELECT pg_notify($1, $2)', [channel, payload]);
-    },
+    notify: (channel: string, payload: string) => notifications.notify(channel, payload),
 
     /**
      * LISTENs on the channel over a connection of its own (closed with the listener). Resolves once
