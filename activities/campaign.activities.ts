@@ -79,7 +79,7 @@ export interface CampaignTransition {
  */
 export function createCampaignActivities({ dataSource, secrets, settings }: CampaignActivityDeps) {
   const campaigns = createCampaignRepository({ dataSource });
-  const preparation = { campaigns, secrets, telephonyApiBaseUrl: settings.telephonyApiBaseUrl };
+  const preparation = { campaigns, secrets, telephony: { apiBaseUrl: settings.telephonyApiBaseUrl, dataSource } };
 
   return {
     /**

@@ -1,7 +1,8 @@
 import { loadavg } from 'node:os';
 import { Client } from 'pg';
-import { CAMPAIGN_ANALYSIS_SQL, TOP_TAGS } from '../domain/campaigns/campaign-analysis';
+import { TOP_TAGS } from '../domain/campaigns/campaign-analysis';
 import { usageRunsWhere } from '../domain/runs/run-queries';
+import { CAMPAIGN_ANALYSIS_SQL } from '../entities/repositories/campaign.repository';
 import { offlineAnalysisCpuMs } from './analysis-cost';
 import { createApiKey, migrate, postJson, say, startApi, startDatabase, type RunningApi } from './helpers';
 

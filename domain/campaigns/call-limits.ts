@@ -1,4 +1,5 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { createCampaignRepository } from '../../entities/repositories/campaign.repository';
 import type { Config } from '../../platform/config';
 import type { Actor } from '../actor';
 import { ConflictError, ValidationError } from '../errors';
@@ -45,9 +46,6 @@ export class CallsInFlightLimitError extends ConflictError {
   }
 }
 
-// Advisory-lock namespace of the reservation (see domain/quotas.ts for the quotas' own); the second key is the organization.
-const LOCK_SPACE = 0x5157_0100;
-
 /**
  * Runs `begin` (a start or a resume, which returns once the workflow has marked the campaign
  * running) only if the organization's running campaigns leave room for this one's
@@ -62,29 +60,21 @@ export async function withCallsInFlightRoom<T>(
   campaignId: number,
   begin: () => Promise<T>,
 ): Promise<T> {
-  return dataSource.transaction(async (manager: EntityManager) => {
-    await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_SPACE, caller.organizationId]);
+  return createCampaignRepository({ dataSource }).transaction(async (campaigns) => {
+    await campaigns.lockCallsInFlight(caller.organizationId);
     // Statements of their own, so their snapshot is taken after the lock was granted.
-    const [campaign] = await manager.query<{ max_concurrency: number }[]>(
-      'SELECT max_concurrency FROM campaigns WHERE id = $1 AND organization_id = $2',
-      [campaignId, caller.organizationId],
-    );
+    const maxConcurrency = await campaigns.ownedMaxConcurrency(caller.organizationId, campaignId);
     // Not the caller's: the transition itself answers 404.
-    if (!campaign) return begin();
-    if (campaign.max_concurrency > limits.maxConcurrency) {
+    if (maxConcurrency === null) return begin();
+    if (maxConcurrency > limits.maxConcurrency) {
       throw new ConflictError(
-        `This campaign's max_concurrency ${campaign.max_concurrency} exceeds this deployment's ` +
+        `This campaign's max_concurrency ${maxConcurrency} exceeds this deployment's ` +
           `CAMPAIGN_MAX_CONCURRENCY ${limits.maxConcurrency}; lower it with PATCH /campaign/${campaignId} first`,
       );
     }
-    const [held] = await manager.query<{ reserved: number }[]>(
-      `SELECT coalesce(sum(max_concurrency), 0)::int AS reserved FROM campaigns
-        WHERE organization_id = $1 AND state = 'running' AND id <> $2`,
-      [caller.organizationId, campaignId],
-    );
-    const reserved = held?.reserved ?? 0;
-    if (reserved + campaign.max_concurrency > limits.organizationCallsInFlight) {
-      throw new CallsInFlightLimitError(limits.organizationCallsInFlight, reserved, campaign.max_concurrency);
+    const reserved = await campaigns.callsReservedByOthers(caller.organizationId, campaignId);
+    if (reserved + maxConcurrency > limits.organizationCallsInFlight) {
+      throw new CallsInFlightLimitError(limits.organizationCallsInFlight, reserved, maxConcurrency);
     }
     return begin();
   });

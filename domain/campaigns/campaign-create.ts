@@ -1,5 +1,11 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { Agent, AgentVersion, Campaign, CampaignSource, PhoneNumber, TelephonyConfiguration } from '../../entities';
+import type { AgentVersion, Campaign } from '../../entities';
+import {
+  campaignStatements,
+  createCampaignRepository,
+  type CampaignStatements,
+} from '../../entities/repositories/campaign.repository';
+import { campaignSourceStatements } from '../../entities/repositories/campaign-source.repository';
 import type { CampaignFallbackRoute, CampaignSettings } from './settings';
 import type { Actor } from '../actor';
 import { InvalidError } from '../errors';
@@ -15,18 +21,16 @@ import { settingsColumns } from './campaign-settings';
 export const CAMPAIGN_CALL_VARIABLES = ['called_number', 'caller_number', 'direction', 'provider', 'campaign_id'];
 
 /** The caller's agent and the version its campaign calls will run with; 400 `workflow_not_found` otherwise. */
-export async function campaignAgent(manager: EntityManager, caller: Actor, agentId: number) {
-  const agent = await manager.findOneBy(Agent, { id: agentId, organizationId: caller.organizationId });
-  const version = agent?.currentDefinitionId
-    ? await manager.findOneBy(AgentVersion, { id: agent.currentDefinitionId })
-    : null;
+export async function campaignAgent(campaigns: CampaignStatements, caller: Actor, agentId: number) {
+  const agent = await campaigns.findOwnedAgent(caller.organizationId, agentId);
+  const version = agent?.currentDefinitionId ? await campaigns.findAgentVersion(agent.currentDefinitionId) : null;
   if (!agent || !version) throw new InvalidError('workflow_not_found');
   return { agent, version };
 }
 
 /** The caller's contact list; 400 `source_not_found` otherwise. */
 export async function campaignSource(manager: EntityManager, caller: Actor, sourceId: string) {
-  const source = await manager.findOneBy(CampaignSource, { id: sourceId, organizationId: caller.organizationId });
+  const source = await campaignSourceStatements(manager).findOwned(caller.organizationId, sourceId);
   if (!source) throw new InvalidError('source_not_found');
   return source;
 }
@@ -37,22 +41,16 @@ export async function campaignSource(manager: EntityManager, caller: Actor, sour
  * then refuses).
  */
 async function campaignConfigurationId(
-  manager: EntityManager,
+  campaigns: CampaignStatements,
   caller: Actor,
   explicitId: number | null | undefined,
 ): Promise<number | null> {
   if (explicitId) {
-    const found = await manager.findOneBy(TelephonyConfiguration, {
-      id: explicitId,
-      organizationId: caller.organizationId,
-    });
+    const found = await campaigns.findOwnedConfiguration(caller.organizationId, explicitId);
     if (!found) throw new InvalidError('telephony_configuration_not_found');
     return found.id;
   }
-  const fallback = await manager.findOneBy(TelephonyConfiguration, {
-    organizationId: caller.organizationId,
-    isDefaultOutbound: true,
-  });
+  const fallback = await campaigns.defaultOutboundConfiguration(caller.organizationId);
   return fallback?.id ?? null;
 }
 
@@ -75,25 +73,18 @@ export function checkTemplateVariables(version: AgentVersion, columns: string[])
  * (`fallback_caller_number_not_found`).
  */
 export async function checkFallback(
-  manager: EntityManager,
+  campaigns: CampaignStatements,
   caller: Actor,
   primaryId: number | null,
   fallback: CampaignFallbackRoute,
 ): Promise<void> {
-  const found = await manager.findOneBy(TelephonyConfiguration, {
-    id: fallback.telephony_configuration_id,
-    organizationId: caller.organizationId,
-  });
+  const found = await campaigns.findOwnedConfiguration(caller.organizationId, fallback.telephony_configuration_id);
   if (!found) throw new InvalidError('fallback_telephony_configuration_not_found');
   if (found.id === primaryId) {
     throw new InvalidError('The fallback telephony configuration must differ from the campaign configuration');
   }
   if (fallback.caller_number !== null) {
-    const number = await manager.findOneBy(PhoneNumber, {
-      telephonyConfigurationId: found.id,
-      addressNormalized: fallback.caller_number,
-      isActive: true,
-    });
+    const number = await campaigns.findActiveNumber(found.id, fallback.caller_number);
     if (!number) throw new InvalidError('fallback_caller_number_not_found');
   }
 }
@@ -106,36 +97,40 @@ export interface NewCampaign {
   parentCampaignId?: number;
 }
 
-/** Checks a new campaign's references and inserts it as a draft (inside the caller's transaction). */
+/**
+ * Checks a new campaign's references and inserts it as a draft (inside the caller's transaction,
+ * whose manager the quota claim runs on).
+ */
 export async function insertDraftCampaign(
   manager: EntityManager,
   caller: Actor,
   quotas: Quotas,
   campaign: NewCampaign,
 ): Promise<Campaign> {
-  const { version } = await campaignAgent(manager, caller, campaign.agentId);
+  const campaigns = campaignStatements(manager);
+  const { version } = await campaignAgent(campaigns, caller, campaign.agentId);
   const source = await campaignSource(manager, caller, campaign.sourceId);
-  const telephonyConfigurationId = await campaignConfigurationId(manager, caller, campaign.telephonyConfigurationId);
+  const telephonyConfigurationId = await campaignConfigurationId(campaigns, caller, campaign.telephonyConfigurationId);
   checkTemplateVariables(version, source.columns);
   if (campaign.settings.fallback) {
-    await checkFallback(manager, caller, telephonyConfigurationId, campaign.settings.fallback);
+    await checkFallback(campaigns, caller, telephonyConfigurationId, campaign.settings.fallback);
   }
-  const saved = await manager.save(
-    manager.create(Campaign, {
-      organizationId: caller.organizationId,
-      agentId: campaign.agentId,
-      sourceType: 'csv',
-      sourceId: source.id,
-      telephonyConfigurationId,
-      state: 'draft',
-      totalRows: source.totalRows,
-      parentCampaignId: campaign.parentCampaignId ?? null,
-      ...settingsColumns(campaign.settings),
-    }),
-  );
+  const saved = await campaigns.insertCampaign({
+    organizationId: caller.organizationId,
+    agentId: campaign.agentId,
+    sourceType: 'csv',
+    sourceId: source.id,
+    telephonyConfigurationId,
+    state: 'draft',
+    totalRows: source.totalRows,
+    parentCampaignId: campaign.parentCampaignId ?? null,
+    ...settingsColumns(campaign.settings),
+  });
   await quotas.claim(manager, 'campaigns', caller.organizationId);
   return saved;
 }
 
 export const createDraftCampaign = (dataSource: DataSource, caller: Actor, quotas: Quotas, campaign: NewCampaign) =>
-  dataSource.transaction((manager) => insertDraftCampaign(manager, caller, quotas, campaign));
+  createCampaignRepository({ dataSource }).transaction((_campaigns, manager) =>
+    insertDraftCampaign(manager, caller, quotas, campaign),
+  );

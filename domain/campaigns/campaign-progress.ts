@@ -1,6 +1,7 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Campaign } from '../../entities';
+import { createCampaignRepository } from '../../entities/repositories/campaign.repository';
 import { campaignProgressQuery, campaignWorkflowId, type CampaignProgress } from '../../workflows/definitions';
 import type { Actor } from '../actor';
 import type { CampaignProgressView } from './types';
@@ -23,22 +24,10 @@ export async function workflowProgress(temporal: Client, campaignId: number): Pr
 
 /** Figures from the stored counters and the contacts' last finished attempts. */
 async function storedProgress(dataSource: DataSource, row: Campaign) {
-  const [outcomes, [pending]] = await Promise.all([
-    dataSource.query<{ outcome: string; contacts: number }[]>(
-      `SELECT last.outcome, count(*)::int AS contacts
-         FROM (SELECT DISTINCT ON (contact_id) outcome
-                 FROM campaign_attempts WHERE campaign_id = $1 AND status = 'finished'
-                ORDER BY contact_id, attempt_number DESC) last
-        WHERE last.outcome <> $2
-        GROUP BY last.outcome`,
-      [row.id, DNC_SKIPPED],
-    ),
-    dataSource.query<{ in_flight: number; queued: number }[]>(
-      `SELECT count(*) FILTER (WHERE status = 'dialing')::int AS in_flight,
-              count(*) FILTER (WHERE status = 'queued')::int AS queued
-         FROM campaign_attempts WHERE campaign_id = $1`,
-      [row.id],
-    ),
+  const campaigns = createCampaignRepository({ dataSource });
+  const [outcomes, pending] = await Promise.all([
+    campaigns.lastOutcomeCounts(row.id, DNC_SKIPPED),
+    campaigns.pendingAttemptCounts(row.id),
   ]);
   return {
     outcomes: Object.fromEntries(outcomes.map(({ outcome, contacts }) => [outcome ?? 'unknown', contacts])),

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { Campaign, CampaignSource } from '../../entities';
+import type { Campaign } from '../../entities';
+import { createCampaignRepository } from '../../entities/repositories/campaign.repository';
+import { campaignSourceStatements } from '../../entities/repositories/campaign-source.repository';
 import type { TerminalCallStatus } from '../../workflows/definitions';
 import type { RetryConfig } from './settings';
 import type { Actor } from '../actor';
@@ -44,11 +46,9 @@ export async function redialCampaign(
   parentId: number,
   body: RedialRequest,
 ): Promise<Campaign> {
-  return dataSource.transaction(async (manager) => {
-    const parent = await manager.findOne(Campaign, {
-      where: { id: parentId, organizationId: caller.organizationId },
-      lock: { mode: 'pessimistic_write' },
-    });
+  return createCampaignRepository({ dataSource }).transaction(async (campaigns, manager) => {
+    const sources = campaignSourceStatements(manager);
+    const parent = await campaigns.lockOwnedCampaign(caller.organizationId, parentId);
     if (!parent) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
     if (!REDIALABLE.has(parent.state)) {
       throw new ConflictError(`Only completed or cancelled campaigns can be redialed, current state: ${parent.state}`);
@@ -59,33 +59,18 @@ export async function redialCampaign(
     if (parent.sourceId === null) {
       throw new ConflictError("This campaign's contact list was deleted: there is nothing to redial");
     }
-    const source = await manager.findOneByOrFail(CampaignSource, { id: parent.sourceId });
-    const copy = await manager.save(
-      manager.create(CampaignSource, {
-        id: `src_${randomUUID()}`,
-        organizationId: caller.organizationId,
-        fileName: source.fileName,
-        totalRows: 0,
-        columns: source.columns,
-      }),
-    );
+    const source = await sources.getSource(parent.sourceId);
+    const copy = await sources.insertSource({
+      id: `src_${randomUUID()}`,
+      organizationId: caller.organizationId,
+      fileName: source.fileName,
+      totalRows: 0,
+      columns: source.columns,
+    });
     await quotas.claim(manager, 'campaign_sources', caller.organizationId);
-    const [counted] = await manager.query<{ copied: number }[]>(
-      `WITH copied AS (
-         INSERT INTO campaign_contacts (source_id, row_number, phone_number, timezone, initial_context)
-         SELECT $1, c.row_number, c.phone_number, c.timezone, c.initial_context
-           FROM (SELECT DISTINCT ON (contact_id) contact_id, outcome
-                   FROM campaign_attempts WHERE campaign_id = $2 AND status = 'finished'
-                  ORDER BY contact_id, attempt_number DESC) last
-           JOIN campaign_contacts c ON c.id = last.contact_id
-          WHERE last.outcome = ANY($3)
-         RETURNING 1)
-       SELECT count(*)::int AS copied FROM copied`,
-      [copy.id, parent.id, selectedOutcomes(body)],
-    );
-    const copied = counted?.copied ?? 0;
+    const copied = await sources.copyContactsByLastOutcome(copy.id, parent.id, selectedOutcomes(body));
     if (copied === 0) throw new InvalidError('No contacts match the selected redial criteria');
-    await manager.update(CampaignSource, { id: copy.id }, { totalRows: copied });
+    await sources.setTotalRows(copy.id, copied);
 
     const settings = settingsOf(parent);
     const child = await insertDraftCampaign(manager, caller, quotas, {
@@ -99,7 +84,7 @@ export async function redialCampaign(
       telephonyConfigurationId: parent.telephonyConfigurationId,
       parentCampaignId: parent.id,
     });
-    await manager.update(Campaign, { id: parent.id }, { redialedCampaignId: child.id, updatedAt: new Date() });
+    await campaigns.markRedialed(parent.id, child.id);
     return child;
   });
 }

@@ -1,5 +1,6 @@
-import type { EntityManager } from 'typeorm';
-import { Agent, AgentVersion, PhoneNumber, TelephonyConfiguration, type Campaign } from '../../entities';
+import type { AgentVersion, Campaign, TelephonyConfiguration } from '../../entities';
+import type { CampaignStatements } from '../../entities/repositories/campaign.repository';
+import type { ProviderContext } from '../../telephony/provider';
 import { providerFor } from '../../telephony/registry';
 import type { Secrets } from '../../telephony/secrets';
 
@@ -20,37 +21,29 @@ export class CampaignRouteError extends Error {}
  * campaign's fallback caller number on the fallback).
  */
 export async function campaignRoute(
-  manager: EntityManager,
+  campaigns: CampaignStatements,
   secrets: Secrets,
   campaign: Campaign,
-  context: { apiBaseUrl?: string },
+  context: Pick<ProviderContext, 'apiBaseUrl' | 'dataSource'>,
 ): Promise<CampaignRoute> {
-  const agent = await manager.findOneBy(Agent, { id: campaign.agentId });
-  const version = agent?.currentDefinitionId
-    ? await manager.findOneBy(AgentVersion, { id: agent.currentDefinitionId })
-    : null;
+  const agent = await campaigns.findAgent(campaign.agentId);
+  const version = agent?.currentDefinitionId ? await campaigns.findAgentVersion(agent.currentDefinitionId) : null;
   if (!agent || agent.status === 'archived' || !version)
     throw new CampaignRouteError('The agent has no callable version');
 
   const onFallback = campaign.failedOverAt !== null && campaign.fallbackTelephonyConfigurationId !== null;
   const configurationId = onFallback ? campaign.fallbackTelephonyConfigurationId : campaign.telephonyConfigurationId;
   const configuration = configurationId
-    ? await manager.findOneBy(TelephonyConfiguration, { id: configurationId, organizationId: campaign.organizationId })
-    : await manager.findOneBy(TelephonyConfiguration, {
-        organizationId: campaign.organizationId,
-        isDefaultOutbound: true,
-      });
+    ? await campaigns.findOwnedConfiguration(campaign.organizationId, configurationId)
+    : await campaigns.defaultOutboundConfiguration(campaign.organizationId);
   if (!configuration) throw new CampaignRouteError('Telephony provider not configured for this organization');
 
-  const numbers = await manager.find(PhoneNumber, {
-    where: { telephonyConfigurationId: configuration.id },
-    order: { id: 'ASC' },
-  });
+  const numbers = await campaigns.numbersOf(configuration.id);
   let readiness;
   try {
     readiness = providerFor(configuration, secrets, {
       apiBaseUrl: context.apiBaseUrl,
-      dataSource: manager.connection,
+      dataSource: context.dataSource,
     }).readiness(
       numbers.map((number) => ({
         address: number.addressNormalized,

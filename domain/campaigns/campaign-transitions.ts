@@ -1,6 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { DataSource, EntityManager } from 'typeorm';
-import { Campaign, CampaignLog } from '../../entities';
+import type { DataSource } from 'typeorm';
+import type { Campaign } from '../../entities';
+import {
+  createCampaignRepository,
+  type CampaignRepository,
+  type CampaignStatements,
+} from '../../entities/repositories/campaign.repository';
 import {
   campaignWorkflowId,
   cancelCampaignUpdate,
@@ -39,12 +44,12 @@ const SETTLE_POLL_MS = 50;
 const wrongState = (action: string, allowed: string, state: CampaignState) =>
   new ConflictError(`Campaign must be in ${allowed} state to ${action}, current state: ${state}`);
 
+const campaignsOf = (deps: CampaignTransitionDeps): CampaignRepository =>
+  createCampaignRepository({ dataSource: deps.dataSource });
+
 /** The caller's campaign row, locked for the rest of the transaction. */
-async function lockCampaign(manager: EntityManager, caller: Actor, id: number): Promise<Campaign> {
-  const row = await manager.findOne(Campaign, {
-    where: { id, organizationId: caller.organizationId },
-    lock: { mode: 'pessimistic_write' },
-  });
+async function lockCampaign(campaigns: CampaignStatements, caller: Actor, id: number): Promise<Campaign> {
+  const row = await campaigns.lockOwnedCampaign(caller.organizationId, id);
   if (!row) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
   return row;
 }
@@ -58,10 +63,10 @@ async function settledRow(
   id: number,
   settled: (row: Campaign) => boolean,
 ): Promise<Campaign> {
-  const campaigns = deps.dataSource.getRepository(Campaign);
+  const campaigns = campaignsOf(deps);
   const deadline = Date.now() + (deps.settleTimeoutMs ?? SETTLE_TIMEOUT_MS);
   for (;;) {
-    const row = await campaigns.findOneByOrFail({ id });
+    const row = await campaigns.getCampaign(id);
     if (settled(row) || Date.now() >= deadline) return row;
     await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
   }
@@ -77,8 +82,8 @@ export async function startCampaign(deps: CampaignTransitionDeps, caller: Actor,
 }
 
 async function beginCampaign(deps: CampaignTransitionDeps, caller: Actor, id: number) {
-  await deps.dataSource.transaction(async (manager) => {
-    const row = await lockCampaign(manager, caller, id);
+  await campaignsOf(deps).transaction(async (campaigns) => {
+    const row = await lockCampaign(campaigns, caller, id);
     if (row.state !== 'draft') throw wrongState('start', "'draft'", row.state);
     // 400 "Telephony provider not configured for this organization" (or not ready) before anything starts.
     await callRoute(deps.dataSource, deps.telephony, caller.organizationId, {
@@ -109,14 +114,9 @@ const transitions = {
 } as const;
 
 /** Cancels a draft that has no workflow: the API is its only writer until it is started. */
-async function cancelDraft(manager: EntityManager, row: Campaign): Promise<void> {
-  await manager.update(
-    Campaign,
-    { id: row.id },
-    { state: 'cancelled', completedAt: new Date(), updatedAt: new Date() },
-  );
-  await manager.insert(CampaignLog, {
-    campaignId: row.id,
+async function cancelDraft(campaigns: CampaignStatements, row: Campaign): Promise<void> {
+  await campaigns.markDraftCancelled(row.id);
+  await campaigns.appendLog(row.id, {
     level: 'info',
     event: 'campaign_cancelled',
     message: 'Campaign cancelled before it was started',
@@ -147,11 +147,11 @@ async function sendTransition(
   action: Transition,
 ): Promise<CampaignView> {
   const { update, from, allowed } = transitions[action];
-  const viaWorkflow = await deps.dataSource.transaction(async (manager) => {
-    const row = await lockCampaign(manager, caller, id);
+  const viaWorkflow = await campaignsOf(deps).transaction(async (campaigns) => {
+    const row = await lockCampaign(campaigns, caller, id);
     if (!(from as readonly CampaignState[]).includes(row.state)) throw wrongState(action, allowed, row.state);
     if (row.state === 'draft' && !(await campaignWorkflowRuns(deps.temporal, id))) {
-      await cancelDraft(manager, row);
+      await cancelDraft(campaigns, row);
       return false;
     }
     return true;
@@ -181,8 +181,8 @@ export async function updateCampaign(
   body: SettingsRequest,
 ): Promise<CampaignView> {
   checkMaxConcurrency(deps.limits, body.max_concurrency);
-  const pending = await deps.dataSource.transaction(async (manager) => {
-    const row = await lockCampaign(manager, caller, id);
+  const pending = await campaignsOf(deps).transaction(async (campaigns) => {
+    const row = await lockCampaign(campaigns, caller, id);
     if (row.state !== 'draft' && row.state !== 'paused') throw new ConflictError(UPDATE_REFUSED);
     const current = settingsOf(row);
     if (
@@ -196,11 +196,10 @@ export async function updateCampaign(
     }
     const change = settingsChange(current, body);
     if (Object.keys(change).length === 0) return null;
-    if (change.fallback) await checkFallback(manager, caller, row.telephonyConfigurationId, change.fallback);
+    if (change.fallback) await checkFallback(campaigns, caller, row.telephonyConfigurationId, change.fallback);
     if (row.state === 'draft' && !(await campaignWorkflowRuns(deps.temporal, id))) {
-      await manager.save(Object.assign(row, settingsColumns(change), { updatedAt: new Date() }));
-      await manager.insert(CampaignLog, {
-        campaignId: id,
+      await campaigns.saveCampaign(Object.assign(row, settingsColumns(change), { updatedAt: new Date() }));
+      await campaigns.appendLog(id, {
         level: 'info',
         event: 'config_updated',
         message: 'Campaign settings updated',

@@ -1,5 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { Campaign } from '../../entities';
+import type { Campaign } from '../../entities';
+import {
+  createCampaignRepository,
+  type CampaignLogRow,
+  type CampaignNames,
+} from '../../entities/repositories/campaign.repository';
 import type { Actor } from '../actor';
 import { NotFoundError } from '../errors';
 import type { CampaignListRequest, CampaignView } from './types';
@@ -7,19 +12,7 @@ import { settingsOf } from './campaign-settings';
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found';
 
-interface Names {
-  workflow_name: string;
-  telephony_configuration_name: string | null;
-}
-
-interface LogRow {
-  campaign_id: number;
-  created_at: Date;
-  level: string;
-  event: string;
-  message: string;
-  details: Record<string, unknown>;
-}
+type Names = Omit<CampaignNames, 'id'>;
 
 /** The configuration a campaign dials through now: its fallback once it failed over. */
 export const activeConfigurationId = (
@@ -31,7 +24,7 @@ export const activeConfigurationId = (
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-function campaignView(row: Campaign, names: Names, logs: LogRow[]): CampaignView {
+function campaignView(row: Campaign, names: Names, logs: CampaignLogRow[]): CampaignView {
   const settings = settingsOf(row);
   return {
     id: row.id,
@@ -79,23 +72,10 @@ function campaignView(row: Campaign, names: Names, logs: LogRow[]): CampaignView
 async function campaignViews(dataSource: DataSource, rows: Campaign[]): Promise<CampaignView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [names, logs] = await Promise.all([
-    dataSource.query<(Names & { id: number })[]>(
-      `SELECT c.id, a.name AS workflow_name, t.name AS telephony_configuration_name
-         FROM campaigns c
-         JOIN agents a ON a.id = c.workflow_id
-         LEFT JOIN telephony_configurations t ON t.id = c.telephony_configuration_id
-        WHERE c.id = ANY($1)`,
-      [ids],
-    ),
-    dataSource.query<LogRow[]>(
-      `SELECT campaign_id, created_at, level, event, message, details
-         FROM campaign_logs WHERE campaign_id = ANY($1) ORDER BY campaign_id, id`,
-      [ids],
-    ),
-  ]);
+  const campaigns = createCampaignRepository({ dataSource });
+  const [names, logs] = await Promise.all([campaigns.namesOf(ids), campaigns.logsOf(ids)]);
   const namesById = new Map(names.map((row) => [row.id, row]));
-  const logsById = new Map<number, LogRow[]>();
+  const logsById = new Map<number, CampaignLogRow[]>();
   for (const log of logs) logsById.set(log.campaign_id, [...(logsById.get(log.campaign_id) ?? []), log]);
   return rows.map((row) =>
     campaignView(
@@ -114,16 +94,15 @@ export async function campaignViewOf(dataSource: DataSource, row: Campaign): Pro
 
 /** One of the caller's campaigns; another organization's answers like a missing one (404). */
 export async function findCampaign(dataSource: DataSource, caller: Actor, id: number): Promise<Campaign> {
-  const row = await dataSource.getRepository(Campaign).findOneBy({ id, organizationId: caller.organizationId });
+  const row = await createCampaignRepository({ dataSource }).findOwnedCampaign(caller.organizationId, id);
   if (!row) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
   return row;
 }
 
 /** The caller's campaigns, newest first, optionally in one state. */
 export async function campaignPage(dataSource: DataSource, caller: Actor, query: CampaignListRequest) {
-  const [rows, total] = await dataSource.getRepository(Campaign).findAndCount({
-    where: { organizationId: caller.organizationId, ...(query.state ? { state: query.state } : {}) },
-    order: { createdAt: 'DESC', id: 'DESC' },
+  const [rows, total] = await createCampaignRepository({ dataSource }).campaignPageOf(caller.organizationId, {
+    state: query.state,
     skip: (query.page - 1) * query.limit,
     take: query.limit,
   });

@@ -1,39 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Campaign } from '../../entities';
+import { createCampaignRepository } from '../../entities/repositories/campaign.repository';
 import { notDialingReason, runningReasons, type NotDialingReason } from './not-dialing-reasons';
 import { workflowProgress } from './campaign-progress';
 
 export interface NotDialing {
   reasons: NotDialingReason[];
-}
-
-interface LogRow {
-  event: string;
-  message: string;
-  details: Record<string, unknown> | null;
-  created_at: Date;
-}
-
-/** The campaign's latest log entry among `events`. */
-async function lastLog(dataSource: DataSource, campaignId: number, events: string[]): Promise<LogRow | undefined> {
-  const [row] = await dataSource.query<LogRow[]>(
-    `SELECT event, message, details, created_at FROM campaign_logs
-      WHERE campaign_id = $1 AND event = ANY ($2) ORDER BY id DESC LIMIT 1`,
-    [campaignId, events],
-  );
-  return row;
-}
-
-/** Calls started but not yet placed with the provider: they wait for the configuration's dial rate. */
-async function waitingForTurn(dataSource: DataSource, campaignId: number): Promise<number> {
-  const [row] = await dataSource.query<{ count: number }[]>(
-    `SELECT count(*)::int AS count
-       FROM campaign_attempts a JOIN runs r ON r.id = a.run_id
-      WHERE a.campaign_id = $1 AND a.status = 'dialing' AND r.provider_call_id IS NULL AND NOT r.is_completed`,
-    [campaignId],
-  );
-  return row?.count ?? 0;
 }
 
 /**
@@ -46,7 +19,7 @@ export async function notDialing(
   deps: { dataSource: DataSource; temporal: Client },
   row: Campaign,
 ): Promise<NotDialing | null> {
-  const { dataSource } = deps;
+  const campaigns = createCampaignRepository({ dataSource: deps.dataSource });
   if (row.state === 'completed' || row.state === 'cancelled') return null;
   if (row.state === 'draft') {
     return {
@@ -54,13 +27,13 @@ export async function notDialing(
     };
   }
   if (row.state === 'failed') {
-    const log = await lastLog(dataSource, row.id, ['campaign_failed']);
+    const log = await campaigns.lastLogOf(row.id, ['campaign_failed']);
     return {
       reasons: [notDialingReason('failed', log?.message ?? 'The campaign failed', { details: log?.details ?? {} })],
     };
   }
   if (row.state === 'paused') {
-    const log = await lastLog(dataSource, row.id, ['circuit_breaker_tripped', 'campaign_paused']);
+    const log = await campaigns.lastLogOf(row.id, ['circuit_breaker_tripped', 'campaign_paused']);
     if (log?.event === 'circuit_breaker_tripped') {
       return {
         reasons: [
@@ -78,7 +51,7 @@ export async function notDialing(
   }
   const live = await workflowProgress(deps.temporal, row.id);
   const reasons = live ? runningReasons(live) : [];
-  const turn = await waitingForTurn(dataSource, row.id);
+  const turn = await campaigns.callsWaitingForTurn(row.id);
   if (turn > 0) {
     reasons.push(
       notDialingReason(

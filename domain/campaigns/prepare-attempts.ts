@@ -1,6 +1,7 @@
 import type { AttemptKey, CampaignCounters, CampaignRepository } from '../../entities/repositories/campaign.repository';
 import { conversationModeOf } from '../../telephony/conversation-mode';
 import { maskSecret } from '../../telephony/credentials';
+import type { ProviderContext } from '../../telephony/provider';
 import type { Secrets } from '../../telephony/secrets';
 import {
   campaignAttemptKey,
@@ -48,7 +49,8 @@ export interface PreparedAttempts {
 export interface AttemptPreparation {
   campaigns: CampaignRepository;
   secrets: Secrets;
-  telephonyApiBaseUrl?: string;
+  /** What the telephony provider that checks a route's readiness is built with. */
+  telephony: Pick<ProviderContext, 'apiBaseUrl' | 'dataSource'>;
 }
 
 /** An attempt with the id of the call workflow that dials it. */
@@ -70,10 +72,10 @@ const maxDurationOf = (value: unknown): number =>
  * workflow can hold them and try again later. `dialed`: the runs created now.
  */
 export async function prepareCampaignAttempts(
-  { campaigns, secrets, telephonyApiBaseUrl }: AttemptPreparation,
+  { campaigns, secrets, telephony }: AttemptPreparation,
   { campaignId, attempts }: AttemptBatch,
 ): Promise<PreparedAttempts & { dialed: number }> {
-  return campaigns.transaction(async (tx, manager) => {
+  return campaigns.transaction(async (tx) => {
     const campaign = await tx.getCampaign(campaignId);
     const keys = attempts.map((item) => keyedAttempt(campaignId, item));
     const inserted = await tx.insertAttempts(campaignId, keys);
@@ -83,7 +85,7 @@ export async function prepareCampaignAttempts(
     let routeError: string | null = null;
     if (rows.some((row) => row.runId === null)) {
       try {
-        route = await campaignRoute(manager, secrets, campaign, { apiBaseUrl: telephonyApiBaseUrl });
+        route = await campaignRoute(tx, secrets, campaign, telephony);
       } catch (error) {
         if (!(error instanceof CampaignRouteError)) throw error;
         routeError = error.message;

@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import { dialRuleStatements } from '../../entities/repositories/dial-rule.repository';
+import { doNotCallStatements } from '../../entities/repositories/do-not-call.repository';
 import type { Config } from '../../platform/config';
 import { e164 } from '../campaigns/sources/phone-number';
 
@@ -51,38 +53,19 @@ export async function claimDial(manager: EntityManager, dial: DialRequest, rules
   const { organizationId, dialKey } = dial;
   // Every number is stored canonical; one written otherwise (by an older process) is compared canonical too.
   const phoneNumber = e164(dial.phoneNumber) ?? dial.phoneNumber;
-  if (rules.doNotCall) {
-    const listed = await manager.query<unknown[]>(
-      `SELECT 1 FROM do_not_call_numbers WHERE organization_id = $1 AND phone_number = $2`,
-      [organizationId, phoneNumber],
-    );
-    if (listed.length > 0) return { verdict: 'do_not_call' };
+  if (rules.doNotCall && (await doNotCallStatements(manager).isListed(organizationId, phoneNumber))) {
+    return { verdict: 'do_not_call' };
   }
   if (rules.perDay <= 0 && rules.perWeek <= 0) return { verdict: 'dial' };
 
-  await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`dial:${organizationId}:${phoneNumber}`]);
-  // One statement: claims older than the longest window go, and the recent ones come back newest first.
-  const [state] = await manager.query<{ now_ms: string; claimed: boolean; recent: string[] | null }[]>(
-    `WITH pruned AS (
-       DELETE FROM dial_claims WHERE organization_id = $1 AND phone_number = $2 AND claimed_at <= now() - interval '7 days')
-     SELECT (extract(epoch FROM now()) * 1000)::bigint AS now_ms,
-            EXISTS (SELECT 1 FROM dial_claims WHERE dial_key = $3) AS claimed,
-            (SELECT array_agg(ms ORDER BY ms DESC) FROM (
-               SELECT (extract(epoch FROM claimed_at) * 1000)::bigint AS ms FROM dial_claims
-                WHERE organization_id = $1 AND phone_number = $2 AND claimed_at > now() - interval '7 days'
-                ORDER BY claimed_at DESC LIMIT $4) latest) AS recent`,
-    [organizationId, phoneNumber, dialKey, Math.max(rules.perDay, rules.perWeek)],
-  );
-  if (!state) throw new Error('PostgreSQL answered no row');
+  const claims = dialRuleStatements(manager);
+  await claims.lockNumber(organizationId, phoneNumber);
+  const state = await claims.recentClaims(organizationId, phoneNumber, dialKey, Math.max(rules.perDay, rules.perWeek));
   if (state.claimed) return { verdict: 'dial' };
   const now = Number(state.now_ms);
   const allowedAt = capOpensAt((state.recent ?? []).map(Number), now, rules);
   if (allowedAt !== null) return { verdict: 'capped', allowedAt, perDay: rules.perDay, perWeek: rules.perWeek };
-  await manager.query(
-    `INSERT INTO dial_claims (organization_id, phone_number, dial_key) VALUES ($1, $2, $3)
-     ON CONFLICT (dial_key) DO NOTHING`,
-    [organizationId, phoneNumber, dialKey],
-  );
+  await claims.claim(organizationId, phoneNumber, dialKey);
   return { verdict: 'dial' };
 }
 

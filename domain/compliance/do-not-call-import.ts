@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { createDoNotCallRepository } from '../../entities/repositories/do-not-call.repository';
 import type { DoNotCallImportResult } from './types';
 import { e164 } from '../campaigns/sources/phone-number';
 import { RowProblems } from '../campaigns/sources/row-problems';
@@ -31,7 +32,7 @@ export async function importDoNotCall(
   csv: Readable,
   maxRows: number,
 ): Promise<DoNotCallImportResult> {
-  return dataSource.transaction(async (manager) => {
+  return createDoNotCallRepository(dataSource).transaction(async (numbers, manager) => {
     const parser = parse({ bom: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES, trim: true });
     csv.on('error', (error) => parser.destroy(error));
     csv.pipe(parser);
@@ -44,7 +45,7 @@ export async function importDoNotCall(
     let batch: { phone_number: string; reason: string | null }[] = [];
     const flush = async () => {
       if (batch.length > 0 && badNumbers.count === 0 && longReasons.count === 0) {
-        imported += await insertBatch(manager, organizationId, batch);
+        imported += await numbers.listImported(organizationId, batch);
       }
       batch = [];
     };
@@ -98,20 +99,4 @@ function readColumns(header: string[]): { phone: number; reason: number } {
   const phone = names.indexOf(PHONE_COLUMN);
   if (phone === -1) throw new InvalidError(`The CSV must have a '${PHONE_COLUMN}' column`);
   return { phone, reason: names.indexOf(REASON_COLUMN) };
-}
-
-/** Lists a batch; returns how many numbers were new (repeats in the batch count once). */
-async function insertBatch(
-  manager: EntityManager,
-  organizationId: number,
-  batch: { phone_number: string; reason: string | null }[],
-): Promise<number> {
-  const rows = await manager.query<unknown[]>(
-    `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source)
-     SELECT DISTINCT ON (x.phone_number) $1, x.phone_number, x.reason, 'import'
-       FROM jsonb_to_recordset($2::jsonb) AS x(phone_number text, reason text)
-     ON CONFLICT (organization_id, phone_number) DO NOTHING RETURNING id`,
-    [organizationId, JSON.stringify(batch)],
-  );
-  return rows.length;
 }

@@ -1,5 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { DoNotCallNumber } from '../../entities';
+import type { DoNotCallNumber } from '../../entities';
+import {
+  createDoNotCallRepository,
+  doNotCallStatements,
+  type DoNotCallSearch,
+} from '../../entities/repositories/do-not-call.repository';
 import type { DoNotCallEntry, DoNotCallRequest } from './types';
 import { NotFoundError } from '../errors';
 import type { Quotas } from '../quotas';
@@ -38,17 +43,11 @@ export async function addDoNotCall(
   organizationId: number,
   request: DoNotCallRequest,
 ): Promise<{ entry: DoNotCallEntry; created: boolean }> {
-  return dataSource.transaction(async (manager) => {
-    const [inserted] = await manager.query<{ id: number }[]>(
-      `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source) VALUES ($1, $2, $3, 'api')
-       ON CONFLICT (organization_id, phone_number) DO NOTHING RETURNING id`,
-      [organizationId, request.phone_number, request.reason ?? null],
-    );
-    if (inserted) await quotas.claim(manager, 'do_not_call_numbers', organizationId);
-    const row = await manager
-      .getRepository(DoNotCallNumber)
-      .findOneByOrFail({ organizationId, phoneNumber: request.phone_number });
-    return { entry: doNotCallView(row), created: inserted !== undefined };
+  return createDoNotCallRepository(dataSource).transaction(async (numbers, manager) => {
+    const created = await numbers.listIfNew(organizationId, request.phone_number, request.reason ?? null);
+    if (created) await quotas.claim(manager, 'do_not_call_numbers', organizationId);
+    const row = await numbers.getByNumber(organizationId, request.phone_number);
+    return { entry: doNotCallView(row), created };
   });
 }
 
@@ -64,26 +63,23 @@ export interface DoNotCallListQuery {
  * any other text, a reason's start (case-insensitive). Both read a range of an index of the
  * organization's entries, never the whole list.
  */
-export function doNotCallPageQuery(dataSource: DataSource, organizationId: number, query: DoNotCallListQuery) {
-  const builder = dataSource
-    .getRepository(DoNotCallNumber)
-    .createQueryBuilder('d')
-    .where('d.organization_id = :organizationId', { organizationId })
-    .orderBy('d.id', 'DESC')
-    .skip((query.page - 1) * query.limit)
-    .take(query.limit);
-  const search = query.search?.trim();
-  if (search && NUMBER_START.test(search)) {
-    builder.andWhere('d.phone_number LIKE :prefix', { prefix: `+${search.replace(/\D/g, '')}%` });
-  } else if (search) {
-    builder.andWhere('lower(d.reason) LIKE lower(:prefix)', { prefix: `${escapeLike(search)}%` });
-  }
-  return builder;
+export const doNotCallPageQuery = (dataSource: DataSource, organizationId: number, query: DoNotCallListQuery) =>
+  createDoNotCallRepository(dataSource).pageQuery(organizationId, { ...query, search: searchOf(query.search) });
+
+/** A number's start (digits, `+` and separators dropped) or else a reason's start, as a LIKE pattern. */
+function searchOf(text: string | undefined): DoNotCallSearch | undefined {
+  const search = text?.trim();
+  if (search && NUMBER_START.test(search)) return { on: 'number', pattern: `+${search.replace(/\D/g, '')}%` };
+  if (search) return { on: 'reason', pattern: `${escapeLike(search)}%` };
+  return undefined;
 }
 
 /** One page of the organization's list (see `doNotCallPageQuery`) and the count of all it matches. */
 export async function listDoNotCall(dataSource: DataSource, organizationId: number, query: DoNotCallListQuery) {
-  const [rows, total] = await doNotCallPageQuery(dataSource, organizationId, query).getManyAndCount();
+  const [rows, total] = await createDoNotCallRepository(dataSource).pageOf(organizationId, {
+    ...query,
+    search: searchOf(query.search),
+  });
   return {
     numbers: rows.map(doNotCallView),
     total_count: total,
@@ -95,8 +91,8 @@ export async function listDoNotCall(dataSource: DataSource, organizationId: numb
 
 /** Takes an entry off the organization's list; another organization's entry is not found. */
 export async function removeDoNotCall(dataSource: DataSource, organizationId: number, id: number): Promise<void> {
-  const removed = await dataSource.getRepository(DoNotCallNumber).delete({ id, organizationId });
-  if (!removed.affected) throw new NotFoundError(ENTRY_NOT_FOUND);
+  const removed = await createDoNotCallRepository(dataSource).remove(organizationId, id);
+  if (!removed) throw new NotFoundError(ENTRY_NOT_FOUND);
 }
 
 /**
@@ -105,17 +101,7 @@ export async function removeDoNotCall(dataSource: DataSource, organizationId: nu
  * caller's number the provider did not verify is listed as such (it may be someone else's).
  */
 export async function listOptOut(manager: EntityManager, runId: number): Promise<void> {
-  await manager.query(
-    `INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source, run_id, caller_id_verified)
-     SELECT organization_id, number, 'Asked not to be called during the conversation', 'opt_out', id, verified
-       FROM (SELECT organization_id, id,
-                    CASE WHEN call_type = 'inbound' THEN caller_number ELSE called_number END AS number,
-                    call_type <> 'inbound' OR COALESCE(caller_id_verified, false) AS verified
-               FROM runs WHERE id = $1) run
-      WHERE number ~ '^\\+[1-9][0-9]{1,14}$'
-     ON CONFLICT (organization_id, phone_number) DO NOTHING`,
-    [runId],
-  );
+  await doNotCallStatements(manager).listOptOut(runId);
 }
 
 const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (char) => `\\${char}`);

@@ -2,10 +2,14 @@ import type { DataSource, DeepPartial, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { CampaignState } from '../../domain/campaigns/settings';
 import { TRANSFERRED } from '../../domain/runs/types';
+import { Agent } from '../agent.entity';
+import { AgentVersion } from '../agent-version.entity';
 import { Campaign } from '../campaign.entity';
 import { CampaignContact } from '../campaign-contact.entity';
 import { CampaignLog } from '../campaign-log.entity';
+import { PhoneNumber } from '../phone-number.entity';
 import { Run } from '../run.entity';
+import { TelephonyConfiguration } from '../telephony-configuration.entity';
 
 /** The campaign row's counters, as the progress query reports them. */
 export interface CampaignCounters {
@@ -60,6 +64,75 @@ export interface RunDialSettings {
   /** As stored (sealed secrets); the telephony layer opens them. */
   credentials: Record<string, unknown>;
 }
+
+/** A campaign's agent and configuration names, as its view shows them. */
+export interface CampaignNames {
+  id: number;
+  workflow_name: string;
+  telephony_configuration_name: string | null;
+}
+
+/** A `campaign_logs` row, as a campaign's view lists it. */
+export interface CampaignLogRow {
+  campaign_id: number;
+  created_at: Date;
+  level: string;
+  event: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** The latest log entry of some events of a campaign. */
+export interface LatestCampaignLog {
+  event: string;
+  message: string;
+  details: Record<string, unknown> | null;
+  created_at: Date;
+}
+
+/** An attempt of a batch being screened by the dial rules, with its contact's number. */
+export interface AttemptToScreen {
+  id: number;
+  contact_id: string;
+  attempt_number: number;
+  status: string;
+  outcome: string | null;
+  run_id: number | null;
+  phone_number: string;
+}
+
+/** The campaign report's figures over its analysed runs. */
+export interface CampaignAnalysisFigures {
+  analyzed_calls: number;
+  evaluated_calls: number;
+  successful_calls: number;
+  positive: number;
+  neutral: number;
+  negative: number;
+  top_tags: { tag: string; calls: number }[];
+}
+
+/** The campaign report's one statement: `$1` the campaign, `$2` how many tags it names. */
+export const CAMPAIGN_ANALYSIS_SQL = `WITH analyzed AS MATERIALIZED (
+     SELECT annotations -> 'analysis' AS analysis, annotations -> 'tags' AS tags
+       FROM runs
+      WHERE campaign_id = $1 AND annotations ? 'analysis' AND erased_at IS NULL)
+   SELECT count(*)::int AS analyzed_calls,
+          count(*) FILTER (WHERE analysis ? 'success')::int AS evaluated_calls,
+          count(*) FILTER (WHERE analysis -> 'success' -> 'successful' = 'true'::jsonb)::int AS successful_calls,
+          count(*) FILTER (WHERE analysis ->> 'sentiment' = 'positive')::int AS positive,
+          count(*) FILTER (WHERE analysis ->> 'sentiment' = 'neutral')::int AS neutral,
+          count(*) FILTER (WHERE analysis ->> 'sentiment' = 'negative')::int AS negative,
+          coalesce((SELECT jsonb_agg(jsonb_build_object('tag', tag, 'calls', calls) ORDER BY calls DESC, tag)
+                      FROM (SELECT tag, count(*)::int AS calls
+                              FROM analyzed,
+                                   jsonb_array_elements_text(CASE WHEN jsonb_typeof(tags) = 'array' THEN tags
+                                                                  ELSE '[]'::jsonb END) AS tag
+                             GROUP BY tag ORDER BY calls DESC, tag LIMIT $2) top), '[]'::jsonb) AS top_tags
+     FROM analyzed`;
+
+// Advisory-lock namespace of the calls in flight reservation (see domain/quotas.ts for the quotas' own); the second key is the organization.
+const CALLS_IN_FLIGHT_LOCK_SPACE = 0x5157_0100;
 
 /** Final outcomes (call statuses) and how many contacts ended with each. */
 export type OutcomeCounts = Partial<Record<string, number>>;
@@ -365,6 +438,236 @@ export function campaignStatements(manager: EntityManager) {
 
     findRun(runId: number): Promise<Run | null> {
       return manager.findOneBy(Run, { id: runId });
+    },
+
+    /** The organization's campaign, locked for the rest of the transaction; null when it is missing or another organization's. */
+    lockOwnedCampaign(organizationId: number, id: number): Promise<Campaign | null> {
+      return manager.findOne(Campaign, {
+        where: { id, organizationId },
+        lock: { mode: 'pessimistic_write' },
+      });
+    },
+
+    /** The organization's campaign with that id; null when it is missing or another organization's. */
+    findOwnedCampaign(organizationId: number, id: number): Promise<Campaign | null> {
+      return manager.findOneBy(Campaign, { id, organizationId });
+    },
+
+    /** A page of the organization's campaigns, newest first, optionally in one state, and how many there are. */
+    campaignPageOf(
+      organizationId: number,
+      page: { state?: CampaignState | undefined; skip: number; take: number },
+    ): Promise<[Campaign[], number]> {
+      return manager.findAndCount(Campaign, {
+        where: { organizationId, ...(page.state ? { state: page.state } : {}) },
+        order: { createdAt: 'DESC', id: 'DESC' },
+        skip: page.skip,
+        take: page.take,
+      });
+    },
+
+    /** The campaigns' agent and configuration names. */
+    namesOf(ids: number[]): Promise<CampaignNames[]> {
+      return manager.query<CampaignNames[]>(
+        `SELECT c.id, a.name AS workflow_name, t.name AS telephony_configuration_name
+         FROM campaigns c
+         JOIN agents a ON a.id = c.workflow_id
+         LEFT JOIN telephony_configurations t ON t.id = c.telephony_configuration_id
+        WHERE c.id = ANY($1)`,
+        [ids],
+      );
+    },
+
+    /** The campaigns' logs, by campaign, oldest first. */
+    logsOf(ids: number[]): Promise<CampaignLogRow[]> {
+      return manager.query<CampaignLogRow[]>(
+        `SELECT campaign_id, created_at, level, event, message, details
+         FROM campaign_logs WHERE campaign_id = ANY($1) ORDER BY campaign_id, id`,
+        [ids],
+      );
+    },
+
+    /** The campaign's latest log entry among `events`. */
+    async lastLogOf(campaignId: number, events: string[]): Promise<LatestCampaignLog | undefined> {
+      const [row] = await manager.query<LatestCampaignLog[]>(
+        `SELECT event, message, details, created_at FROM campaign_logs
+      WHERE campaign_id = $1 AND event = ANY ($2) ORDER BY id DESC LIMIT 1`,
+        [campaignId, events],
+      );
+      return row;
+    },
+
+    /** Calls started but not yet placed with the provider. */
+    async callsWaitingForTurn(campaignId: number): Promise<number> {
+      const [row] = await manager.query<{ count: number }[]>(
+        `SELECT count(*)::int AS count
+       FROM campaign_attempts a JOIN runs r ON r.id = a.run_id
+      WHERE a.campaign_id = $1 AND a.status = 'dialing' AND r.provider_call_id IS NULL AND NOT r.is_completed`,
+        [campaignId],
+      );
+      return row?.count ?? 0;
+    },
+
+    /** How many contacts' last finished attempt ended with each outcome, `excluded` left out. */
+    lastOutcomeCounts(campaignId: number, excluded: string): Promise<{ outcome: string; contacts: number }[]> {
+      return manager.query<{ outcome: string; contacts: number }[]>(
+        `SELECT last.outcome, count(*)::int AS contacts
+         FROM (SELECT DISTINCT ON (contact_id) outcome
+                 FROM campaign_attempts WHERE campaign_id = $1 AND status = 'finished'
+                ORDER BY contact_id, attempt_number DESC) last
+        WHERE last.outcome <> $2
+        GROUP BY last.outcome`,
+        [campaignId, excluded],
+      );
+    },
+
+    /** How many attempts are dialing and how many are queued. */
+    async pendingAttemptCounts(campaignId: number): Promise<{ in_flight: number; queued: number } | undefined> {
+      const [row] = await manager.query<{ in_flight: number; queued: number }[]>(
+        `SELECT count(*) FILTER (WHERE status = 'dialing')::int AS in_flight,
+              count(*) FILTER (WHERE status = 'queued')::int AS queued
+         FROM campaign_attempts WHERE campaign_id = $1`,
+        [campaignId],
+      );
+      return row;
+    },
+
+    /** The campaign report's figures (`CAMPAIGN_ANALYSIS_SQL`), naming at most `topTags` tags. */
+    async analysisFigures(campaignId: number, topTags: number): Promise<CampaignAnalysisFigures> {
+      const [row] = await manager.query<CampaignAnalysisFigures[]>(CAMPAIGN_ANALYSIS_SQL, [campaignId, topTags]);
+      return row as CampaignAnalysisFigures;
+    },
+
+    /**
+     * Takes the organization's calls in flight lock for the rest of the transaction: campaigns of one
+     * organization starting or resuming at once take turns.
+     */
+    async lockCallsInFlight(organizationId: number): Promise<void> {
+      await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [CALLS_IN_FLIGHT_LOCK_SPACE, organizationId]);
+    },
+
+    /** The organization's campaign's `max_concurrency`; null when it is missing or another organization's. */
+    async ownedMaxConcurrency(organizationId: number, campaignId: number): Promise<number | null> {
+      const [campaign] = await manager.query<{ max_concurrency: number }[]>(
+        'SELECT max_concurrency FROM campaigns WHERE id = $1 AND organization_id = $2',
+        [campaignId, organizationId],
+      );
+      return campaign ? campaign.max_concurrency : null;
+    },
+
+    /** The sum of `max_concurrency` over the organization's running campaigns other than `campaignId`. */
+    async callsReservedByOthers(organizationId: number, campaignId: number): Promise<number> {
+      const [held] = await manager.query<{ reserved: number }[]>(
+        `SELECT coalesce(sum(max_concurrency), 0)::int AS reserved FROM campaigns
+        WHERE organization_id = $1 AND state = 'running' AND id <> $2`,
+        [organizationId, campaignId],
+      );
+      return held?.reserved ?? 0;
+    },
+
+    /** Inserts a new campaign row. */
+    insertCampaign(fields: DeepPartial<Campaign>): Promise<Campaign> {
+      return manager.save(manager.create(Campaign, fields));
+    },
+
+    /** Writes a campaign row's changed columns. */
+    saveCampaign(row: Campaign): Promise<Campaign> {
+      return manager.save(row);
+    },
+
+    /** A draft never started becomes `cancelled`. */
+    async markDraftCancelled(campaignId: number): Promise<void> {
+      await manager.update(
+        Campaign,
+        { id: campaignId },
+        { state: 'cancelled', completedAt: new Date(), updatedAt: new Date() },
+      );
+    },
+
+    async markRedialed(campaignId: number, redialedCampaignId: number): Promise<void> {
+      await manager.update(Campaign, { id: campaignId }, { redialedCampaignId, updatedAt: new Date() });
+    },
+
+    /** The organization's agent with that id; null when it is missing or another organization's. */
+    findOwnedAgent(organizationId: number, agentId: number): Promise<Agent | null> {
+      return manager.findOneBy(Agent, { id: agentId, organizationId });
+    },
+
+    findAgent(agentId: number): Promise<Agent | null> {
+      return manager.findOneBy(Agent, { id: agentId });
+    },
+
+    findAgentVersion(id: number): Promise<AgentVersion | null> {
+      return manager.findOneBy(AgentVersion, { id });
+    },
+
+    /** The organization's configuration with that id; null when it is missing or another organization's. */
+    findOwnedConfiguration(organizationId: number, id: number): Promise<TelephonyConfiguration | null> {
+      return manager.findOneBy(TelephonyConfiguration, { id, organizationId });
+    },
+
+    /** The organization's default configuration for outbound calls; null when it has none. */
+    defaultOutboundConfiguration(organizationId: number): Promise<TelephonyConfiguration | null> {
+      return manager.findOneBy(TelephonyConfiguration, { organizationId, isDefaultOutbound: true });
+    },
+
+    /** The configuration's active number at that (normalized) address; null when there is none. */
+    findActiveNumber(telephonyConfigurationId: number, addressNormalized: string): Promise<PhoneNumber | null> {
+      return manager.findOneBy(PhoneNumber, { telephonyConfigurationId, addressNormalized, isActive: true });
+    },
+
+    /** The configuration's numbers, in id order. */
+    numbersOf(telephonyConfigurationId: number): Promise<PhoneNumber[]> {
+      return manager.find(PhoneNumber, { where: { telephonyConfigurationId }, order: { id: 'ASC' } });
+    },
+
+    /** The attempt rows of a batch to screen, locked in phone number order, with their numbers. */
+    async lockAttemptsToScreen(campaignId: number, attempts: AttemptKey[]): Promise<AttemptToScreen[]> {
+      return manager.query<AttemptToScreen[]>(
+        `SELECT a.id, a.contact_id::text, a.attempt_number, a.status, a.outcome, a.run_id, c.phone_number
+             FROM campaign_attempts a
+             JOIN jsonb_to_recordset($2::jsonb) AS x(contact_id bigint, attempt integer)
+               ON x.contact_id = a.contact_id AND x.attempt = a.attempt_number
+             JOIN campaign_contacts c ON c.id = a.contact_id
+            WHERE a.campaign_id = $1
+            ORDER BY c.phone_number, a.id
+              FOR UPDATE OF a`,
+        [campaignId, JSON.stringify(attempts.map(attemptRecord))],
+      );
+    },
+
+    /** Finishes an attempt never dialed with `outcome`; false when it was finished already. */
+    async finishUndialed(attemptId: number, outcome: string): Promise<boolean> {
+      const finished = await manager.query<unknown[]>(
+        `UPDATE campaign_attempts SET status = 'finished', outcome = $2, finished_at = now(), updated_at = now()
+                WHERE id = $1 AND status <> 'finished' RETURNING id`,
+        [attemptId, outcome],
+      );
+      return finished.length > 0;
+    },
+
+    /** Puts an attempt off until `allowedAt`; false when it was put off until then already. */
+    async deferAttempt(attemptId: number, allowedAt: Date): Promise<boolean> {
+      const deferred = await manager.query<unknown[]>(
+        `UPDATE campaign_attempts SET scheduled_for = $2, updated_at = now()
+                WHERE id = $1 AND scheduled_for IS DISTINCT FROM $2 RETURNING id`,
+        [attemptId, allowedAt],
+      );
+      return deferred.length > 0;
+    },
+
+    /** Adds a screening's figures to the counters in one statement. */
+    async addScreenedCounters(
+      campaignId: number,
+      add: { queued: number; skipped: number; capped: number },
+    ): Promise<void> {
+      await manager.query(
+        `UPDATE campaigns SET total_queued_count = total_queued_count + $2, processed_rows = processed_rows + $3,
+                  failed_rows = failed_rows + $3, dnc_skipped_count = dnc_skipped_count + $3,
+                  frequency_capped_count = frequency_capped_count + $4, updated_at = now()
+            WHERE id = $1`,
+        [campaignId, add.queued, add.skipped, add.capped],
+      );
     },
   };
 }

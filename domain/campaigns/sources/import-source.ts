@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
-import type { Pool, PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import {
+  openContactListUpload,
+  type ContactListUpload,
+} from '../../../entities/repositories/campaign-source.repository';
 import { InvalidError } from '../../errors';
 import { QuotaExceededError, type Quotas } from '../../quotas';
 import { ContactCopyLines } from './copy-lines';
@@ -37,36 +38,32 @@ export async function importCampaignSource(
   fileName: string,
   quotas: Quotas,
 ): Promise<ImportedSource> {
-  const pool = (dataSource.driver as PostgresDriver).master as Pool;
-  const client = await pool.connect();
-  const session: CopySession = { client, copying: false };
+  const upload = await openContactListUpload(dataSource);
+  const session: CopySession = { upload, copying: false };
   let reusable = false;
   try {
-    await client.query('BEGIN');
+    await upload.begin();
     const imported = await copyContacts(session, organizationId, csv, fileName);
     // Last, so the quota's lock is held only until the commit, never while the file is read.
-    await quotas.claimOn(client, 'campaign_sources', organizationId);
-    await client.query('COMMIT');
+    await upload.claim(quotas, 'campaign_sources', organizationId);
+    await upload.commit();
     reusable = true;
     return imported;
   } catch (error) {
     // Refused after the COPY: the connection is idle in the transaction, roll back and keep it.
     if ((error instanceof InvalidError || error instanceof QuotaExceededError) && !session.copying) {
-      reusable = await client.query('ROLLBACK').then(
-        () => true,
-        () => false,
-      );
+      reusable = await upload.rollback();
     }
     throw error;
   } finally {
     // Anything else (a COPY cut short by 413, a malformed row or the client leaving) drops the
     // connection: PostgreSQL rolls the transaction back itself, whatever state the protocol was in.
-    client.release(!reusable);
+    upload.release({ reusable });
   }
 }
 
 interface CopySession {
-  client: PoolClient;
+  upload: ContactListUpload;
   /** True while COPY runs: the connection cannot simply take a ROLLBACK then. */
   copying: boolean;
 }
@@ -77,13 +74,10 @@ async function copyContacts(
   csv: Readable,
   fileName: string,
 ): Promise<ImportedSource> {
-  const { client } = session;
+  const { upload } = session;
   const sourceId = `src_${randomUUID()}`;
   // The contacts reference the source, so it is written first; columns and count come at the end.
-  await client.query(
-    `INSERT INTO campaign_sources (id, organization_id, file_name, total_rows, columns) VALUES ($1, $2, $3, 0, '[]')`,
-    [sourceId, organizationId, fileName],
-  );
+  await upload.insertSource(sourceId, organizationId, fileName);
 
   const parser = parse({
     bom: true,
@@ -92,9 +86,7 @@ async function copyContacts(
     max_record_size: MAX_RECORD_BYTES,
   });
   const contacts = new ContactCopyLines(sourceId);
-  const copy = client.query(
-    copyFrom('COPY campaign_contacts (source_id, row_number, phone_number, timezone, initial_context) FROM STDIN'),
-  );
+  const copy = upload.contactsCopy();
   session.copying = true;
   try {
     await pipeline(csv, parser, contacts, copy);
@@ -124,17 +116,13 @@ async function copyContacts(
   if (rows.repeats.mayHaveRepeats) {
     const duplicateError = rowsError(
       'Duplicate phone numbers found',
-      await duplicateRows(client, sourceId),
+      await duplicateRows(upload, sourceId),
       'Each repeats the number of an earlier row; phone numbers in a contact list must be unique.',
     );
     if (duplicateError) throw new InvalidError(duplicateError);
   }
 
-  await client.query('UPDATE campaign_sources SET total_rows = $2, columns = $3 WHERE id = $1', [
-    sourceId,
-    rows.rowCount,
-    JSON.stringify(header.columns),
-  ]);
+  await upload.completeSource(sourceId, rows.rowCount, header.columns);
   return { source_id: sourceId, file_name: fileName, total_rows: rows.rowCount, columns: header.columns };
 }
 
@@ -168,19 +156,8 @@ function malformed(error: CsvError): string {
  * Rows (numbered from 1) whose number already appeared in an earlier row, found by PostgreSQL:
  * exact, whatever the file size, but a sort of every new row (about 1 s for a million).
  */
-async function duplicateRows(client: PoolClient, sourceId: string): Promise<RowProblems> {
-  const { rows } = await client.query<{ row_number: number; total: string }>(
-    `SELECT row_number, count(*) OVER () AS total
-       FROM (SELECT row_number,
-                    row_number() OVER (PARTITION BY phone_number ORDER BY row_number) AS nth
-               FROM campaign_contacts c JOIN campaign_sources s
-                 ON c.id BETWEEN s.first_contact_id AND s.last_contact_id AND c.source_id = s.id
-              WHERE s.id = $1) AS numbered
-      WHERE nth > 1
-      ORDER BY row_number
-      LIMIT 10`,
-    [sourceId],
-  );
+async function duplicateRows(upload: ContactListUpload, sourceId: string): Promise<RowProblems> {
+  const rows = await upload.repeatedRows(sourceId);
   const problems = new RowProblems();
   for (const row of rows) problems.add(row.row_number);
   problems.count = Number(rows[0]?.total ?? 0);
