@@ -30,6 +30,9 @@ import {
 } from '../helpers/temporal';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
+
+// Cases side by side on a loaded machine each take longer than one at a time would.
+jest.setTimeout(180_000);
 const { EventType } = proto.api.enums.v1;
 
 let temporal: TestTemporal;
@@ -411,40 +414,28 @@ describe('callWorkflow', () => {
     return { ...fakes, outcome };
   }
 
-  it.concurrent(
-    'hangs up a live call whose machine verdict comes while it talks, as voicemail (hang_up)',
-    async () => {
-      const { mocks, finalizeRun, outcome } = await machineMidCall('hang_up');
-      expect(mocks.voicemailMessage).not.toHaveBeenCalled();
-      expect(mocks.requestLiveVoicemail).not.toHaveBeenCalled();
-      expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
-      expect(outcome.disposition).toBe('voicemail');
-    },
-    60_000,
-  );
+  it.concurrent('hangs up a live call whose machine verdict comes while it talks, as voicemail (hang_up)', async () => {
+    const { mocks, finalizeRun, outcome } = await machineMidCall('hang_up');
+    expect(mocks.voicemailMessage).not.toHaveBeenCalled();
+    expect(mocks.requestLiveVoicemail).not.toHaveBeenCalled();
+    expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
+    expect(outcome.disposition).toBe('voicemail');
+  });
 
-  it.concurrent(
-    'has the stream speak the message, then hangs up as voicemail_left (leave_message)',
-    async () => {
-      const { mocks, finalizeRun, outcome } = await machineMidCall('leave_message', 'voicemail');
-      expectCalledAsOnce(mocks.requestLiveVoicemail);
-      expect(mocks.requestLiveVoicemail.mock.calls[0]?.[0]).toEqual({ runId: 7, text: VOICEMAIL.text });
-      expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toEqual(VOICEMAIL);
-      expect(outcome.disposition).toBe('voicemail_left');
-    },
-    60_000,
-  );
+  it.concurrent('has the stream speak the message, then hangs up as voicemail_left (leave_message)', async () => {
+    const { mocks, finalizeRun, outcome } = await machineMidCall('leave_message', 'voicemail');
+    expectCalledAsOnce(mocks.requestLiveVoicemail);
+    expect(mocks.requestLiveVoicemail.mock.calls[0]?.[0]).toEqual({ runId: 7, text: VOICEMAIL.text });
+    expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toEqual(VOICEMAIL);
+    expect(outcome.disposition).toBe('voicemail_left');
+  });
 
-  it.concurrent(
-    'claims no message the stream could not play (leave_message, text-to-speech failed)',
-    async () => {
-      const { mocks, finalizeRun, outcome } = await machineMidCall('leave_message', 'error');
-      expectCalledAsOnce(mocks.requestLiveVoicemail);
-      expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
-      expect(outcome.disposition).toBe('voicemail');
-    },
-    60_000,
-  );
+  it.concurrent('claims no message the stream could not play (leave_message, text-to-speech failed)', async () => {
+    const { mocks, finalizeRun, outcome } = await machineMidCall('leave_message', 'error');
+    expectCalledAsOnce(mocks.requestLiveVoicemail);
+    expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
+    expect(outcome.disposition).toBe('voicemail');
+  });
 });
 
 describe('a live call whose transfer does not connect', () => {
@@ -521,7 +512,6 @@ describe('a live call whose transfer does not connect', () => {
       // The call was not hung up for the failed transfer: only at its end, by the agent.
       expectCalledAsOnce(fakes.mocks.hangupCall);
     },
-    60_000,
   );
 });
 
@@ -628,32 +618,28 @@ describe('a campaign call, which reports by signal only when asked', () => {
     for (const report of reports) expect(report).toEqual({ ...link, runId: 7, outcome: 'completed' });
   });
 
-  it.concurrent(
-    'reports after its conclusion when asked while the conclusion ran',
-    async () => {
-      // The conversation outlasts the workflow task (2 s): the worker completes the task meanwhile,
-      // and the request, sent from inside the conversation, arrives before the conclusion returns.
-      const { activities, reports } = concludingActivities({
-        runConversation: jest.fn(async () => {
-          const execution = Context.current().info.workflowExecution;
-          if (!execution) throw new Error('a call activity runs in a workflow');
-          await temporal.client.workflow.getHandle(execution.workflowId).signal(campaignReportRequestedSignal);
-          await new Promise((resolve) => setTimeout(resolve, 3_000));
-          return conversation;
-        }),
-      });
-      const { localActivities } = await runCallWithHistory(activities, completed, input, { workflowTaskTimeout: '2s' });
-      expect(localActivities).toEqual([
-        'checkDialRules',
-        'preCallFetch',
-        'placeCall',
-        'concludeCall',
-        'reportCampaignCall',
-      ]);
-      expect(reports).toEqual([{ ...link, runId: 7, outcome: 'completed' }]);
-    },
-    30_000,
-  );
+  it.concurrent('reports after its conclusion when asked while the conclusion ran', async () => {
+    // The conversation outlasts the workflow task (2 s): the worker completes the task meanwhile,
+    // and the request, sent from inside the conversation, arrives before the conclusion returns.
+    const { activities, reports } = concludingActivities({
+      runConversation: jest.fn(async () => {
+        const execution = Context.current().info.workflowExecution;
+        if (!execution) throw new Error('a call activity runs in a workflow');
+        await temporal.client.workflow.getHandle(execution.workflowId).signal(campaignReportRequestedSignal);
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        return conversation;
+      }),
+    });
+    const { localActivities } = await runCallWithHistory(activities, completed, input, { workflowTaskTimeout: '2s' });
+    expect(localActivities).toEqual([
+      'checkDialRules',
+      'preCallFetch',
+      'placeCall',
+      'concludeCall',
+      'reportCampaignCall',
+    ]);
+    expect(reports).toEqual([{ ...link, runId: 7, outcome: 'completed' }]);
+  });
 });
 
 describe('a transfer that does not join', () => {
@@ -671,35 +657,31 @@ describe('a transfer that does not join', () => {
     },
   };
 
-  it.concurrent(
-    'releases the caller it may have left waiting, then the conversation carries on',
-    async () => {
-      const runConversation = jest
-        .fn()
-        .mockResolvedValueOnce(askedForTransfer)
-        .mockResolvedValue(conversation) as unknown as CallActivities['runConversation'];
-      const { activities, mocks } = concludingActivities({
-        runConversation,
-        startTransfer: jest.fn(() => Promise.resolve({ transferId: 'T1' })),
-        getTransferStatus: jest.fn(() => Promise.resolve({ status: 'busy' as const, transferId: 'T1' })),
-        ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 9 }),
-      });
+  it.concurrent('releases the caller it may have left waiting, then the conversation carries on', async () => {
+    const runConversation = jest
+      .fn()
+      .mockResolvedValueOnce(askedForTransfer)
+      .mockResolvedValue(conversation) as unknown as CallActivities['runConversation'];
+    const { activities, mocks } = concludingActivities({
+      runConversation,
+      startTransfer: jest.fn(() => Promise.resolve({ transferId: 'T1' })),
+      getTransferStatus: jest.fn(() => Promise.resolve({ status: 'busy' as const, transferId: 'T1' })),
+      ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 9 }),
+    });
 
-      const outcome = await runCall(activities, [{ status: 'answered', providerCallId: 'P1' }], {
-        maxDurationSeconds: 3,
-      });
+    const outcome = await runCall(activities, [{ status: 'answered', providerCallId: 'P1' }], {
+      maxDurationSeconds: 3,
+    });
 
-      expect(outcome.disposition).toBe('interested');
-      expectCalledAsOnce(mocks.releaseTransfer);
-      expect(mocks.releaseTransfer.mock.calls[0]).toEqual([{ runId: 7, providerCallId: 'P1', transferId: 'T1' }]);
-      expect(mocks.startTransfer.mock.calls[0]?.[0]).toMatchObject({
-        mode: 'warm',
-        announcement: 'A caller about billing.',
-      });
-      expect(mocks.runConversation.mock.calls[1]?.[0]).toMatchObject({
-        resume: { transferFailed: 'transfer_failed: the line was busy', attempts: 1 },
-      });
-    },
-    60_000,
-  );
+    expect(outcome.disposition).toBe('interested');
+    expectCalledAsOnce(mocks.releaseTransfer);
+    expect(mocks.releaseTransfer.mock.calls[0]).toEqual([{ runId: 7, providerCallId: 'P1', transferId: 'T1' }]);
+    expect(mocks.startTransfer.mock.calls[0]?.[0]).toMatchObject({
+      mode: 'warm',
+      announcement: 'A caller about billing.',
+    });
+    expect(mocks.runConversation.mock.calls[1]?.[0]).toMatchObject({
+      resume: { transferFailed: 'transfer_failed: the line was busy', attempts: 1 },
+    });
+  });
 });

@@ -23,6 +23,9 @@ import type { CallingOrganization } from '../helpers/calls';
 import { waitFor } from '../helpers/wait-for';
 
 const { services, taskQueue, bed, withWorker } = useCampaignTestFile('campaign-controls');
+
+// Cases side by side on a loaded machine each take longer than one at a time would.
+jest.setTimeout(180_000);
 /** Calls ring 1 s and talk 1 s: long enough to overlap. */
 let org: CallingOrganization;
 

@@ -14,6 +14,9 @@ import type { CallingOrganization } from '../helpers/calls';
 import { localActivityTypes } from '../helpers/histories';
 
 const { services, taskQueue, bed, withWorker } = useCampaignTestFile('campaign-lifecycle');
+
+// Cases side by side on a loaded machine each take longer than one at a time would.
+jest.setTimeout(180_000);
 let org: CallingOrganization;
 
 beforeAll(async () => {
