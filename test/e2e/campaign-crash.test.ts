@@ -16,11 +16,11 @@ let stack: CampaignStack | undefined;
  * with calls in flight (MAX_CONCURRENCY of them, and twice that many contacts still to dial when
  * the API dies), and the campaign still continues as new, without dialing thousands of numbers.
  */
-const CONTACTS = 200;
+const CONTACTS = 120;
 const MAX_CONCURRENCY = 25;
-const SUGGEST_CONTINUE_AS_NEW_EVENTS = 500;
+const SUGGEST_CONTINUE_AS_NEW_EVENTS = 300;
 /** The kill points, in processed contacts: the worker, Temporal, the worker again, the API. */
-const KILL_AT = [30, 70, 110, 150] as const;
+const KILL_AT = [15, 35, 55, 70] as const;
 
 beforeAll(async () => {
   stack = await startCampaignStack(services.db.url, taskQueue, {

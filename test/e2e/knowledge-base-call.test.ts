@@ -63,12 +63,28 @@ function reply(body: ChatRequest): Record<string, unknown> {
   return { role: 'assistant', content: body.messages.length > 1 ? 'Goodbye.' : 'Welcome to Harbor Bikes.' };
 }
 
+type App = ReturnType<typeof buildTestApp>['app'];
+
+/** An app that starts calls on `taskQueue`, where a worker of the file's own settings serves them. */
+interface Lane {
+  app: App;
+  taskQueue: string;
+}
+
 let http: Server;
 let baseUrl: string;
-let app: ReturnType<typeof buildTestApp>['app'];
+let app: App;
+/** The offline case's calls: their own task queue, so they run beside the model's on another worker. */
+let offline: Lane;
 let org: CallingOrganization;
 let documentUuid: string;
 const taskQueue = uniqueTaskQueue('knowledge-base-call');
+
+const laneApp = (queue: string): App =>
+  buildTestApp(
+    { dataSource: services.db.dataSource, temporal: services.temporal.client },
+    { TEMPORAL_TASK_QUEUE: queue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
+  ).app;
 
 beforeAll(async () => {
   llm = createServer((req: IncomingMessage, res) => {
@@ -97,13 +113,21 @@ beforeAll(async () => {
   http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  app = buildTestApp(
-    { dataSource: services.db.dataSource, temporal: services.temporal.client },
-    { TEMPORAL_TASK_QUEUE: taskQueue, PUBLIC_BASE_URL: baseUrl, SECRETS_KEY: TEST_SECRETS_KEY },
-  ).app;
+  app = laneApp(taskQueue);
+  const offlineQueue = uniqueTaskQueue('knowledge-base-call-offline');
+  offline = { app: laneApp(offlineQueue), taskQueue: offlineQueue };
   const handle = app.callback();
   http.on('request', (req, res) => void handle(req, res));
   org = await callingOrganization(handle, { ring_seconds: 0, talk_seconds: 30 });
+
+  // The handbook both calls retrieve from, ingested by a worker of the file's queue.
+  const worker = await callWorker(services, { taskQueue, baseUrl, identity: 'knowledge-base-ingest' });
+  await worker.runUntil(async () => {
+    const res = await uploadDocument(app.callback(), org.owner.token, await makePdf(HANDBOOK_PDF), 'handbook.pdf');
+    expect(res.status).toBe(201);
+    documentUuid = res.body.document_uuid as string;
+    expect((await documentSettled(app.callback(), org.owner.token, documentUuid)).status).toBe('completed');
+  });
 });
 
 afterAll(async () => {
@@ -129,15 +153,20 @@ const answeringAgent = (documents: string[]) => ({
   edges: [{ id: 'e1', source: 'start', target: 'end', data: { label: 'Done', condition: 'No more questions' } }],
 });
 
-async function callAndWait(workflowUuid: string, llmSettings?: { baseUrl: string; apiKey: string; model: string }) {
+/** Places a call to the agent through `lane`'s app and waits for it, with a worker on the lane's queue. */
+async function callAndWait(
+  lane: Lane,
+  workflowUuid: string,
+  llmSettings?: { baseUrl: string; apiKey: string; model: string },
+) {
   const worker = await callWorker(services, {
-    taskQueue,
+    taskQueue: lane.taskQueue,
     baseUrl,
     identity: 'knowledge-base-call',
     ...(llmSettings ? { llm: llmSettings } : {}),
   });
   return worker.runUntil(async () => {
-    const res = await request(app.callback())
+    const res = await request(lane.app.callback())
       .post(`/api/v1/public/agent/workflow/${workflowUuid}`)
       .set('X-API-Key', org.apiKey)
       .send({ phone_number: '+14155550123', initial_context: { first_name: 'Ada', question: QUESTION } });
@@ -156,18 +185,13 @@ interface LoggedCall {
   result_excerpt: string;
 }
 
+// The two calls last their 30 s side by side, each on its own queue and worker; the last case
+// deletes the handbook once both are done.
 describe('an agent answering from its knowledge base', () => {
-  it('retrieves with the language model and speaks the answer; the retrieval is in the run', async () => {
-    const worker = await callWorker(services, { taskQueue, baseUrl, identity: 'knowledge-base-ingest' });
-    await worker.runUntil(async () => {
-      const res = await uploadDocument(app.callback(), org.owner.token, await makePdf(HANDBOOK_PDF), 'handbook.pdf');
-      expect(res.status).toBe(201);
-      documentUuid = res.body.document_uuid as string;
-      expect((await documentSettled(app.callback(), org.owner.token, documentUuid)).status).toBe('completed');
-    });
+  it.concurrent('retrieves with the language model and speaks the answer; the retrieval is in the run', async () => {
     const agent = await createAgent(app.callback(), org.owner.token, answeringAgent([documentUuid]), 'Help desk');
-
-    const run = await callAndWait(agent.workflow_uuid, { baseUrl: llmUrl, apiKey: 'test-key', model: 'test-model' });
+    const model = { baseUrl: llmUrl, apiKey: 'test-key', model: 'test-model' };
+    const run = await callAndWait({ app, taskQueue }, agent.workflow_uuid, model);
     const transcript = run.logs.transcript as { role: string; text: string }[];
     expect(transcript.map((line) => line.text)).toEqual(
       expect.arrayContaining([`Hi, this is Ada. ${QUESTION}`, ANSWER]),
@@ -186,9 +210,9 @@ describe('an agent answering from its knowledge base', () => {
     expect(offeredTools).toContain('retrieve_from_knowledge_base');
   });
 
-  it('answers from the retrieved text with no language model (offline policy)', async () => {
+  it.concurrent('answers from the retrieved text with no language model (offline policy)', async () => {
     const agent = await createAgent(app.callback(), org.owner.token, answeringAgent([documentUuid]), 'Offline desk');
-    const run = await callAndWait(agent.workflow_uuid);
+    const run = await callAndWait(offline, agent.workflow_uuid);
     // What was said, without the tool calls the transcript also holds where they happened.
     const transcript = (run.logs.transcript as { role: string; text: string }[])
       .filter((line) => line.role !== 'tool')

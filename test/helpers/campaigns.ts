@@ -224,7 +224,10 @@ export interface CampaignTestFile {
   bed: () => CampaignTestBed;
   /** A worker on the file's task queue with every activity. */
   createWorker: () => Promise<Worker>;
-  /** Runs `test` with a worker on the file's task queue. */
+  /**
+   * Runs `test` while a worker polls the file's task queue. Cases that run side by side share one
+   * worker, stopped when the last of them ends.
+   */
   withWorker: <T>(test: () => Promise<T>) => Promise<T>;
 }
 
@@ -242,5 +245,25 @@ export function useCampaignTestFile(name: string): CampaignTestFile {
     return opened;
   };
   const createWorker = () => campaignWorker(services, taskQueue, bed().baseUrl);
-  return { services, taskQueue, bed, createWorker, withWorker: async (test) => (await createWorker()).runUntil(test) };
+  let users = 0;
+  let shared: Promise<{ worker: Worker; running: Promise<void> }> | undefined;
+  const withWorker = async <T>(test: () => Promise<T>): Promise<T> => {
+    users += 1;
+    shared ??= createWorker().then((worker) => ({ worker, running: worker.run() }));
+    const mine = shared;
+    try {
+      const { running } = await mine;
+      const stopped = running.then(() => Promise.reject(new Error('the worker stopped during the test')));
+      return await Promise.race([test(), stopped]);
+    } finally {
+      users -= 1;
+      if (users === 0) {
+        shared = undefined;
+        const { worker, running } = await mine;
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+      }
+    }
+  };
+  return { services, taskQueue, bed, createWorker, withWorker };
 }

@@ -30,6 +30,9 @@ import {
 } from '../helpers/temporal';
 
 type CallActivities = ReturnType<typeof createCallActivities>;
+
+// Cases side by side on a loaded machine each take longer than one at a time would.
+jest.setTimeout(180_000);
 const { EventType } = proto.api.enums.v1;
 
 let temporal: TestTemporal;
@@ -169,8 +172,9 @@ async function runCallWithHistory(
   });
 }
 
+// Each case runs its own worker on its own task queue with its own fakes: the cases run side by side.
 describe('callWorkflow', () => {
-  it('takes completed-before-answered as a connected call, with its conversation', async () => {
+  it.concurrent('takes completed-before-answered as a connected call, with its conversation', async () => {
     const { activities, finalizeRun } = concludingActivities();
     const outcome = await runCall(activities, [
       { status: 'completed', providerCallId: 'P1', durationSeconds: 5 },
@@ -180,7 +184,7 @@ describe('callWorkflow', () => {
     expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 5, conversation });
   });
 
-  it('keeps the first terminal status: repeats and later ones change nothing', async () => {
+  it.concurrent('keeps the first terminal status: repeats and later ones change nothing', async () => {
     const { activities, finalizeRun, mocks } = concludingActivities();
     const outcome = await runCall(activities, [
       { status: 'ringing' },
@@ -193,7 +197,7 @@ describe('callWorkflow', () => {
     expect(mocks.runConversation).not.toHaveBeenCalled();
   });
 
-  it("ignores another call's events", async () => {
+  it.concurrent("ignores another call's events", async () => {
     const { activities } = concludingActivities();
     const outcome = await runCall(activities, [
       { status: 'failed', providerCallId: 'OTHER' },
@@ -202,7 +206,7 @@ describe('callWorkflow', () => {
     expect(outcome.callStatus).toBe('no-answer');
   });
 
-  it('asks the provider when no webhook comes', async () => {
+  it.concurrent('asks the provider when no webhook comes', async () => {
     const statuses: CallStatusUpdate[] = [
       { status: 'answered' },
       { status: 'completed', providerCallId: 'P1', durationSeconds: 4 },
@@ -215,43 +219,46 @@ describe('callWorkflow', () => {
     expect(mocks.hangupCall).not.toHaveBeenCalled();
   });
 
-  it('looks an answered call up at doubling intervals up to the cap, and ends when the provider says so', async () => {
-    // No webhook at all: the provider says `answered` five times, then `completed`.
-    let lookups = 0;
-    const { activities } = concludingActivities({
-      getCallStatus: jest.fn(() => {
-        lookups += 1;
-        return Promise.resolve<CallStatusUpdate>(
-          lookups > 5
-            ? { status: 'completed', providerCallId: 'P1', durationSeconds: 12 }
-            : { status: 'answered', providerCallId: 'P1' },
-        );
-      }),
-    });
-    const { outcome, localActivities, events } = await runCallWithHistory(activities, [], {
-      maxDurationSeconds: 60,
-      statusPollSeconds: 1,
-      answeredStatusPollMaxSeconds: 4,
-      provider: 'twilio',
-    });
-    expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 12, disposition: 'interested' });
-    // Every 1 s while it rings; once answered 1, 2, 4 s, then the cap; each wait's summary says when.
-    const timers = events.filter((event) => event.timerStartedEventAttributes);
-    expect(timers.map((event) => Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds))).toEqual([
-      1, 1, 2, 4, 4, 4,
-    ]);
-    expect(userMetadataSummaries(timers)).toEqual([
-      'wait for answer; ask twilio in 1 s',
-      'wait for the call to end; ask twilio in 1 s',
-      'wait for the call to end; ask twilio in 2 s',
-      'wait for the call to end; ask twilio in 4 s',
-      'wait for the call to end; ask twilio in 4 s',
-      'wait for the call to end; ask twilio in 4 s',
-    ]);
-    expect(localActivities.filter((type) => type === 'getCallStatus')).toHaveLength(6);
-  });
+  it.concurrent(
+    'looks an answered call up at doubling intervals up to the cap, and ends when the provider says so',
+    async () => {
+      // No webhook at all: the provider says `answered` five times, then `completed`.
+      let lookups = 0;
+      const { activities } = concludingActivities({
+        getCallStatus: jest.fn(() => {
+          lookups += 1;
+          return Promise.resolve<CallStatusUpdate>(
+            lookups > 5
+              ? { status: 'completed', providerCallId: 'P1', durationSeconds: 12 }
+              : { status: 'answered', providerCallId: 'P1' },
+          );
+        }),
+      });
+      const { outcome, localActivities, events } = await runCallWithHistory(activities, [], {
+        maxDurationSeconds: 60,
+        statusPollSeconds: 1,
+        answeredStatusPollMaxSeconds: 4,
+        provider: 'twilio',
+      });
+      expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 12, disposition: 'interested' });
+      // Every 1 s while it rings; once answered 1, 2, 4 s, then the cap; each wait's summary says when.
+      const timers = events.filter((event) => event.timerStartedEventAttributes);
+      expect(timers.map((event) => Number(event.timerStartedEventAttributes?.startToFireTimeout?.seconds))).toEqual([
+        1, 1, 2, 4, 4, 4,
+      ]);
+      expect(userMetadataSummaries(timers)).toEqual([
+        'wait for answer; ask twilio in 1 s',
+        'wait for the call to end; ask twilio in 1 s',
+        'wait for the call to end; ask twilio in 2 s',
+        'wait for the call to end; ask twilio in 4 s',
+        'wait for the call to end; ask twilio in 4 s',
+        'wait for the call to end; ask twilio in 4 s',
+      ]);
+      expect(localActivities.filter((type) => type === 'getCallStatus')).toHaveLength(6);
+    },
+  );
 
-  it('never waits past max_call_duration to look an answered call up', async () => {
+  it.concurrent('never waits past max_call_duration to look an answered call up', async () => {
     const { activities, mocks } = concludingActivities({
       ...answeredUntilHungUp({ status: 'completed', durationSeconds: 3 }),
     });
@@ -275,7 +282,7 @@ describe('callWorkflow', () => {
     expect(talkWaits.reduce((sum, wait) => sum + wait, 0)).toBeLessThanOrEqual(5);
   });
 
-  it('hangs up at max_call_duration and takes the final status', async () => {
+  it.concurrent('hangs up at max_call_duration and takes the final status', async () => {
     const { activities, mocks } = concludingActivities({
       ...answeredUntilHungUp({ status: 'completed', durationSeconds: 2 }),
     });
@@ -286,7 +293,7 @@ describe('callWorkflow', () => {
     expect(outcome).toEqual({ runId: 7, callStatus: 'completed', durationSeconds: 2, disposition: 'interested' });
   });
 
-  it('hangs up an unanswered call at the ring timeout as no-answer', async () => {
+  it.concurrent('hangs up an unanswered call at the ring timeout as no-answer', async () => {
     const { activities, finalizeRun, mocks } = concludingActivities({
       getCallStatus: jest.fn(() => Promise.resolve<CallStatusUpdate>({ status: 'ringing' })),
     });
@@ -296,23 +303,26 @@ describe('callWorkflow', () => {
     expect(finalizeRun.mock.calls[0]?.[0]).toMatchObject({ callStatus: 'no-answer', conversation: null });
   });
 
-  it('takes its own hang-up of a ringing call (canceled) as no-answer, even when the hang-up fails', async () => {
-    let hungUp = false;
-    const { activities, finalizeRun } = concludingActivities({
-      hangupCall: jest.fn(() => {
-        hungUp = true;
-        return Promise.reject(new CallSetupError('the provider is down'));
-      }),
-      getCallStatus: jest.fn(() =>
-        Promise.resolve<CallStatusUpdate>({ status: hungUp ? 'canceled' : 'ringing', durationSeconds: 0 }),
-      ),
-    });
-    const outcome = await runCall(activities, [], { ringTimeoutSeconds: 1 });
-    expect(outcome.callStatus).toBe('no-answer');
-    expectCalledAsOnce(finalizeRun);
-  });
+  it.concurrent(
+    'takes its own hang-up of a ringing call (canceled) as no-answer, even when the hang-up fails',
+    async () => {
+      let hungUp = false;
+      const { activities, finalizeRun } = concludingActivities({
+        hangupCall: jest.fn(() => {
+          hungUp = true;
+          return Promise.reject(new CallSetupError('the provider is down'));
+        }),
+        getCallStatus: jest.fn(() =>
+          Promise.resolve<CallStatusUpdate>({ status: hungUp ? 'canceled' : 'ringing', durationSeconds: 0 }),
+        ),
+      });
+      const outcome = await runCall(activities, [], { ringTimeoutSeconds: 1 });
+      expect(outcome.callStatus).toBe('no-answer');
+      expectCalledAsOnce(finalizeRun);
+    },
+  );
 
-  it('is listed by its outcome once it ends (`CallStatus` and `Disposition`)', async () => {
+  it.concurrent('is listed by its outcome once it ends (`CallStatus` and `Disposition`)', async () => {
     const { activities } = concludingActivities();
     const taskQueue = uniqueTaskQueue('call-search-attributes');
     const worker = await Worker.create({
@@ -355,7 +365,7 @@ describe('callWorkflow', () => {
     expect(await listed('Disposition = "interested"')).toEqual([finished.completed]);
   });
 
-  it('ends a refused call as failed without dialing again', async () => {
+  it.concurrent('ends a refused call as failed without dialing again', async () => {
     const { activities, mocks } = concludingActivities({
       placeCall: jest.fn(() => Promise.reject(new ProviderRefusedError('Invalid number'))),
     });
@@ -404,28 +414,28 @@ describe('callWorkflow', () => {
     return { ...fakes, outcome };
   }
 
-  it('hangs up a live call whose machine verdict comes while it talks, as voicemail (hang_up)', async () => {
+  it.concurrent('hangs up a live call whose machine verdict comes while it talks, as voicemail (hang_up)', async () => {
     const { mocks, finalizeRun, outcome } = await machineMidCall('hang_up');
     expect(mocks.voicemailMessage).not.toHaveBeenCalled();
     expect(mocks.requestLiveVoicemail).not.toHaveBeenCalled();
     expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
     expect(outcome.disposition).toBe('voicemail');
-  }, 60_000);
+  });
 
-  it('has the stream speak the message, then hangs up as voicemail_left (leave_message)', async () => {
+  it.concurrent('has the stream speak the message, then hangs up as voicemail_left (leave_message)', async () => {
     const { mocks, finalizeRun, outcome } = await machineMidCall('leave_message', 'voicemail');
     expectCalledAsOnce(mocks.requestLiveVoicemail);
     expect(mocks.requestLiveVoicemail.mock.calls[0]?.[0]).toEqual({ runId: 7, text: VOICEMAIL.text });
     expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toEqual(VOICEMAIL);
     expect(outcome.disposition).toBe('voicemail_left');
-  }, 60_000);
+  });
 
-  it('claims no message the stream could not play (leave_message, text-to-speech failed)', async () => {
+  it.concurrent('claims no message the stream could not play (leave_message, text-to-speech failed)', async () => {
     const { mocks, finalizeRun, outcome } = await machineMidCall('leave_message', 'error');
     expectCalledAsOnce(mocks.requestLiveVoicemail);
     expect(finalizeRun.mock.calls[0]?.[0]?.voicemail).toBeUndefined();
     expect(outcome.disposition).toBe('voicemail');
-  }, 60_000);
+  });
 });
 
 describe('a live call whose transfer does not connect', () => {
@@ -458,48 +468,51 @@ describe('a live call whose transfer does not connect', () => {
     disposition: 'callback_requested',
   };
 
-  it('hands the conversation back to the stream with why, and writes the carried-on conversation and the attempt', async () => {
-    const fakes = concludingActivities({
-      startTransfer: jest.fn(() => Promise.resolve({ transferId: 'T1' })),
-      getTransferStatus: jest.fn(() => Promise.resolve({ status: 'busy' as const, transferId: 'T1' })),
-      ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 40 }),
-    });
-    const { outcome } = await runCallWithHistory(
-      fakes.activities,
-      [{ status: 'answered', providerCallId: 'P1' }],
-      { conversation: 'live', maxDurationSeconds: 600 },
-      {
-        before: async (handle) => {
-          await handle.signal(callStatusSignal, { status: 'answered', providerCallId: 'P1' });
-          await handle.signal(conversationStartedSignal);
-          await handle.signal(conversationEndedSignal, askedTransfer);
-          // The API process holding the stream asks until the transfer has settled.
-          const resume = await waitFor(
-            'the conversation to be handed back',
-            async () => (await handle.query(liveResumeQuery)).resume ?? undefined,
-            { timeoutMs: 30_000, intervalMs: 200 },
-          );
-          expect(resume).toEqual({
-            previous: askedTransfer,
-            transferFailed: 'transfer_failed: the line was busy',
-            attempts: 1,
-          });
-          // A retried report of the conversation that asked for the transfer changes nothing.
-          await handle.signal(conversationEndedSignal, askedTransfer);
-          await handle.signal(conversationStartedSignal);
-          await handle.signal(conversationEndedSignal, carriedOn);
+  it.concurrent(
+    'hands the conversation back to the stream with why, and writes the carried-on conversation and the attempt',
+    async () => {
+      const fakes = concludingActivities({
+        startTransfer: jest.fn(() => Promise.resolve({ transferId: 'T1' })),
+        getTransferStatus: jest.fn(() => Promise.resolve({ status: 'busy' as const, transferId: 'T1' })),
+        ...answeredUntilHungUp({ status: 'completed', providerCallId: 'P1', durationSeconds: 40 }),
+      });
+      const { outcome } = await runCallWithHistory(
+        fakes.activities,
+        [{ status: 'answered', providerCallId: 'P1' }],
+        { conversation: 'live', maxDurationSeconds: 600 },
+        {
+          before: async (handle) => {
+            await handle.signal(callStatusSignal, { status: 'answered', providerCallId: 'P1' });
+            await handle.signal(conversationStartedSignal);
+            await handle.signal(conversationEndedSignal, askedTransfer);
+            // The API process holding the stream asks until the transfer has settled.
+            const resume = await waitFor(
+              'the conversation to be handed back',
+              async () => (await handle.query(liveResumeQuery)).resume ?? undefined,
+              { timeoutMs: 30_000, intervalMs: 200 },
+            );
+            expect(resume).toEqual({
+              previous: askedTransfer,
+              transferFailed: 'transfer_failed: the line was busy',
+              attempts: 1,
+            });
+            // A retried report of the conversation that asked for the transfer changes nothing.
+            await handle.signal(conversationEndedSignal, askedTransfer);
+            await handle.signal(conversationStartedSignal);
+            await handle.signal(conversationEndedSignal, carriedOn);
+          },
         },
-      },
-    );
-    expect(outcome).toMatchObject({ runId: 7, callStatus: 'completed', disposition: 'callback_requested' });
-    const written = fakes.finalizeRun.mock.calls[0]?.[0];
-    expect(written?.conversation).toEqual(carriedOn);
-    expect(written?.transfers).toEqual([
-      expect.objectContaining({ outcome: 'busy', mode: 'blind', reason: 'transfer_failed: the line was busy' }),
-    ]);
-    // The call was not hung up for the failed transfer: only at its end, by the agent.
-    expectCalledAsOnce(fakes.mocks.hangupCall);
-  }, 60_000);
+      );
+      expect(outcome).toMatchObject({ runId: 7, callStatus: 'completed', disposition: 'callback_requested' });
+      const written = fakes.finalizeRun.mock.calls[0]?.[0];
+      expect(written?.conversation).toEqual(carriedOn);
+      expect(written?.transfers).toEqual([
+        expect.objectContaining({ outcome: 'busy', mode: 'blind', reason: 'transfer_failed: the line was busy' }),
+      ]);
+      // The call was not hung up for the failed transfer: only at its end, by the agent.
+      expectCalledAsOnce(fakes.mocks.hangupCall);
+    },
+  );
 });
 
 const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, contactId: '11', attempt: 1 };
@@ -508,7 +521,7 @@ const link: CampaignCallLink = { parentWorkflowId: 'campaign-1', campaignId: 1, 
 const simulatedCampaignCall: Partial<CallWorkflowInput> = { conversation: 'simulated', campaign: link };
 
 describe('callWorkflow, ending in one local activity', () => {
-  it('runs the conversation of a call already over when answered and writes it, in one step', async () => {
+  it.concurrent('runs the conversation of a call already over when answered and writes it, in one step', async () => {
     const { activities, finalizeRun, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(
       activities,
@@ -521,7 +534,7 @@ describe('callWorkflow, ending in one local activity', () => {
     expect(reports).toEqual([]);
   });
 
-  it('talks while the call lasts, then writes the conversation it had', async () => {
+  it.concurrent('talks while the call lasts, then writes the conversation it had', async () => {
     const { activities, finalizeRun, mocks } = concludingActivities({
       getCallStatus: jest.fn(() => Promise.resolve<CallStatusUpdate>({ status: 'completed', durationSeconds: 4 })),
     });
@@ -541,7 +554,7 @@ describe('callWorkflow, ending in one local activity', () => {
     expectWrittenOnce(finalizeRun, { runId: 7, callStatus: 'completed', durationSeconds: 4, conversation });
   });
 
-  it('writes an unanswered call without a conversation', async () => {
+  it.concurrent('writes an unanswered call without a conversation', async () => {
     const { activities, finalizeRun, mocks, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(
       activities,
@@ -555,7 +568,7 @@ describe('callWorkflow, ending in one local activity', () => {
     expect(reports).toEqual([]);
   });
 
-  it('tries a failing conversation twice, then writes the call without one', async () => {
+  it.concurrent('tries a failing conversation twice, then writes the call without one', async () => {
     const { activities, finalizeRun, mocks } = concludingActivities({
       runConversation: jest.fn(() => Promise.reject(new Error('engine down'))),
     });
@@ -569,7 +582,7 @@ describe('callWorkflow, ending in one local activity', () => {
     expect(finalizeRun.mock.calls[0]?.[0]).toMatchObject({ callStatus: 'completed', conversation: null });
   });
 
-  it('does not try again a conversation whose run cannot be used', async () => {
+  it.concurrent('does not try again a conversation whose run cannot be used', async () => {
     const { activities, mocks } = concludingActivities({
       runConversation: jest.fn(() => Promise.reject(new CallSetupError('Run 7 has no telephony configuration'))),
     });
@@ -587,7 +600,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
   const input = simulatedCampaignCall;
   const completed: CallStatusUpdate[] = [{ status: 'completed', providerCallId: 'P1', durationSeconds: 5 }];
 
-  it('does not signal its campaign, which learns the outcome from its completion', async () => {
+  it.concurrent('does not signal its campaign, which learns the outcome from its completion', async () => {
     const { activities, reports } = concludingActivities();
     const { outcome, localActivities } = await runCallWithHistory(activities, completed, input);
     expect(outcome.callStatus).toBe('completed');
@@ -595,7 +608,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
     expect(reports).toEqual([]);
   });
 
-  it('reports in its conclusion once asked', async () => {
+  it.concurrent('reports in its conclusion once asked', async () => {
     const { activities, reports } = concludingActivities();
     const { localActivities } = await runCallWithHistory(activities, completed, input, {
       before: (handle) => handle.signal(campaignReportRequestedSignal),
@@ -605,7 +618,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
     for (const report of reports) expect(report).toEqual({ ...link, runId: 7, outcome: 'completed' });
   });
 
-  it('reports after its conclusion when asked while the conclusion ran', async () => {
+  it.concurrent('reports after its conclusion when asked while the conclusion ran', async () => {
     // The conversation outlasts the workflow task (2 s): the worker completes the task meanwhile,
     // and the request, sent from inside the conversation, arrives before the conclusion returns.
     const { activities, reports } = concludingActivities({
@@ -626,7 +639,7 @@ describe('a campaign call, which reports by signal only when asked', () => {
       'reportCampaignCall',
     ]);
     expect(reports).toEqual([{ ...link, runId: 7, outcome: 'completed' }]);
-  }, 30_000);
+  });
 });
 
 describe('a transfer that does not join', () => {
@@ -644,7 +657,7 @@ describe('a transfer that does not join', () => {
     },
   };
 
-  it('releases the caller it may have left waiting, then the conversation carries on', async () => {
+  it.concurrent('releases the caller it may have left waiting, then the conversation carries on', async () => {
     const runConversation = jest
       .fn()
       .mockResolvedValueOnce(askedForTransfer)
@@ -670,5 +683,5 @@ describe('a transfer that does not join', () => {
     expect(mocks.runConversation.mock.calls[1]?.[0]).toMatchObject({
       resume: { transferFailed: 'transfer_failed: the line was busy', attempts: 1 },
     });
-  }, 60_000);
+  });
 });
