@@ -27,6 +27,28 @@ const workflowCode = {
     'Only workflow code imports workflow code: import types, or a definitions.ts and search-attributes.ts, and start workflows by type name.',
 };
 
+const repositoryAccess =
+  'Reads and writes are statements of a repository in entities/repositories/: add one there and call it.';
+
+/** Direct database access, outside entities/repositories/ (Temporal's handle.query is not SQL). */
+const databaseAccess = [
+  {
+    selector: 'CallExpression[callee.property.name=/^(getRepository|createQueryBuilder)$/]',
+    message: repositoryAccess,
+  },
+  {
+    selector:
+      'CallExpression[callee.property.name=/^(query|transaction)$/][callee.object.name=/^(dataSource|manager|entityManager|queryRunner)$/]',
+    message: repositoryAccess,
+  },
+  {
+    selector:
+      'CallExpression[callee.property.name=/^(query|transaction)$/][callee.object.property.name=/^(dataSource|manager)$/]',
+    message: repositoryAccess,
+  },
+  { selector: "MemberExpression[property.name='manager']", message: repositoryAccess },
+];
+
 const routeDataAccess =
   'API routes hold no database access: call a domain use case, which uses the repositories in entities/repositories/.';
 
@@ -100,6 +122,11 @@ module.exports = tseslint.config(
         { selector: "MemberExpression[property.name='manager']", message: routeDataAccess },
       ],
     },
+  },
+  {
+    // The domain, activities, telephony and voice reach PostgreSQL through the repositories only.
+    files: ['domain/**/*.ts', 'activities/**/*.ts', 'telephony/**/*.ts', 'voice/**/*.ts', 'workers/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...databaseAccess] },
   },
   {
     files: ['workflows/**/*.ts', 'bench/**/*.ts'],

@@ -331,7 +331,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
           },
         );
         // On the list as soon as the callee asked, before the call ends; the run's conclusion lists it too.
-        if (conversation.optOut) await listOptOut(dataSource.manager, runId);
+        if (conversation.optOut) await listOptOut(dataSource, runId);
         return conversation;
       } finally {
         clearInterval(beat);
@@ -355,7 +355,7 @@ export function createCallActivities({ dataSource, secrets, settings, converse, 
       const prices = { perMinuteUsd: settings.pricePerMinuteUsd, per1kTokensUsd: settings.pricePer1kTokensUsd };
       const charge = chargeUsd(durationSeconds, tokens, prices);
       // The callee asked not to be called again: listed before the run completes and webhooks go out.
-      if (conversation?.optOut) await listOptOut(dataSource.manager, runId);
+      if (conversation?.optOut) await listOptOut(dataSource, runId);
       const agentVersionId = await records.complete(runId, {
         callDurationSeconds: durationSeconds,
         platformTokenUsage: tokens,

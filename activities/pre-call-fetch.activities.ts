@@ -52,7 +52,7 @@ export function createPreCallFetchActivities({ dataSource, versions, outbound }:
         },
         Context.current().cancellationSignal,
       );
-      await recordPreCallFetch(dataSource.manager, runId, { context, log });
+      await recordPreCallFetch(dataSource, runId, { context, log });
       return { fetched: true, status: log.status };
     },
   };

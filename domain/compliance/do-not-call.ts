@@ -1,10 +1,6 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { DoNotCallNumber } from '../../entities';
-import {
-  createDoNotCallRepository,
-  doNotCallStatements,
-  type DoNotCallSearch,
-} from '../../entities/repositories/do-not-call.repository';
+import { createDoNotCallRepository, type DoNotCallSearch } from '../../entities/repositories/do-not-call.repository';
 import type { DoNotCallEntry, DoNotCallRequest } from './types';
 import { NotFoundError } from '../errors';
 import type { Quotas } from '../quotas';
@@ -100,8 +96,8 @@ export async function removeDoNotCall(dataSource: DataSource, organizationId: nu
  * called again, with the run as its source: an entry already there stays as it is. An inbound
  * caller's number the provider did not verify is listed as such (it may be someone else's).
  */
-export async function listOptOut(manager: EntityManager, runId: number): Promise<void> {
-  await doNotCallStatements(manager).listOptOut(runId);
+export async function listOptOut(dataSource: DataSource, runId: number): Promise<void> {
+  await createDoNotCallRepository(dataSource).listOptOut(runId);
 }
 
 const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (char) => `\\${char}`);

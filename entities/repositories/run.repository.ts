@@ -330,7 +330,7 @@ export type RunRepository = ReturnType<typeof createRunRepository>;
  * and what happened into `logs.pre_call_fetch`.
  */
 export async function recordPreCallFetch(
-  manager: EntityManager,
+  { manager }: DataSource,
   runId: number,
   fetched: { context: Record<string, unknown>; log: object },
 ): Promise<void> {

@@ -692,7 +692,7 @@ describe("opt-outs of inbound callers, by whether the provider verified the call
     for (const { from, stirVerstat, verified } of cases) {
       const run = await twilioCallFrom(from, stirVerstat);
       expect(run.callerIdVerified).toBe(verified);
-      await listOptOut(services.db.dataSource.manager, run.id);
+      await listOptOut(services.db.dataSource, run.id);
       expect(await listed(from)).toEqual([
         expect.objectContaining({ phone_number: from, source: 'opt_out', caller_id_verified: verified }),
       ]);

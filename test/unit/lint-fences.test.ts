@@ -107,16 +107,16 @@ describe('the HTTP layer calls the domain, never the reverse', () => {
   });
 });
 
-describe('API routes hold no database access', () => {
-  /** The data-access fences a snippet at `path` breaks: restricted imports and restricted calls. */
-  async function dataAccessBroken(path: string, code: string): Promise<string[]> {
-    const [result] = await eslint.lintText(code, { filePath: join(root, path) });
-    if (!result) throw new Error(`${path} was not linted`);
-    return result.messages
-      .filter((message) => /no-restricted-(imports|syntax)$/.test(message.ruleId ?? ''))
-      .map((message) => message.message);
-  }
+/** The data-access fences a snippet at `path` breaks: restricted imports and restricted calls. */
+async function dataAccessBroken(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, path) });
+  if (!result) throw new Error(`${path} was not linted`);
+  return result.messages
+    .filter((message) => /no-restricted-(imports|syntax)$/.test(message.ruleId ?? ''))
+    .map((message) => message.message);
+}
 
+describe('API routes hold no database access', () => {
   it.each([
     ['a transaction', `export const f = (d: any) => d.transaction(async () => 1);\n`],
     ['a raw query', `export const f = (d: any) => d.query('SELECT 1');\n`],
@@ -136,6 +136,28 @@ describe('API routes hold no database access', () => {
     const entityType = `import type { Run } from '../../entities';\nexport type Used = Run;\n`;
     expect(await dataAccessBroken('api/routes/x.ts', entityType)).toEqual([]);
     const transaction = `export const f = (d: any) => d.transaction(async () => 1);\n`;
-    expect(await dataAccessBroken('domain/x.ts', transaction)).toEqual([]);
+    expect(await dataAccessBroken('entities/repositories/x.repository.ts', transaction)).toEqual([]);
+  });
+});
+
+describe('the domain, activities, telephony, voice and workers reach the database through repositories', () => {
+  it.each([
+    ['domain/x.ts', 'a raw query', `export const f = (dataSource: any) => dataSource.query('SELECT 1');\n`],
+    ['activities/x.ts', "a dependency's query", `export const f = (deps: any) => deps.dataSource.query('SELECT 1');\n`],
+    ['telephony/x.ts', 'a transaction', `export const f = (manager: any) => manager.transaction(async () => 1);\n`],
+    ['voice/x.ts', 'a TypeORM repository', `export const f = (d: any) => d.getRepository('Run');\n`],
+    ['workers/x.ts', 'a query builder', `export const f = (d: any) => d.createQueryBuilder();\n`],
+    ['domain/x.ts', 'an entity manager', `export const f = (d: any) => d.manager;\n`],
+  ])('%s may not use %s', async (path, _, code) => {
+    expect(await dataAccessBroken(path, code)).toEqual([expect.stringContaining('entities/repositories/')]);
+  });
+
+  it("allows a Temporal workflow query, a repository's transaction, and SQL inside a repository", async () => {
+    const workflowQuery = `export const f = (handle: any) => handle.query('progress');\n`;
+    expect(await dataAccessBroken('domain/x.ts', workflowQuery)).toEqual([]);
+    const repositoryTransaction = `export const f = (runs: any) => runs.transaction(async () => 1);\n`;
+    expect(await dataAccessBroken('domain/x.ts', repositoryTransaction)).toEqual([]);
+    const sql = `export const f = (manager: any) => manager.query('SELECT 1');\n`;
+    expect(await dataAccessBroken('entities/repositories/x.repository.ts', sql)).toEqual([]);
   });
 });

@@ -238,7 +238,7 @@ async function runLiveConversation(
   log.info({ endedBy: result.endedBy, turns: party.latencies.length }, 'live conversation ended');
   // On the list before the workflow hangs up; the run's conclusion lists it again if this failed.
   if (result.optOut) {
-    await listOptOut(deps.dataSource.manager, session.runId).catch((error: unknown) =>
+    await listOptOut(deps.dataSource, session.runId).catch((error: unknown) =>
       log.error({ err: error }, 'opt-out could not be listed; the run conclusion will'),
     );
   }
