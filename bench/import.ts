@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
@@ -145,13 +146,17 @@ interface Measured {
   sampledPeakRss: number;
 }
 
-async function measure(databaseUrl: string, dir: string, rows: number): Promise<Measured> {
+/**
+ * Every size starts its own API over the same database: they share one secrets key, or the second
+ * API could not open what the first one sealed.
+ */
+async function measure(databaseUrl: string, secretsKey: string, dir: string, rows: number): Promise<Measured> {
   const path = join(dir, `contacts-${rows}.csv`);
   const bytes = await writeCsv(path, rows);
   say(`${rows} rows, ${mb(bytes)}: psql \\copy …`);
   const copyMs = await psqlCopy(databaseUrl, path);
 
-  const api = await startApi(databaseUrl, { CSV_MAX_BYTES: String(bytes + 1024) });
+  const api = await startApi(databaseUrl, { CSV_MAX_BYTES: String(bytes + 1024), SECRETS_KEY: secretsKey });
   try {
     const pid = api.pid;
     if (pid === undefined) throw new Error('the API process has no pid');
@@ -191,7 +196,8 @@ async function main(): Promise<void> {
   try {
     await migrate(database.url);
     const results: Measured[] = [];
-    for (const rows of SIZES) results.push(await measure(database.url, dir, rows));
+    const secretsKey = randomBytes(32).toString('hex');
+    for (const rows of SIZES) results.push(await measure(database.url, secretsKey, dir, rows));
 
     console.log(
       '\n| rows | file | psql \\copy | upload | PostgreSQL alone | rows/s (upload) | rows/s (\\copy) | upload / \\copy | PostgreSQL alone / \\copy | API RSS idle | API RSS peak |',
