@@ -64,8 +64,8 @@ export const transferCallbackUrl = (publicBaseUrl: string, provider: string, run
   `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/${provider}/transfer/${runId}`;
 
 /** The audio a caller hears while a transfer's destination rings (public: providers fetch it). */
-export const holdAudioUrl = (publicBaseUrl: string): string =>
-  `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/hold-audio.wav`;
+export const holdAudioUrl = (publicBaseUrl: string, format: 'wav' | 'mp3' = 'wav'): string =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/telephony/hold-audio.${format}`;
 
 /**
  * The provider-facing URLs of a run's call, inbound or outbound (`callUrls` of the call activities);

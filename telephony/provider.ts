@@ -187,6 +187,8 @@ export interface StartTransferRequest {
   announcement: string | null;
   /** The audio the caller hears while the destination rings (a WAV the provider fetches). */
   holdAudioUrl: string;
+  /** The same audio as MP3, for providers that play hold music from MP3 files only. */
+  holdAudioMp3Url: string;
   ringTimeoutSeconds: number;
   /** Derived from the workflow and the tool call: the same key never transfers twice. */
   idempotencyKey: string;

@@ -1,3 +1,4 @@
+import { HOLD_AUDIO_MP3_BASE64 } from './hold-audio-mp3';
 import { wavHeader } from './wav';
 
 /** The hold audio's rate: telephone audio, as every provider plays it without resampling. */
@@ -42,4 +43,12 @@ export function holdAudioWav(): Buffer {
     wav = Buffer.concat([wavHeader(HOLD_AUDIO_SAMPLE_RATE, 1, data.length), data]);
   }
   return wav;
+}
+
+let mp3: Buffer | undefined;
+
+/** The same audio as MP3, for providers that play hold music from MP3 only (see hold-audio-mp3.ts). */
+export function holdAudioMp3(): Buffer {
+  mp3 ??= Buffer.from(HOLD_AUDIO_MP3_BASE64, 'base64');
+  return mp3;
 }

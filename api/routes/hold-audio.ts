@@ -1,4 +1,4 @@
-import { holdAudioWav } from '../../voice/hold-audio';
+import { holdAudioMp3, holdAudioWav } from '../../voice/hold-audio';
 import { defineRoute, type Route } from '../route';
 import { z } from '../zod';
 
@@ -34,6 +34,34 @@ export function createHoldAudioRoutes(): Route[] {
         ctx.set('Cache-Control', `public, max-age=${CACHE_SECONDS}`);
         ctx.length = wav.length;
         ctx.body = wav;
+        return Promise.resolve();
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/telephony/hold-audio.mp3',
+        operationId: 'getHoldAudioMp3',
+        summary: 'The hold audio of transfers, as MP3',
+        description:
+          'The same melody as `hold-audio.wav`, as MP3 (mono, 8 kHz, 16 kbit/s), for providers that play hold ' +
+          "music from MP3 files only (Vonage's conversation and connect actions). No credentials.",
+        tags: ['telephony'],
+        security: [],
+        responses: {
+          200: {
+            description: 'The hold audio (`Cache-Control: public`)',
+            schema: z.string().openapi({ format: 'binary' }),
+            contentType: 'audio/mpeg',
+          },
+        },
+      },
+      (ctx) => {
+        const mp3 = holdAudioMp3();
+        ctx.type = 'audio/mpeg';
+        ctx.set('Cache-Control', `public, max-age=${CACHE_SECONDS}`);
+        ctx.length = mp3.length;
+        ctx.body = mp3;
         return Promise.resolve();
       },
     ),

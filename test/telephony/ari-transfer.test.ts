@@ -84,6 +84,7 @@ const startRequest = (run: Run, caller: string, destination: string): StartTrans
   mode: 'blind',
   announcement: null,
   holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
+  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
   ringTimeoutSeconds: 20,
   idempotencyKey: `call-${run.id}:transfer-1`,
   transferCallbackUrl: `https://sb.example.com/api/v1/telephony/ari/transfer/${run.id}`,

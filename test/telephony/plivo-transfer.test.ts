@@ -17,6 +17,7 @@ const request = (overrides: Partial<StartTransferRequest> = {}): StartTransferRe
   mode: 'blind',
   announcement: null,
   holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
+  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
   ringTimeoutSeconds: 25,
   idempotencyKey: 'call-42:transfer-1',
   transferCallbackUrl: CALLBACK,

@@ -350,6 +350,7 @@ describe('transfers', () => {
     mode: 'blind' as const,
     announcement: null,
     holdAudioUrl: 'http://127.0.0.1:1/api/v1/telephony/hold-audio.wav',
+    holdAudioMp3Url: 'http://127.0.0.1:1/api/v1/telephony/hold-audio.mp3',
     ringTimeoutSeconds: 30,
     idempotencyKey: randomUUID(),
     transferCallbackUrl: receiver.url.replace('/status/', '/transfer/'),

@@ -18,6 +18,7 @@ const transfer: StartTransferRequest = {
   mode: 'blind',
   announcement: null,
   holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
+  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
   ringTimeoutSeconds: 20,
   idempotencyKey: 'call-7-42:transfer-1',
   transferCallbackUrl: 'https://sb.example.com/api/v1/telephony/telnyx/transfer/42',

@@ -22,6 +22,7 @@ const warm: StartTransferRequest = {
   mode: 'warm',
   announcement,
   holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
+  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
   ringTimeoutSeconds: 25,
   idempotencyKey: 'call-7-42:transfer-1',
   transferCallbackUrl: 'https://sb.example.com/api/v1/telephony/telnyx/transfer/42',

@@ -22,6 +22,7 @@ const transfer: StartTransferRequest = {
   mode: 'blind',
   announcement: null,
   holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
+  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
   ringTimeoutSeconds: 25,
   idempotencyKey: 'call-7-42:transfer-1',
   transferCallbackUrl: 'https://sb.example.com/api/v1/telephony/twilio/transfer/42',

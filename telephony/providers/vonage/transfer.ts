@@ -88,7 +88,7 @@ export function vonageTransfer(client: VonageClient, now: () => Date): Telephony
           action: 'connect',
           ...(request.from ? { from: withoutPlus(request.from) } : {}),
           timeout: request.ringTimeoutSeconds,
-          ringbackTone: request.holdAudioUrl,
+          ringbackTone: request.holdAudioMp3Url,
           eventUrl: [transferCallbackFor(request.transferCallbackUrl, transferId)],
           eventMethod: 'POST',
           endpoint: [destination],

@@ -86,7 +86,10 @@ export function vonageWarmTransfer(client: VonageClient, now: () => Date) {
       await client.voiceRequest({
         method: 'PUT',
         path: callPath(request.providerCallId),
-        json: { action: 'transfer', destination: { type: 'ncco', ncco: waitNcco(conversation, request.holdAudioUrl) } },
+        json: {
+          action: 'transfer',
+          destination: { type: 'ncco', ncco: waitNcco(conversation, request.holdAudioMp3Url) },
+        },
       });
       try {
         const body = await client.voiceRequest({
