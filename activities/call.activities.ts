@@ -39,7 +39,7 @@ import { createCallRecords, type CallRecord } from './call-records';
 import { createNotificationRepository } from '../entities/repositories/notification.repository';
 import { callUrls, type CallSettings } from '../domain/calls/call-settings';
 import { createDialPacing } from './pacing/dial-pacing';
-import { postCallWebhooksOf, type PostCallWebhook } from './webhook/nodes';
+import { postCallWebhooksOf, type PostCallWebhook } from '../domain/webhooks/post-call-nodes';
 
 /** Speaking rate used to time a voicemail message (words per second of synthesized speech). */
 const VOICEMAIL_WORDS_PER_SECOND = 2.5;

@@ -10,7 +10,7 @@ import { createWebhookRepository } from '../entities/repositories/webhook.reposi
 import type { Resolver } from '../platform/address-guard';
 import type { Secrets } from '../telephony/secrets';
 import type { CampaignLogEntry } from './campaign.activities';
-import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './webhook/errors';
+import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from '../domain/webhooks/delivery-errors';
 
 export interface OrganizationEventActivityDeps {
   dataSource: DataSource;

@@ -13,7 +13,7 @@ import type { Secrets } from '../telephony/secrets';
 import type { createCallActivities } from './call.activities';
 import { createCallRecords } from './call-records';
 import type { CallSettings } from '../domain/calls/call-settings';
-import type { PostCallWebhook } from './webhook/nodes';
+import type { PostCallWebhook } from '../domain/webhooks/post-call-nodes';
 import { callDisposition } from '../workflows/definitions';
 
 export interface TextChatActivityDeps {

@@ -48,7 +48,7 @@ export const ACTIVITY_POLICIES = {
     startToCloseTimeout: '20 seconds',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
   },
-  /** A post-call webhook: refused addresses and 4xx answers are final (activities/webhook/errors.ts); the rest backs off. */
+  /** A post-call webhook: refused addresses and 4xx answers are final (domain/webhooks/delivery-errors.ts); the rest backs off. */
   webhookDelivery: {
     startToCloseTimeout: '30 seconds',
     retry: {

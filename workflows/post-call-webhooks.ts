@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhook.activities';
-import type { PostCallWebhook } from '../activities/webhook/nodes';
+import type { PostCallWebhook } from '../domain/webhooks/post-call-nodes';
 import { ACTIVITY_POLICIES } from './activity-policies';
 
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { createActivities } from '../../activities';
-import type { WebhookLogEntry } from '../../activities/webhook.activities';
+import type { WebhookLogEntry } from '../../domain/webhooks/post-call-delivery';
 import { converse } from '../../agent-runtime';
 import { Run } from '../../entities';
 import { Secrets } from '../../telephony/secrets';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { renderPayload, type PayloadContext } from '../../activities/webhook/payload';
+import { renderPayload, type PayloadContext } from '../../domain/webhooks/payload';
 import { signatureHeader, verifySignatureHeader } from '../../domain/webhooks/signature';
 
 const context: PayloadContext = {

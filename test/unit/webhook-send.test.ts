@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Resolver } from '../../platform/address-guard';
-import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from '../../activities/webhook/errors';
-import { DEFAULT_SEND_LIMITS, sendWebhook } from '../../activities/webhook/send';
+import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from '../../domain/webhooks/delivery-errors';
+import { DEFAULT_SEND_LIMITS, sendWebhook } from '../../domain/webhooks/send';
 
 let server: Server;
 let port: number;

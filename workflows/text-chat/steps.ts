@@ -1,7 +1,7 @@
 import { ApplicationFailure, log, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { TextChatInput } from '../../agent-runtime';
 import type { createTextChatActivities } from '../../activities/text-chat.activities';
-import type { PostCallWebhook } from '../../activities/webhook/nodes';
+import type { PostCallWebhook } from '../../domain/webhooks/post-call-nodes';
 import { ACTIVITY_POLICIES } from '../activity-policies';
 import { TEXT_CHAT_TURN_FAILED } from './definitions';
 import type { TextChatSession } from './session';

@@ -1,5 +1,5 @@
-import type { WebhookNode } from '../../domain/agents/agent-graph';
-import type { AgentVersionCache } from '../../domain/agents/version-cache';
+import type { WebhookNode } from '../agents/agent-graph';
+import type { AgentVersionCache } from '../agents/version-cache';
 
 /** A webhook node a finished call sends, as the call workflow schedules its delivery. */
 export interface PostCallWebhook {

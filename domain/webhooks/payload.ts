@@ -1,4 +1,4 @@
-import { renderJsonTemplate } from '../../domain/agents/json-template';
+import { renderJsonTemplate } from '../agents/json-template';
 
 /** What a payload template can refer to, besides `initial_context.*` and `gathered_context.*`. */
 export interface PayloadVariables {

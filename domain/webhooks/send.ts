@@ -1,6 +1,6 @@
 import type { AddressPolicy } from '../../platform/address-guard';
 import { guardedRequest, OutboundRefusedError, type OutboundRequest } from '../../platform/outbound-http';
-import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './errors';
+import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from './delivery-errors';
 
 export type WebhookRequest = OutboundRequest;
 
