@@ -9,6 +9,20 @@ import {
 import { vonageProvider, type VonageConfig } from '../../telephony/providers/vonage';
 import { FakeProviderServer } from './helpers/fake-provider-server';
 
+/** Vonage's leg statuses (events and the call resource), and the transfer status each reads as. */
+const LEG_STATUSES = [
+  ['started', 'ringing'],
+  ['ringing', 'ringing'],
+  ['answered', 'answered'],
+  ['completed', 'answered'],
+  ['busy', 'busy'],
+  ['rejected', 'busy'],
+  ['timeout', 'no-answer'],
+  ['unanswered', 'no-answer'],
+  ['failed', 'failed'],
+  ['cancelled', 'canceled'],
+];
+
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const config: VonageConfig = {
   api_key: 'abcd1234',
@@ -220,18 +234,7 @@ describe('parseWebhook', () => {
     }),
   });
 
-  it.each([
-    ['started', 'ringing'],
-    ['ringing', 'ringing'],
-    ['answered', 'answered'],
-    ['completed', 'answered'],
-    ['busy', 'busy'],
-    ['rejected', 'busy'],
-    ['timeout', 'no-answer'],
-    ['unanswered', 'no-answer'],
-    ['failed', 'failed'],
-    ['cancelled', 'canceled'],
-  ])('reads the leg status %s as %s, the transfer from the event URL', (status, expected) => {
+  it.each(LEG_STATUSES)('reads the leg status %s as %s, the transfer from the event URL', (status, expected) => {
     expect(vonage.parseWebhook(event(status))).toMatchObject({
       status: expected,
       transferId,
@@ -402,22 +405,14 @@ describe('warm transfer', () => {
       }),
     });
 
-    it.each([
-      ['started', 'ringing'],
-      ['ringing', 'ringing'],
-      ['answered', 'answered'],
-      ['completed', 'answered'],
-      ['busy', 'busy'],
-      ['rejected', 'busy'],
-      ['timeout', 'no-answer'],
-      ['unanswered', 'no-answer'],
-      ['failed', 'failed'],
-      ['cancelled', 'canceled'],
-    ])("reads the destination call's %s event as %s, naming the transfer start returned", (status, expected) => {
-      expect(vonage.parseWebhook(event({ status }))).toEqual(
-        expect.objectContaining({ status: expected, transferId, providerCallId: legUuid }),
-      );
-    });
+    it.each(LEG_STATUSES)(
+      "reads the destination call's %s event as %s, naming the transfer start returned",
+      (status, expected) => {
+        expect(vonage.parseWebhook(event({ status }))).toEqual(
+          expect.objectContaining({ status: expected, transferId, providerCallId: legUuid }),
+        );
+      },
+    );
 
     it('refuses an event that names no call', () => {
       expect(() => vonage.parseWebhook(event({ status: 'busy', uuid: undefined }))).toThrow(ProviderError);
