@@ -1,31 +1,21 @@
 import {
   ProviderError,
   type AnswerTarget,
-  type StartTransferRequest,
   type TelephonyTransfer,
   type WebhookRequest,
 } from '../../telephony/provider';
 import { cloudonixProvider } from '../../telephony/providers/cloudonix';
 import { transferIdOf } from '../../telephony/transfer-callback';
 import { FakeProviderServer } from './helpers/fake-provider-server';
+import { transferRequest } from './helpers/transfer-request';
 
 const API_KEY = 'XI-domain-api-key-value';
 const TOKEN = '16a7294c989b11e7b3d32b9edb8660c7';
-const transfer: StartTransferRequest = {
-  runId: 42,
+const transfer = transferRequest('cloudonix', {
   providerCallId: TOKEN,
   destination: '+14155550999',
   from: '+14158675308',
-  mode: 'blind',
-  announcement: null,
-  holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
-  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
-  ringTimeoutSeconds: 25,
-  idempotencyKey: 'call-7-42:transfer-1',
-  transferCallbackUrl: 'https://sb.example.com/api/v1/telephony/cloudonix/transfer/42',
-  answerUrl: 'https://sb.example.com/api/v1/telephony/cloudonix/answer/42',
-  mediaStreamUrl: 'wss://sb.example.com/api/v1/telephony/cloudonix/media/42?token=t',
-};
+});
 const transferId = transferIdOf(transfer.idempotencyKey);
 const callback = (step: string) => `${transfer.transferCallbackUrl}?transfer_id=${transferId}&step=${step}`;
 const caller: AnswerTarget = {

@@ -1,30 +1,17 @@
-import {
-  ProviderError,
-  type StartTransferRequest,
-  type TelephonyTransfer,
-  type WebhookRequest,
-} from '../../telephony/provider';
+import { ProviderError, type TelephonyTransfer, type WebhookRequest } from '../../telephony/provider';
 import { telnyxProvider, type TelnyxConfig } from '../../telephony/providers/telnyx';
 import { FakeProviderServer } from './helpers/fake-provider-server';
+import { transferRequest } from './helpers/transfer-request';
 
 const config: TelnyxConfig = { api_key: 'KEY_test_secret_value', connection_id: '1293384261075731499' };
 const callControlId = 'v3:MdI91X4lWFEs7IgbBEOT9M4AigoY08M0WWZFISt1Yw2axZ_IiE4pqg';
 const legControlId = 'v3:leg-b-0123456789';
-const transfer: StartTransferRequest = {
-  runId: 42,
+const transfer = transferRequest('telnyx', {
   providerCallId: callControlId,
   destination: '+15551239999',
   from: '+15550001111',
-  mode: 'blind',
-  announcement: null,
-  holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
-  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
   ringTimeoutSeconds: 20,
-  idempotencyKey: 'call-7-42:transfer-1',
-  transferCallbackUrl: 'https://sb.example.com/api/v1/telephony/telnyx/transfer/42',
-  answerUrl: 'https://sb.example.com/api/v1/telephony/telnyx/answer/42',
-  mediaStreamUrl: 'wss://sb.example.com/api/v1/telephony/telnyx/media/42?token=t',
-};
+});
 const clientState = (transferId: string) => Buffer.from(transferId).toString('base64');
 
 let server: FakeProviderServer;

@@ -1,6 +1,5 @@
 import {
   ProviderError,
-  type StartTransferRequest,
   type TelephonyTransfer,
   type TransferEvent,
   type WebhookRequest,
@@ -9,26 +8,19 @@ import { telnyxProvider, type TelnyxConfig } from '../../telephony/providers/tel
 import { MAX_ANNOUNCEMENT_CHARS } from '../../telephony/providers/telnyx/warm-transfer';
 import { transferIdOf } from '../../telephony/transfer-callback';
 import { FakeProviderServer, type RecordedRequest } from './helpers/fake-provider-server';
+import { transferRequest } from './helpers/transfer-request';
 
 const config: TelnyxConfig = { api_key: 'KEY_test_secret_value', connection_id: '1293384261075731499' };
 const callerId = 'v3:MdI91X4lWFEs7IgbBEOT9M4AigoY08M0WWZFISt1Yw2axZ_IiE4pqg';
 const legId = 'v3:leg-b-0123456789_AbC-dEf';
 const announcement = 'A caller about the March invoice; they were charged twice.';
-const warm: StartTransferRequest = {
-  runId: 42,
+const warm = transferRequest('telnyx', {
   providerCallId: callerId,
   destination: '+15551239999',
   from: '+15550001111',
   mode: 'warm',
   announcement,
-  holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
-  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
-  ringTimeoutSeconds: 25,
-  idempotencyKey: 'call-7-42:transfer-1',
-  transferCallbackUrl: 'https://sb.example.com/api/v1/telephony/telnyx/transfer/42',
-  answerUrl: 'https://sb.example.com/api/v1/telephony/telnyx/answer/42',
-  mediaStreamUrl: 'wss://sb.example.com/api/v1/telephony/telnyx/media/42?token=t',
-};
+});
 const name = transferIdOf(warm.idempotencyKey);
 const transferId = `${name}.${legId}`;
 

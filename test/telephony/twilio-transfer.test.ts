@@ -6,6 +6,7 @@ import {
 } from '../../telephony/provider';
 import { twilioProvider } from '../../telephony/providers/twilio';
 import { FakeProviderServer } from './helpers/fake-provider-server';
+import { transferRequest } from './helpers/transfer-request';
 
 const SID = 'ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const TOKEN = 'twilio_auth_token_1234';
@@ -14,21 +15,11 @@ const LEG_SID = 'CAbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 const basic = `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`;
 const now = new Date('2026-03-02T10:15:00.000Z');
 const startedSeconds = now.getTime() / 1000;
-const transfer: StartTransferRequest = {
-  runId: 42,
+const transfer = transferRequest('twilio', {
   providerCallId: CALL_SID,
   destination: '+14155550999',
   from: '+14158675308',
-  mode: 'blind',
-  announcement: null,
-  holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
-  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
-  ringTimeoutSeconds: 25,
-  idempotencyKey: 'call-7-42:transfer-1',
-  transferCallbackUrl: 'https://sb.example.com/api/v1/telephony/twilio/transfer/42',
-  answerUrl: 'https://sb.example.com/api/v1/telephony/twilio/answer/42',
-  mediaStreamUrl: 'wss://sb.example.com/api/v1/telephony/twilio/media/42?token=t',
-};
+});
 /** A child call of the transferred call, as `GET .../Calls.json?ParentCallSid=` lists it. */
 const leg = (sid: string, status: string, created: Date, to = transfer.destination) => ({
   sid,

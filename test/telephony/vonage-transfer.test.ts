@@ -8,6 +8,7 @@ import {
 } from '../../telephony/provider';
 import { vonageProvider, type VonageConfig } from '../../telephony/providers/vonage';
 import { FakeProviderServer } from './helpers/fake-provider-server';
+import { transferRequest } from './helpers/transfer-request';
 
 /** Vonage's leg statuses (events and the call resource), and the transfer status each reads as. */
 const LEG_STATUSES = [
@@ -36,21 +37,12 @@ const legUuid = 'aaaaaaaa-0000-4000-8000-0000000000b1';
 const conversationUuid = 'CON-f972836a-550f-45fa-956c-12a2ab5b7d22';
 const now = new Date('2026-03-02T10:15:00.000Z');
 const startedSeconds = now.getTime() / 1000;
-const transfer: StartTransferRequest = {
-  runId: 42,
+const transfer = transferRequest('vonage', {
   providerCallId: uuid,
   destination: '+447700900999',
   from: '+447700900000',
-  mode: 'blind',
-  announcement: null,
-  holdAudioUrl: 'https://sb.example.com/api/v1/telephony/hold-audio.wav',
-  holdAudioMp3Url: 'https://sb.example.com/api/v1/telephony/hold-audio.mp3',
   ringTimeoutSeconds: 30,
-  idempotencyKey: 'call-7-42:transfer-1',
-  transferCallbackUrl: 'https://sb.example.com/api/v1/telephony/vonage/transfer/42',
-  answerUrl: 'https://sb.example.com/api/v1/telephony/vonage/answer/42',
-  mediaStreamUrl: 'wss://sb.example.com/api/v1/telephony/vonage/media/42?token=t',
-};
+});
 
 let server: FakeProviderServer;
 let vonage: TelephonyTransfer;
