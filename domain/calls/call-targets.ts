@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Agent, PhoneNumber, TelephonyConfiguration } from '../../entities';
 import { createCallTargetRepository } from '../../entities/repositories/call-target.repository';
-import { createTelephonyConfigurationRepository } from '../../entities/repositories/telephony-configuration.repository';
 import { conversationModeOf } from '../../telephony/conversation-mode';
 import { ConflictError, InvalidError, NotFoundError } from '../errors';
 import { resolveTrigger } from '../agents/triggers';
@@ -69,10 +68,7 @@ export async function callRoute(
 ): Promise<CallRoute> {
   const targets = createCallTargetRepository(dataSource);
   const configuration = choice.telephonyConfigurationId
-    ? await createTelephonyConfigurationRepository(dataSource).findOwned(
-        organizationId,
-        choice.telephonyConfigurationId,
-      )
+    ? await targets.findOwnedConfiguration(organizationId, choice.telephonyConfigurationId)
     : await targets.defaultOutboundConfiguration(organizationId);
   if (!configuration) {
     if (choice.telephonyConfigurationId) throw new NotFoundError('Telephony configuration not found');

@@ -23,7 +23,7 @@ export const CAMPAIGN_CALL_VARIABLES = ['called_number', 'caller_number', 'direc
 /** The caller's agent and the version its campaign calls will run with; 400 `workflow_not_found` otherwise. */
 export async function campaignAgent(campaigns: CampaignStatements, caller: Actor, agentId: number) {
   const agent = await campaigns.findOwnedAgent(caller.organizationId, agentId);
-  const version = agent?.currentDefinitionId ? await campaigns.findAgentVersion(agent.currentDefinitionId) : null;
+  const version = agent?.currentDefinitionId ? await campaigns.findVersion(agent.currentDefinitionId) : null;
   if (!agent || !version) throw new InvalidError('workflow_not_found');
   return { agent, version };
 }

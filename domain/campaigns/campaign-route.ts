@@ -27,7 +27,7 @@ export async function campaignRoute(
   context: Pick<ProviderContext, 'apiBaseUrl' | 'dataSource'>,
 ): Promise<CampaignRoute> {
   const agent = await campaigns.findAgent(campaign.agentId);
-  const version = agent?.currentDefinitionId ? await campaigns.findAgentVersion(agent.currentDefinitionId) : null;
+  const version = agent?.currentDefinitionId ? await campaigns.findVersion(agent.currentDefinitionId) : null;
   if (!agent || agent.status === 'archived' || !version)
     throw new CampaignRouteError('The agent has no callable version');
 

@@ -6,7 +6,7 @@ import { TelephonyConfiguration } from '../telephony-configuration.entity';
 import { repositoryOver } from './repository';
 
 /**
- * The reads of placing and taking a call: the agent and version it runs, the telephony
+ * The reads of placing and taking a call, and of a campaign's route: the agent and version it runs, the telephony
  * configuration it goes through and that configuration's numbers (and the ARI configurations whose
  * events the worker listens to).
  */
@@ -19,6 +19,15 @@ export function callTargetStatements(manager: EntityManager) {
     /** The organization's agent with that Agent UUID (lower case); null otherwise. */
     agentByUuid(organizationId: number, workflowUuid: string): Promise<Agent | null> {
       return agents.findOneBy({ workflowUuid, organizationId });
+    },
+
+    /** The organization's agent with that id; null when it is missing or another organization's. */
+    findOwnedAgent(organizationId: number, agentId: number): Promise<Agent | null> {
+      return agents.findOneBy({ id: agentId, organizationId });
+    },
+
+    findAgent(agentId: number): Promise<Agent | null> {
+      return agents.findOneBy({ id: agentId });
     },
 
     /** The agent's disposition codes (with its id); throws when there is no such agent. */
@@ -41,6 +50,11 @@ export function callTargetStatements(manager: EntityManager) {
       return configurations.findOneBy({ organizationId, isDefaultOutbound: true });
     },
 
+    /** The organization's configuration with that id; null when it is missing or another organization's. */
+    findOwnedConfiguration(organizationId: number, id: number): Promise<TelephonyConfiguration | null> {
+      return configurations.findOneBy({ id, organizationId });
+    },
+
     /** The configurations of that provider among those ids, oldest first. */
     configurationsOfProvider(ids: number[], provider: string): Promise<TelephonyConfiguration[]> {
       return configurations.find({ where: { id: In(ids), provider }, order: { id: 'ASC' } });
@@ -54,6 +68,11 @@ export function callTargetStatements(manager: EntityManager) {
     /** Every organization's numbers at that (normalized) address, in the order they were added. */
     numbersAt(addressNormalized: string): Promise<PhoneNumber[]> {
       return numbers.find({ where: { addressNormalized }, order: { id: 'ASC' } });
+    },
+
+    /** The configuration's active number at that (normalized) address; null when there is none. */
+    findActiveNumber(telephonyConfigurationId: number, addressNormalized: string): Promise<PhoneNumber | null> {
+      return numbers.findOneBy({ telephonyConfigurationId, addressNormalized, isActive: true });
     },
 
     /** The ARI configurations, which the worker's ARI listener holds a connection to each of. */

@@ -2,14 +2,11 @@ import type { DataSource, DeepPartial, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { CampaignState } from '../../domain/campaigns/settings';
 import { TRANSFERRED } from '../../domain/runs/types';
-import { Agent } from '../agent.entity';
-import { AgentVersion } from '../agent-version.entity';
 import { Campaign } from '../campaign.entity';
 import { CampaignContact } from '../campaign-contact.entity';
 import { CampaignLog } from '../campaign-log.entity';
-import { PhoneNumber } from '../phone-number.entity';
 import { Run } from '../run.entity';
-import { TelephonyConfiguration } from '../telephony-configuration.entity';
+import { callTargetStatements } from './call-target.repository';
 
 /** The campaign row's counters, as the progress query reports them. */
 export interface CampaignCounters {
@@ -155,6 +152,8 @@ const countersOf = (row: Campaign): CampaignCounters => ({
  */
 export function campaignStatements(manager: EntityManager) {
   return {
+    // What a campaign dials through: its agent, version, configuration and numbers, read as calls read them.
+    ...callTargetStatements(manager),
     /** The campaign, locked for the rest of the transaction; null when it does not exist. */
     lockCampaign(campaignId: number): Promise<Campaign | null> {
       return manager.findOne(Campaign, { where: { id: campaignId }, lock: { mode: 'pessimistic_write' } });
@@ -586,39 +585,6 @@ export function campaignStatements(manager: EntityManager) {
 
     async markRedialed(campaignId: number, redialedCampaignId: number): Promise<void> {
       await manager.update(Campaign, { id: campaignId }, { redialedCampaignId, updatedAt: new Date() });
-    },
-
-    /** The organization's agent with that id; null when it is missing or another organization's. */
-    findOwnedAgent(organizationId: number, agentId: number): Promise<Agent | null> {
-      return manager.findOneBy(Agent, { id: agentId, organizationId });
-    },
-
-    findAgent(agentId: number): Promise<Agent | null> {
-      return manager.findOneBy(Agent, { id: agentId });
-    },
-
-    findAgentVersion(id: number): Promise<AgentVersion | null> {
-      return manager.findOneBy(AgentVersion, { id });
-    },
-
-    /** The organization's configuration with that id; null when it is missing or another organization's. */
-    findOwnedConfiguration(organizationId: number, id: number): Promise<TelephonyConfiguration | null> {
-      return manager.findOneBy(TelephonyConfiguration, { id, organizationId });
-    },
-
-    /** The organization's default configuration for outbound calls; null when it has none. */
-    defaultOutboundConfiguration(organizationId: number): Promise<TelephonyConfiguration | null> {
-      return manager.findOneBy(TelephonyConfiguration, { organizationId, isDefaultOutbound: true });
-    },
-
-    /** The configuration's active number at that (normalized) address; null when there is none. */
-    findActiveNumber(telephonyConfigurationId: number, addressNormalized: string): Promise<PhoneNumber | null> {
-      return manager.findOneBy(PhoneNumber, { telephonyConfigurationId, addressNormalized, isActive: true });
-    },
-
-    /** The configuration's numbers, in id order. */
-    numbersOf(telephonyConfigurationId: number): Promise<PhoneNumber[]> {
-      return manager.find(PhoneNumber, { where: { telephonyConfigurationId }, order: { id: 'ASC' } });
     },
 
     /** The attempt rows of a batch to screen, locked in phone number order, with their numbers. */
