@@ -2,15 +2,15 @@ import type { TelephonyConfiguration } from '../../entities';
 import { maskPhoneNumber } from '../../platform/log-redaction';
 import { openCredentials } from '../../telephony/credentials';
 import { ACKNOWLEDGED, answerUrls } from '../../telephony/inbound';
-import { ProviderError, type ProviderReply } from '../../telephony/provider';
+import type { ProviderReply } from '../../telephony/provider';
 import { simulatorConfigSchema } from '../../telephony/providers/simulator/config';
 import { ringSimulatorNumber } from '../../telephony/providers/simulator/inbound';
 import { jsonObjectBody } from '../../telephony/status-fields';
 import type { ApiDeps } from '../context';
 import { ForbiddenError } from '../errors';
-import { InvalidError, NotFoundError, UpstreamError } from '../../domain/errors';
+import { NotFoundError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route, type RouteContext } from '../route';
-import { webhookRequest } from '../webhook-request';
+import { providerEvent, viaProvider, webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { ProviderJsonReply, providerWebhookBody, vonageWebhookBody } from '../schemas/webhooks';
 import { signalCallStatus } from '../../domain/calls/call-status-signal';
@@ -51,25 +51,6 @@ const send = (ctx: RouteContext, reply: ProviderReply): void => {
   ctx.type = reply.contentType;
   ctx.body = reply.body;
 };
-
-/** A provider that answered a command with an error is a bad gateway; other errors go on. */
-async function viaProvider<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ProviderError) throw new UpstreamError(error.message);
-    throw error;
-  }
-}
-
-function parsed<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof ProviderError) throw new InvalidError(error.message);
-    throw error;
-  }
-}
 
 export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
   const { dataSource, temporal, config } = deps;
@@ -186,7 +167,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         }
         const log = ctx.state.log.child({ provider: params.provider });
         const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
-        const call = parsed(() => definition.inbound.parse(request));
+        const call = providerEvent(() => definition.inbound.parse(request));
         if (!call) {
           send(ctx, ACKNOWLEDGED);
           return;
@@ -230,7 +211,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         offered('vonage');
         ctx.body = { status: 'received' };
         const request = webhookRequest(ctx, config.PUBLIC_BASE_URL);
-        const uuid = parsed(() => jsonObjectBody(request.rawBody, 'Vonage')).uuid;
+        const uuid = providerEvent(() => jsonObjectBody(request.rawBody, 'Vonage')).uuid;
         const run = typeof uuid === 'string' && uuid ? await providerRuns.byProviderCall('vonage', uuid) : null;
         if (!run) {
           ctx.state.log.info({ uuid }, 'Vonage event for an unknown call: ignored');
@@ -239,7 +220,7 @@ export function createTelephonyInboundRoutes(deps: ApiDeps): Route[] {
         const { adapter } = await runOf('vonage', run.id);
         if (!(await adapter.verifyWebhook(request))) throw new ForbiddenError('Invalid signature');
         if (run.isCompleted) return;
-        const event = parsed(() => adapter.parseStatusWebhook(request));
+        const event = providerEvent(() => adapter.parseStatusWebhook(request));
         await signalCallStatus(temporal, run, {
           status: event.status,
           providerCallId: event.providerCallId,

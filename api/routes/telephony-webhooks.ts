@@ -1,12 +1,11 @@
-import { ProviderError } from '../../telephony/provider';
 import { signalCallStatus, signalTransferStatus } from '../../domain/calls/call-status-signal';
 import { ProviderRuns } from '../../domain/calls/provider-runs';
 import type { ApiDeps, AppState } from '../context';
 import { ForbiddenError } from '../errors';
 import { withSignedCallerTrace } from '../middleware/trace-request';
-import { InvalidError, UpstreamError } from '../../domain/errors';
+import { InvalidError } from '../../domain/errors';
 import { defineRoute, errorResponse, type Route } from '../route';
-import { webhookRequest } from '../webhook-request';
+import { providerEvent, viaProvider, webhookRequest } from '../webhook-request';
 import { StatusWebhookParams, WebhookReceived } from '../schemas/calls';
 import { providerWebhookBody } from '../schemas/webhooks';
 import { createTelephonyServices } from '../../domain/telephony/telephony-services';
@@ -134,7 +133,10 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
           providerCallId: run.provider_call_id ?? '',
           ...answerUrls(config.PUBLIC_BASE_URL, params.provider, run.id, telephony.secrets),
         };
-        const event = transfer.advance ? await viaProvider(transfer.advance(parsed, caller.providerCallId)) : parsed;
+        // Telnyx's warm transfer takes its next step on the leg's events; other providers need none.
+        const event = await viaProvider(
+          () => transfer.advance?.(parsed, caller.providerCallId) ?? Promise.resolve(parsed),
+        );
         const markup = transfer.markup?.(request, caller) ?? null;
         if (markup) {
           ctx.type = markup.contentType;
@@ -151,24 +153,4 @@ export function createTelephonyWebhookRoutes(deps: ApiDeps): Route[] {
       },
     ),
   ];
-}
-
-/** A provider that answered a command with an error is a bad gateway (502): the event is not handled. */
-async function viaProvider<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof ProviderError) throw new UpstreamError(error.message);
-    throw error;
-  }
-}
-
-/** A provider event parsed from a webhook; a payload that is not one is the sender's mistake (400). */
-function providerEvent<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof ProviderError) throw new InvalidError(error.message);
-    throw error;
-  }
 }
