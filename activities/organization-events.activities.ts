@@ -6,6 +6,7 @@ import { emitCallAnalyzed } from '../domain/webhooks/call-analyzed';
 import { deliveryStarter } from '../domain/webhooks/delivery-workflow';
 import type { OrganizationEventType } from '../domain/webhooks/organization-events';
 import { WebhookDeliveries, type DeliveryLimits } from '../domain/webhooks/webhook-deliveries';
+import { createCampaignRepository } from '../entities/repositories/campaign.repository';
 import { createWebhookRepository } from '../entities/repositories/webhook.repository';
 import type { Resolver } from '../platform/address-guard';
 import type { Secrets } from '../telephony/secrets';
@@ -101,13 +102,13 @@ export function createCallEventEmitter(deps: OrganizationEventActivityDeps) {
 /** Organization webhook events of campaigns, and each delivery's attempts. */
 export function createOrganizationEventActivities(deps: OrganizationEventActivityDeps) {
   const deliveries = (taskQueue?: string) => webhookDeliveries(deps, taskQueue);
-  const webhooks = createWebhookRepository(deps.dataSource);
+  const campaigns = createCampaignRepository({ dataSource: deps.dataSource });
   // Deliveries run on the queue of the worker that emitted them.
   const emitter = () => deliveries(Context.current().info.taskQueue);
 
   return {
     async emitCampaignEvent({ campaignId, type, eventId, log }: CampaignEventInput): Promise<number> {
-      const campaign = await webhooks.campaignOrFail(campaignId);
+      const campaign = await campaigns.getCampaign(campaignId);
       const data: Record<string, unknown> = {
         campaign_id: campaign.id,
         name: campaign.name,

@@ -4,7 +4,6 @@ import type {
   OrganizationEventEnvelope,
   OrganizationEventType,
 } from '../../domain/webhooks/organization-events';
-import { Campaign } from '../campaign.entity';
 import { Run } from '../run.entity';
 import { repositoryOver } from './repository';
 
@@ -294,11 +293,6 @@ export function webhookStatements(manager: EntityManager) {
     /** The run an event or a post-call webhook is about; throws when it does not exist. */
     runOrFail(runId: number): Promise<Run> {
       return manager.findOneByOrFail(Run, { id: runId });
-    },
-
-    /** The campaign an event is about; throws when it does not exist. */
-    campaignOrFail(campaignId: number): Promise<Campaign> {
-      return manager.findOneByOrFail(Campaign, { id: campaignId });
     },
 
     /**
