@@ -39,6 +39,7 @@ const UNIT_FOLDERS = ['unit', 'agent-runtime', 'telephony', 'voice'];
 const NEED_SETUP = [
   'telephony/ari-listener',
   'telephony/ari-media-bridge',
+  'telephony/ari-transfer',
   'telephony/simulator',
   'telephony/twilio-machine-detection',
   'voice/api-process-media',
