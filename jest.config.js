@@ -13,6 +13,9 @@ module.exports = {
   testMatch: ['**/test/**/*.test.ts'],
   testSequencer: '<rootDir>/test/jest/run-alone-first.js',
   ...run,
+  // Half again as many files as cores: most slow files wait on clocks (ring and talk seconds, a
+  // killed process's restart), so a third file beside two cores fills their idle time.
+  maxWorkers: '150%',
   reporters: [
     'default',
     '<rootDir>/test/helpers/slowest-files-reporter.js',
