@@ -93,6 +93,10 @@ module.exports = tseslint.config(
             { group: ['@koa/*', 'koa-*'], message: 'The domain knows no HTTP framework.' },
             { ...apiLayer, message: 'The domain does not import the HTTP layer; the API imports the domain.' },
             workflowCode,
+            {
+              regex: '^(\\.\\./)+activities(/.*)?$',
+              message: 'The domain does not import activities/: activities call the domain.',
+            },
           ],
         },
       ],

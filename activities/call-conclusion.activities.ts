@@ -1,15 +1,15 @@
 import { log } from '@temporalio/activity';
 import type { ConversationResult } from '../agent-runtime/contract';
+import { CallSetupError, ProviderRefusedError } from '../domain/calls/call-errors';
+import { campaignReportOf, type CampaignOfCall } from '../domain/calls/campaign-call-report';
 import {
   callDisposition,
-  type CampaignCallLink,
   type RunTransfer,
   type TerminalCallStatus,
   type VoicemailMessage,
 } from '../workflows/definitions';
 import type { createCallActivities, FinalizedRun } from './call.activities';
 import type { createCampaignReportActivities } from './campaign-report.activities';
-import { CallSetupError, ProviderRefusedError } from './call-errors';
 import { countCallEnded } from './call-metrics';
 
 type CallSteps = Pick<ReturnType<typeof createCallActivities>, 'runConversation' | 'finalizeRun'>;
@@ -18,7 +18,7 @@ type ReportStep = Pick<ReturnType<typeof createCampaignReportActivities>, 'repor
 /** Tries of a simulated conversation run here, as the workflow gives `runConversation`. */
 const CONVERSATION_TRIES = 2;
 
-export interface ConcludeCallInput {
+export interface ConcludeCallInput extends CampaignOfCall {
   runId: number;
   callStatus: TerminalCallStatus;
   durationSeconds: number;
@@ -29,15 +29,6 @@ export interface ConcludeCallInput {
    * runs here, first (`conversation` is then ignored).
    */
   simulate?: { maxDurationSeconds: number };
-  /** A campaign's call: the campaign is told how it ended once the outcome is written. */
-  campaign?: CampaignCallLink;
-  /**
-   * A campaign's call not yet reported: the campaign is told here too if the call is analysed
-   * next, so that it learns the outcome before the analysis, not from the call's completion after it.
-   */
-  campaignIfAnalyzed?: CampaignCallLink;
-  /** The call reports its analysis to its campaign after: the campaign is told to expect it. */
-  reportsAnalysis?: boolean;
   /** The voicemail message left on a machine that answered. */
   voicemail?: VoicemailMessage;
   /** The call's transfer attempts, oldest first. */
@@ -91,20 +82,12 @@ export function createCallConclusionActivities({
         ...(transfers ? { transfers } : {}),
       });
       countCallEnded(callStatus);
-      const campaign = input.campaign ?? (finalized.analyze ? input.campaignIfAnalyzed : undefined);
-      if (campaign) {
-        const analysisFollows = input.reportsAnalysis === true && finalized.analyze;
-        await reportCampaignCall({
-          ...campaign,
-          runId,
-          outcome: callStatus,
-          ...(analysisFollows ? { analysisFollows } : {}),
-        });
-      }
+      const report = campaignReportOf(input, finalized.analyze);
+      if (report) await reportCampaignCall(report);
       return {
         ...finalized,
         disposition: callDisposition(callStatus, conversation, voicemail !== undefined),
-        ...(campaign ? { campaignReported: true } : {}),
+        ...(report ? { campaignReported: true } : {}),
       };
     },
   };

@@ -5,7 +5,7 @@ import { screenCampaignDials, type ScreenedDial } from '../domain/campaigns/scre
 import type { AttemptBatch } from '../domain/campaigns/prepare-attempts';
 import { createCampaignRepository, type CampaignCounters } from '../entities/repositories/campaign.repository';
 import { createDialRuleRepository } from '../entities/repositories/dial-rule.repository';
-import { CallSetupError } from './call-errors';
+import { CallSetupError } from '../domain/calls/call-errors';
 
 export type { DialCheck, NotDialedReason } from '../domain/compliance/run-dial-check';
 export type { ScreenedDial } from '../domain/campaigns/screen-dials';

@@ -11,7 +11,7 @@ import { ReplyPublisher } from '../domain/text-chat/reply-stream';
 import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import type { Secrets } from '../telephony/secrets';
 import type { createCallActivities } from './call.activities';
-import { createCallRecords } from './call-records';
+import { createCallRecords } from '../domain/calls/call-records';
 import type { CallSettings } from '../domain/calls/call-settings';
 import type { PostCallWebhook } from '../domain/webhooks/post-call-nodes';
 import { callDisposition } from '../workflows/definitions';

@@ -107,6 +107,23 @@ describe('the HTTP layer calls the domain, never the reverse', () => {
   });
 });
 
+describe('activities call the domain, never the reverse', () => {
+  it.each([
+    ['domain/calls/x.ts', '../../activities/call.activities', 'createCallActivities'],
+    ['domain/x.ts', '../activities', 'createActivities'],
+  ])('%s may not import %s', async (path, source, name) => {
+    const code = `import { ${name} } from '${source}';\n${uses(name)}`;
+    expect(await fencesBroken(path, code)).toEqual([expect.stringContaining('does not import activities/')]);
+  });
+
+  it('not even its types', async () => {
+    const typeOnly = `import type { FinalizedRun } from '../../activities/call.activities';\nexport type Used = FinalizedRun;\n`;
+    expect(await fencesBroken('domain/calls/x.ts', typeOnly)).toEqual([
+      expect.stringContaining('does not import activities/'),
+    ]);
+  });
+});
+
 /** The data-access fences a snippet at `path` breaks: restricted imports and restricted calls. */
 async function dataAccessBroken(path: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: join(root, path) });

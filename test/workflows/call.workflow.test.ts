@@ -4,7 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { temporal as proto } from '@temporalio/proto';
 import { createCallConclusionActivities } from '../../activities/call-conclusion.activities';
-import { CallSetupError, ProviderRefusedError } from '../../activities/call-errors';
+import { CallSetupError, ProviderRefusedError } from '../../domain/calls/call-errors';
 import type { createCallActivities, FinalizeRunInput } from '../../activities/call.activities';
 import type { ConversationResult } from '../../agent-runtime/contract';
 import { callWorkflow } from '../../workflows/call.workflow';

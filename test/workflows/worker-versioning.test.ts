@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { DefaultLogger, Worker } from '@temporalio/worker';
-import { ProviderRefusedError } from '../../activities/call-errors';
+import { ProviderRefusedError } from '../../domain/calls/call-errors';
 import { freePort } from '../../scripts/free-port';
 import {
   currentBuildId,

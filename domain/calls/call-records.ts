@@ -1,12 +1,12 @@
 import type { DataSource } from 'typeorm';
-import { createRunRepository, type CallRecord, type RunOutcome } from '../entities/repositories/run.repository';
+import { createRunRepository, type CallRecord, type RunOutcome } from '../../entities/repositories/run.repository';
 import { CallSetupError } from './call-errors';
 
 export type { CallRecord, RunOutcome };
 
 /**
- * The run as a call's activities read and write it: one statement each (the run repository's
- * hot path). A run that does not exist is a setup error: the activity cannot go on.
+ * The run as a call's steps read and write it: one statement each (the run repository's
+ * hot path). A run that does not exist is a setup error: the step cannot go on.
  */
 export function createCallRecords(dataSource: DataSource) {
   const runs = createRunRepository(dataSource);
@@ -24,3 +24,5 @@ export function createCallRecords(dataSource: DataSource) {
     complete: (runId: number, outcome: RunOutcome): Promise<number | undefined> => runs.complete(runId, outcome),
   };
 }
+
+export type CallRecords = ReturnType<typeof createCallRecords>;

@@ -1,6 +1,6 @@
 /**
- * Failures of the call activities that retrying cannot fix. The call workflow lists their class
- * names in `nonRetryableErrorTypes`, so a refusal ends the call as `failed` instead of redialing.
+ * Failures of a call's steps that retrying cannot fix. The call workflow lists their class names
+ * in `nonRetryableErrorTypes`, so a refusal ends the call as `failed` instead of redialing.
  */
 
 /** The provider refused the call (bad number, bad credentials, no balance...). */

@@ -29,3 +29,5 @@ export function createDialPacing(dataSource: DataSource) {
     },
   };
 }
+
+export type DialPacing = ReturnType<typeof createDialPacing>;
