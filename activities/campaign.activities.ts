@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import type { CallSettings } from '../domain/calls/call-settings';
-import { closeQueuedRetries, type ClosedRetries } from '../domain/campaigns/close-retries';
-import { failOverCampaign as failOver, type BreakerFigures } from '../domain/campaigns/fail-over';
-import { CampaignOpenError, openCampaign as open, type OpenedCampaign } from '../domain/campaigns/open-campaign';
+import { createCloseRetries, type ClosedRetries } from '../domain/campaigns/close-retries';
+import { createFailOver, type BreakerFigures } from '../domain/campaigns/fail-over';
+import { CampaignOpenError, createOpenCampaign, type OpenedCampaign } from '../domain/campaigns/open-campaign';
 import {
   prepareCampaignAttempts as prepareAttempts,
   type AttemptBatch,
@@ -11,10 +11,10 @@ import {
   type PreparedAttempt,
   type PreparedAttempts,
 } from '../domain/campaigns/prepare-attempts';
-import { recordAttemptOutcomes, type AttemptOutcome } from '../domain/campaigns/record-outcomes';
-import { recordTransition, type CampaignTransition } from '../domain/campaigns/record-transition';
-import { campaignRunOutcome as runOutcome } from '../domain/campaigns/run-outcome';
-import { saveCampaignSettings as saveSettings } from '../domain/campaigns/save-settings';
+import { createRecordOutcomes, type AttemptOutcome } from '../domain/campaigns/record-outcomes';
+import { createRecordTransition, type CampaignTransition } from '../domain/campaigns/record-transition';
+import { createRunOutcome } from '../domain/campaigns/run-outcome';
+import { createSaveSettings } from '../domain/campaigns/save-settings';
 import type { CampaignSettings } from '../domain/campaigns/settings';
 import {
   createCampaignRepository,
@@ -57,12 +57,22 @@ export interface ContactRef {
 export function createCampaignActivities({ dataSource, secrets, settings }: CampaignActivityDeps) {
   const campaigns = createCampaignRepository({ dataSource });
   const preparation = { campaigns, secrets, telephony: { apiBaseUrl: settings.telephonyApiBaseUrl, dataSource } };
+  const open = createOpenCampaign({ campaigns });
+  const failOver = createFailOver({ campaigns });
+  const recordOutcomes = createRecordOutcomes({ campaigns });
+  const closeRetries = createCloseRetries({ campaigns });
+  const recordTransition = createRecordTransition({ campaigns });
+  const saveSettings = createSaveSettings({ campaigns });
+  const runOutcome = createRunOutcome({ campaigns });
 
   return {
-    /** `openCampaign` in domain/campaigns/open-campaign.ts; a campaign that cannot open fails the workflow at once. */
+    /**
+     * The campaign's state, settings and counters for a workflow run; a draft starts
+     * (domain/campaigns/open-campaign.ts). A campaign that cannot open fails the workflow at once.
+     */
     async openCampaign({ campaignId }: { campaignId: number }): Promise<OpenedCampaign> {
       try {
-        return await open(campaigns, campaignId);
+        return await open(campaignId);
       } catch (error) {
         // Retrying cannot make a deleted campaign or contact list appear.
         if (error instanceof CampaignOpenError) throw ApplicationFailure.nonRetryable(error.message, error.type);
@@ -70,9 +80,9 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       }
     },
 
-    /** `failOverCampaign` in domain/campaigns/fail-over.ts. */
+    /** Switches to the fallback configuration, once (domain/campaigns/fail-over.ts). */
     async failOverCampaign(input: { campaignId: number; figures: BreakerFigures }): Promise<void> {
-      await failOver(campaigns, input);
+      await failOver(input);
     },
 
     /** The next page of the campaign's contacts after `after` (a contact id), in id order. */
@@ -95,19 +105,19 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       return prepared;
     },
 
-    /** `recordAttemptOutcomes` in domain/campaigns/record-outcomes.ts. */
+    /** Records a batch of attempt outcomes, each once (domain/campaigns/record-outcomes.ts). */
     recordCampaignOutcomes(input: { campaignId: number; outcomes: AttemptOutcome[] }): Promise<CampaignCounters> {
-      return recordAttemptOutcomes(campaigns, input);
+      return recordOutcomes(input);
     },
 
-    /** `closeQueuedRetries` in domain/campaigns/close-retries.ts: when a campaign is cancelled or fails. */
+    /** Closes the queued retries of a campaign cancelled or failed (domain/campaigns/close-retries.ts). */
     closeCampaignRetries({ campaignId }: { campaignId: number }): Promise<ClosedRetries> {
-      return closeQueuedRetries(campaigns, campaignId);
+      return closeRetries(campaignId);
     },
 
-    /** `recordTransition` in domain/campaigns/record-transition.ts. */
+    /** Moves the campaign's state and logs it, once (domain/campaigns/record-transition.ts). */
     async transitionCampaign(transition: CampaignTransition): Promise<void> {
-      await recordTransition(campaigns, transition);
+      await recordTransition(transition);
     },
 
     /** Appends a log entry that is not a state change (`waiting_for_schedule_window`). */
@@ -115,14 +125,14 @@ export function createCampaignActivities({ dataSource, secrets, settings }: Camp
       await campaigns.appendLog(campaignId, entry);
     },
 
-    /** `saveCampaignSettings` in domain/campaigns/save-settings.ts: settings accepted while paused. */
+    /** Stores settings accepted while paused (domain/campaigns/save-settings.ts). */
     async saveCampaignSettings(input: { campaignId: number; change: Partial<CampaignSettings> }): Promise<void> {
-      await saveSettings(campaigns, input);
+      await saveSettings(input);
     },
 
     /** The terminal call status of a campaign call's run, or null while the call is not over. */
     campaignRunOutcome({ runId }: { runId: number }): Promise<TerminalCallStatus | null> {
-      return runOutcome(campaigns, runId);
+      return runOutcome(runId);
     },
   };
 }

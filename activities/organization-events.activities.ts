@@ -1,9 +1,9 @@
 import { Context, log as activityLog } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { emitRunAnalyzed } from '../domain/webhooks/call-analyzed';
-import { emitCallEvent } from '../domain/webhooks/call-events';
-import { emitCampaignEvent, type CampaignEventInput } from '../domain/webhooks/campaign-events';
+import { createEmitRunAnalyzed } from '../domain/webhooks/call-analyzed';
+import { createEmitCallEvent } from '../domain/webhooks/call-events';
+import { createEmitCampaignEvent, type CampaignEventInput } from '../domain/webhooks/campaign-events';
 import { WebhookDeliveryError, WebhookRefusedError, WebhookRejectedError } from '../domain/webhooks/delivery-errors';
 import { deliveryStarter } from '../domain/webhooks/delivery-workflow';
 import type { CallEventType } from '../domain/webhooks/organization-events';
@@ -50,10 +50,13 @@ const currentQueueDeliveries = (deps: OrganizationEventActivityDeps) =>
  * deliveries start on that activity's task queue. A failure is logged, never the call's.
  */
 export function createCallEventEmitter(deps: OrganizationEventActivityDeps) {
-  const runs = createWebhookRepository(deps.dataSource);
+  const emit = createEmitCallEvent({
+    runs: createWebhookRepository(deps.dataSource),
+    deliveries: () => currentQueueDeliveries(deps),
+  });
   return async (runId: number, type: CallEventType): Promise<void> => {
     try {
-      await emitCallEvent({ runs, deliveries: currentQueueDeliveries(deps) }, runId, type);
+      await emit(runId, type);
     } catch (error) {
       activityLog.warn('call event not stored', { runId, type, error: String(error) });
     }
@@ -62,12 +65,15 @@ export function createCallEventEmitter(deps: OrganizationEventActivityDeps) {
 
 /** Organization webhook events of campaigns, and each delivery's attempts. */
 export function createOrganizationEventActivities(deps: OrganizationEventActivityDeps) {
-  const campaigns = createCampaignRepository({ dataSource: deps.dataSource });
+  const emitForCampaign = createEmitCampaignEvent({
+    campaigns: createCampaignRepository({ dataSource: deps.dataSource }),
+    deliveries: () => currentQueueDeliveries(deps),
+  });
 
   return {
-    /** `emitCampaignEvent` in domain/webhooks/campaign-events.ts: how many deliveries the event has. */
+    /** `campaign.paused` or `campaign.completed` (domain/webhooks/campaign-events.ts): how many deliveries it has. */
     async emitCampaignEvent(input: CampaignEventInput): Promise<number> {
-      return await emitCampaignEvent({ campaigns, deliveries: currentQueueDeliveries(deps) }, input);
+      return await emitForCampaign(input);
     },
 
     /** One attempt of one delivery, logged; failures throw, typed for the retry policy. */
@@ -94,10 +100,13 @@ export function createOrganizationEventActivities(deps: OrganizationEventActivit
  * A failure is logged, never the analysis's.
  */
 export function createAnalysisEventEmitter(deps: OrganizationEventActivityDeps) {
-  const runs = createWebhookRepository(deps.dataSource);
+  const emit = createEmitRunAnalyzed({
+    runs: createWebhookRepository(deps.dataSource),
+    deliveries: () => currentQueueDeliveries(deps),
+  });
   return async (runId: number, analysisId: string): Promise<void> => {
     try {
-      await emitRunAnalyzed({ runs, deliveries: currentQueueDeliveries(deps) }, runId, analysisId);
+      await emit(runId, analysisId);
     } catch (error) {
       activityLog.warn('call_analyzed event not stored', { runId, analysisId, error: String(error) });
     }

@@ -28,10 +28,11 @@ export function closedRetryTally(closed: { outcome: string; contacts: number }[]
  * and each contact's last finished attempt becomes its final outcome, counted as processed.
  * Idempotent: a retry finds nothing queued and counts nothing twice.
  */
-export async function closeQueuedRetries(campaigns: CampaignRepository, campaignId: number): Promise<ClosedRetries> {
-  return campaigns.transaction(async (tx) => {
-    const { outcomes, processed, failed } = closedRetryTally(await tx.cancelQueuedRetries(campaignId));
-    const counters = await tx.addCounters(campaignId, { processed, failed });
-    return { counters, outcomes };
-  });
+export function createCloseRetries({ campaigns }: { campaigns: CampaignRepository }) {
+  return (campaignId: number): Promise<ClosedRetries> =>
+    campaigns.transaction(async (tx) => {
+      const { outcomes, processed, failed } = closedRetryTally(await tx.cancelQueuedRetries(campaignId));
+      const counters = await tx.addCounters(campaignId, { processed, failed });
+      return { counters, outcomes };
+    });
 }

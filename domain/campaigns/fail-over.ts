@@ -32,12 +32,11 @@ export function providerFailoverLog(figures: BreakerFigures, switched: FailoverS
  * Switches the campaign to its fallback configuration and logs `provider_failover` with the
  * breaker's figures; a campaign already switched (a retried activity) is left as it is.
  */
-export async function failOverCampaign(
-  campaigns: CampaignRepository,
-  { campaignId, figures }: { campaignId: number; figures: BreakerFigures },
-): Promise<void> {
-  await campaigns.transaction(async (tx) => {
-    const switched = await tx.switchToFallback(campaignId);
-    if (switched) await tx.appendLog(campaignId, providerFailoverLog(figures, switched));
-  });
+export function createFailOver({ campaigns }: { campaigns: CampaignRepository }) {
+  return async ({ campaignId, figures }: { campaignId: number; figures: BreakerFigures }): Promise<void> => {
+    await campaigns.transaction(async (tx) => {
+      const switched = await tx.switchToFallback(campaignId);
+      if (switched) await tx.appendLog(campaignId, providerFailoverLog(figures, switched));
+    });
+  };
 }

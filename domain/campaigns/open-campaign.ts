@@ -38,29 +38,31 @@ export const failoverOf = (
  * call moves a draft to `running`, sets `started_at` and `total_rows`, and logs `campaign_started`.
  * A campaign that does not exist, or a draft whose contact list is gone, is a `CampaignOpenError`.
  */
-export async function openCampaign(campaigns: CampaignRepository, campaignId: number): Promise<OpenedCampaign> {
-  const row = await campaigns.transaction(async (tx) => {
-    const campaign = await tx.lockCampaign(campaignId);
-    if (!campaign) throw new CampaignOpenError(`Campaign ${campaignId} does not exist`, 'CampaignNotFound');
-    if (campaign.state !== 'draft') return campaign;
-    // A list in use by a draft cannot be deleted; this guards a row changed outside the API.
-    if (campaign.sourceId === null)
-      throw new CampaignOpenError(`Campaign ${campaignId} has no contact list`, 'CampaignSourceDeleted');
-    const totalRows = await tx.countContacts(campaign.sourceId);
-    await tx.markStarted(campaignId, totalRows);
-    await tx.appendLog(campaignId, {
-      level: 'info',
-      event: 'campaign_started',
-      message: `Campaign started with ${totalRows} contacts`,
-      details: { total_rows: totalRows },
+export function createOpenCampaign({ campaigns }: { campaigns: CampaignRepository }) {
+  return async (campaignId: number): Promise<OpenedCampaign> => {
+    const row = await campaigns.transaction(async (tx) => {
+      const campaign = await tx.lockCampaign(campaignId);
+      if (!campaign) throw new CampaignOpenError(`Campaign ${campaignId} does not exist`, 'CampaignNotFound');
+      if (campaign.state !== 'draft') return campaign;
+      // A list in use by a draft cannot be deleted; this guards a row changed outside the API.
+      if (campaign.sourceId === null)
+        throw new CampaignOpenError(`Campaign ${campaignId} has no contact list`, 'CampaignSourceDeleted');
+      const totalRows = await tx.countContacts(campaign.sourceId);
+      await tx.markStarted(campaignId, totalRows);
+      await tx.appendLog(campaignId, {
+        level: 'info',
+        event: 'campaign_started',
+        message: `Campaign started with ${totalRows} contacts`,
+        details: { total_rows: totalRows },
+      });
+      return tx.getCampaign(campaignId);
     });
-    return tx.getCampaign(campaignId);
-  });
-  return {
-    state: row.state,
-    settings: settingsOf(row),
-    counters: campaigns.countersOf(row),
-    outcomes: await campaigns.finalOutcomes(campaignId),
-    failover: failoverOf(row),
+    return {
+      state: row.state,
+      settings: settingsOf(row),
+      counters: campaigns.countersOf(row),
+      outcomes: await campaigns.finalOutcomes(campaignId),
+      failover: failoverOf(row),
+    };
   };
 }

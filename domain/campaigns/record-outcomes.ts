@@ -69,27 +69,25 @@ export function outcomeCounters(
  * `transferred`) and logs initiation failures. Attempts already finished (a retried activity) are
  * left alone and counted once.
  */
-export async function recordAttemptOutcomes(
-  campaigns: CampaignRepository,
-  { campaignId, outcomes }: { campaignId: number; outcomes: AttemptOutcome[] },
-): Promise<CampaignCounters> {
-  return campaigns.transaction(async (tx) => {
-    const finished = await tx.finishAttempts(
-      campaignId,
-      outcomes.map((item) => ({ ...keyedAttempt(campaignId, item), outcome: item.outcome, runId: item.runId })),
-    );
-    const done = new Set(finished.map((row) => campaignAttemptKey(row.contactId, row.attempt)));
-    const applied = outcomes.filter((item) => done.has(campaignAttemptKey(item.contactId, item.attempt)));
-    const queuedRetries = await tx.queueRetries(campaignId, retriesOf(campaignId, applied));
-    for (const entry of initiationFailureLogs(applied)) await tx.appendLog(campaignId, entry);
-    // A call put through to a person is reached (`completed`, never retried) and counted apart too.
-    const transferred = await tx.countTransferred(transferCandidates(applied));
-    return tx.addCounters(
-      campaignId,
-      outcomeCounters(applied, {
-        queued: queuedRetries + finished.filter((row) => row.inserted).length,
-        transferred,
-      }),
-    );
-  });
+export function createRecordOutcomes({ campaigns }: { campaigns: CampaignRepository }) {
+  return ({ campaignId, outcomes }: { campaignId: number; outcomes: AttemptOutcome[] }): Promise<CampaignCounters> =>
+    campaigns.transaction(async (tx) => {
+      const finished = await tx.finishAttempts(
+        campaignId,
+        outcomes.map((item) => ({ ...keyedAttempt(campaignId, item), outcome: item.outcome, runId: item.runId })),
+      );
+      const done = new Set(finished.map((row) => campaignAttemptKey(row.contactId, row.attempt)));
+      const applied = outcomes.filter((item) => done.has(campaignAttemptKey(item.contactId, item.attempt)));
+      const queuedRetries = await tx.queueRetries(campaignId, retriesOf(campaignId, applied));
+      for (const entry of initiationFailureLogs(applied)) await tx.appendLog(campaignId, entry);
+      // A call put through to a person is reached (`completed`, never retried) and counted apart too.
+      const transferred = await tx.countTransferred(transferCandidates(applied));
+      return tx.addCounters(
+        campaignId,
+        outcomeCounters(applied, {
+          queued: queuedRetries + finished.filter((row) => row.inserted).length,
+          transferred,
+        }),
+      );
+    });
 }

@@ -13,12 +13,11 @@ export interface CampaignTransition {
  * Moves the campaign from one of `from` to `to` and logs it; terminal states set `completed_at`.
  * A campaign already in `to` (a retry) is left as it is, without a second log entry.
  */
-export async function recordTransition(
-  campaigns: CampaignRepository,
-  { campaignId, from, to, log }: CampaignTransition,
-): Promise<void> {
-  await campaigns.transaction(async (tx) => {
-    const moved = await tx.moveState(campaignId, from, to, { completed: isTerminalCampaignState(to) });
-    if (moved) await tx.appendLog(campaignId, log);
-  });
+export function createRecordTransition({ campaigns }: { campaigns: CampaignRepository }) {
+  return async ({ campaignId, from, to, log }: CampaignTransition): Promise<void> => {
+    await campaigns.transaction(async (tx) => {
+      const moved = await tx.moveState(campaignId, from, to, { completed: isTerminalCampaignState(to) });
+      if (moved) await tx.appendLog(campaignId, log);
+    });
+  };
 }

@@ -9,9 +9,6 @@ export const terminalStatusOf = (
   run?.isCompleted ? ((run.gatheredContext.call_status as TerminalCallStatus | undefined) ?? 'error') : null;
 
 /** The terminal call status of a campaign call's run, or null while the call is not over. */
-export async function campaignRunOutcome(
-  campaigns: CampaignRepository,
-  runId: number,
-): Promise<TerminalCallStatus | null> {
-  return terminalStatusOf(await campaigns.findRun(runId));
+export function createRunOutcome({ campaigns }: { campaigns: CampaignRepository }) {
+  return async (runId: number): Promise<TerminalCallStatus | null> => terminalStatusOf(await campaigns.findRun(runId));
 }

@@ -21,14 +21,13 @@ export const configUpdatedLog = (change: Partial<CampaignSettings>): CampaignLog
  * Stores settings the workflow accepted while paused and logs `config_updated`. A new fallback
  * configuration (or none) re-arms the failover, as the workflow does: `failed_over_at` is cleared.
  */
-export async function saveCampaignSettings(
-  campaigns: CampaignRepository,
-  { campaignId, change }: { campaignId: number; change: Partial<CampaignSettings> },
-): Promise<void> {
-  await campaigns.transaction(async (tx) => {
-    const current = await tx.getCampaign(campaignId);
-    const rearmed = rearmsFailover(change, current.fallbackTelephonyConfigurationId);
-    await tx.updateSettings(campaignId, { ...settingsColumns(change), ...(rearmed ? { failedOverAt: null } : {}) });
-    await tx.appendLog(campaignId, configUpdatedLog(change));
-  });
+export function createSaveSettings({ campaigns }: { campaigns: CampaignRepository }) {
+  return async ({ campaignId, change }: { campaignId: number; change: Partial<CampaignSettings> }): Promise<void> => {
+    await campaigns.transaction(async (tx) => {
+      const current = await tx.getCampaign(campaignId);
+      const rearmed = rearmsFailover(change, current.fallbackTelephonyConfigurationId);
+      await tx.updateSettings(campaignId, { ...settingsColumns(change), ...(rearmed ? { failedOverAt: null } : {}) });
+      await tx.appendLog(campaignId, configUpdatedLog(change));
+    });
+  };
 }

@@ -1,4 +1,4 @@
-import type { WebhookRepository } from '../../entities/repositories/webhook.repository';
+import type { EventEmitDeps } from './call-events';
 import { callAnalyzedData, analysisOfAnnotations } from './event-data';
 import { analysisEventId } from './event-ids';
 import type { WebhookDeliveries } from './webhook-deliveries';
@@ -24,16 +24,14 @@ export function emitCallAnalyzed(
  * `call_analyzed` for the analysis `analysisId` of a run, with what it stored (tags, typed fields,
  * success, score, sentiment), read from the run; one event per analysis, however often it is emitted.
  */
-export async function emitRunAnalyzed(
-  { runs, deliveries }: { runs: Pick<WebhookRepository, 'runOrFail'>; deliveries: WebhookDeliveries },
-  runId: number,
-  analysisId: string,
-): Promise<string[]> {
-  const run = await runs.runOrFail(runId);
-  return emitCallAnalyzed(deliveries, {
-    organizationId: run.organizationId,
-    runId,
-    analysis: analysisOfAnnotations(run.annotations),
-    eventId: analysisEventId(runId, analysisId),
-  });
+export function createEmitRunAnalyzed({ runs, deliveries }: EventEmitDeps) {
+  return async (runId: number, analysisId: string): Promise<string[]> => {
+    const run = await runs.runOrFail(runId);
+    return emitCallAnalyzed(deliveries(), {
+      organizationId: run.organizationId,
+      runId,
+      analysis: analysisOfAnnotations(run.annotations),
+      eventId: analysisEventId(runId, analysisId),
+    });
+  };
 }

@@ -12,10 +12,16 @@ export interface CampaignEventInput {
 }
 
 /** `campaign.paused` or `campaign.completed` to the organization's subscriptions; answers how many deliveries it has. */
-export async function emitCampaignEvent(
-  { campaigns, deliveries }: { campaigns: Pick<CampaignRepository, 'getCampaign'>; deliveries: WebhookDeliveries },
-  { campaignId, type, eventId, log }: CampaignEventInput,
-): Promise<number> {
-  const campaign = await campaigns.getCampaign(campaignId);
-  return (await deliveries.emit(campaign.organizationId, type, campaignEventData(campaign, log), eventId)).length;
+export function createEmitCampaignEvent({
+  campaigns,
+  deliveries,
+}: {
+  campaigns: Pick<CampaignRepository, 'getCampaign'>;
+  /** The deliveries an event is emitted through, for each emission (they start where it runs). */
+  deliveries: () => WebhookDeliveries;
+}) {
+  return async ({ campaignId, type, eventId, log }: CampaignEventInput): Promise<number> => {
+    const campaign = await campaigns.getCampaign(campaignId);
+    return (await deliveries().emit(campaign.organizationId, type, campaignEventData(campaign, log), eventId)).length;
+  };
 }
