@@ -1,5 +1,5 @@
 import type { EventEmitDeps } from './call-events';
-import { callAnalyzedData, analysisOfAnnotations } from './event-data';
+import { analysisOfAnnotations, callAnalyzedData } from './event-data';
 import { analysisEventId } from './event-ids';
 import type { WebhookDeliveries } from './webhook-deliveries';
 
