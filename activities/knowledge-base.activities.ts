@@ -1,7 +1,12 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import { embedTexts, type EmbeddingsOutbound } from '../domain/knowledge-base/embeddings';
-import { DocumentProcessing, type EmbeddedDocument, type IndexedDocument } from '../domain/knowledge-base/processing';
+import {
+  DocumentProcessing,
+  embeddingProgress,
+  type EmbeddedDocument,
+  type IndexedDocument,
+} from '../domain/knowledge-base/processing';
 
 export interface KnowledgeBaseActivityDeps {
   dataSource: DataSource;
@@ -11,9 +16,6 @@ export interface KnowledgeBaseActivityDeps {
 
 /** How often a long step tells Temporal it is alive: a killed worker's step is retried after the heartbeat timeout. */
 const HEARTBEAT_MS = 2_000;
-/** Progress while the chunks are embedded, after the 80 % of indexing. */
-const EMBEDDING_PROGRESS_FROM = 80;
-const EMBEDDING_PROGRESS_SPAN = 19;
 
 export function createKnowledgeBaseActivities({ dataSource, embeddings }: KnowledgeBaseActivityDeps) {
   const processing = new DocumentProcessing(dataSource);
@@ -57,11 +59,7 @@ export function createKnowledgeBaseActivities({ dataSource, embeddings }: Knowle
             if (!embeddings) throw new Error('This worker has no way to reach embeddings endpoints');
             return embedTexts(embeddings, organizationId, settings, texts, cancellationSignal);
           },
-          (done, total) =>
-            processing.progress(
-              documentUuid,
-              EMBEDDING_PROGRESS_FROM + Math.floor((EMBEDDING_PROGRESS_SPAN * done) / total),
-            ),
+          (done, total) => processing.progress(documentUuid, embeddingProgress(done, total)),
         );
       });
     },

@@ -1,12 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import { converseStep, TextParty, type TextChatInput } from '../agent-runtime';
-import type { ConversationCheckpoint, ConversationResult, TranscriptLine } from '../agent-runtime/contract';
+import type { ConversationCheckpoint, ConversationResult } from '../agent-runtime/contract';
 import { conversationInput } from '../agent-runtime/conversation-input';
 import type { AgentVersionCache } from '../domain/agents/version-cache';
 import { conversationSourceOf } from '../domain/calls/conversation-source';
 import { maxCallDurationOf } from '../domain/calls/start-call';
 import { loadConversationTools } from '../domain/tools/conversation-tools';
+import { textChatStatus, textChatStepOf, type TextChatStep } from '../domain/text-chat/chat-step';
 import { ReplyPublisher } from '../domain/text-chat/reply-stream';
 import { createToolRunnerDeps } from '../domain/tools/tool-runner-deps';
 import type { Secrets } from '../telephony/secrets';
@@ -15,6 +16,8 @@ import { createCallRecords } from '../domain/calls/call-records';
 import type { CallSettings } from '../domain/calls/call-settings';
 import type { PostCallWebhook } from '../domain/webhooks/post-call-nodes';
 import { callDisposition } from '../workflows/definitions';
+
+export type { TextChatStep };
 
 export interface TextChatActivityDeps {
   dataSource: DataSource;
@@ -36,10 +39,6 @@ export interface TextChatStepInput {
   /** Where the reply's text goes as it is produced (a reader streaming it); unset: nowhere. */
   streamId?: string;
 }
-
-/** One step of a text chat: what the agent wrote, and where the conversation now waits, or how it ended. */
-export type TextChatStep =
-  { reply: TranscriptLine[]; paused: ConversationCheckpoint } | { reply: TranscriptLine[]; ended: ConversationResult };
 
 export interface ConcludedTextChat {
   disposition: string;
@@ -80,11 +79,7 @@ export function createTextChatActivities({
         ...(checkpoint ? { resume: checkpoint } : {}),
       });
       await publisher?.flush();
-      const said = 'paused' in step ? step.paused.transcript : step.ended.transcript;
-      // The checkpoint keeps what was said only; an ended conversation's transcript has tool calls between.
-      const spoken = said.filter((line): line is TranscriptLine => line.role !== 'tool');
-      const reply = spoken.slice(checkpoint?.transcript.length ?? 0).filter((line) => line.role === 'assistant');
-      return 'paused' in step ? { reply, paused: step.paused } : { reply, ended: step.ended };
+      return textChatStepOf(step, checkpoint);
     },
 
     /**
@@ -99,7 +94,7 @@ export function createTextChatActivities({
       runId: number;
       conversation: ConversationResult | null;
     }): Promise<ConcludedTextChat> {
-      const callStatus = conversation ? 'completed' : 'error';
+      const callStatus = textChatStatus(conversation);
       const { postCallWebhooks } = await finalizeRun({ runId, callStatus, durationSeconds: 0, conversation });
       return { disposition: callDisposition(callStatus, conversation), postCallWebhooks };
     },

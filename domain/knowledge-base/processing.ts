@@ -11,6 +11,14 @@ import { extractText } from './extract-text';
 /** Chunks written per INSERT statement. */
 const INSERT_BATCH = 200;
 
+/** Progress while the chunks are embedded: after the 80 % of indexing, up to 99 (100 is `completed`). */
+const EMBEDDING_PROGRESS_FROM = 80;
+const EMBEDDING_PROGRESS_SPAN = 19;
+
+/** A document's progress once `done` of its `total` chunks to embed are embedded. */
+export const embeddingProgress = (done: number, total: number): number =>
+  EMBEDDING_PROGRESS_FROM + Math.floor((EMBEDDING_PROGRESS_SPAN * done) / total);
+
 /** What indexing a document produced. */
 export interface IndexedDocument {
   /** The document was deleted meanwhile: nothing was written. */

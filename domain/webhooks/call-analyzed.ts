@@ -1,3 +1,6 @@
+import type { EventEmitDeps } from './call-events';
+import { analysisOfAnnotations, callAnalyzedData } from './event-data';
+import { analysisEventId } from './event-ids';
 import type { WebhookDeliveries } from './webhook-deliveries';
 
 export interface CallAnalyzedEvent {
@@ -14,5 +17,21 @@ export function emitCallAnalyzed(
   deliveries: WebhookDeliveries,
   { organizationId, runId, analysis, eventId }: CallAnalyzedEvent,
 ): Promise<string[]> {
-  return deliveries.emit(organizationId, 'call_analyzed', { workflow_run_id: runId, analysis }, eventId);
+  return deliveries.emit(organizationId, 'call_analyzed', callAnalyzedData(runId, analysis), eventId);
+}
+
+/**
+ * `call_analyzed` for the analysis `analysisId` of a run, with what it stored (tags, typed fields,
+ * success, score, sentiment), read from the run; one event per analysis, however often it is emitted.
+ */
+export function createEmitRunAnalyzed({ runs, deliveries }: EventEmitDeps) {
+  return async (runId: number, analysisId: string): Promise<string[]> => {
+    const run = await runs.runOrFail(runId);
+    return emitCallAnalyzed(deliveries(), {
+      organizationId: run.organizationId,
+      runId,
+      analysis: analysisOfAnnotations(run.annotations),
+      eventId: analysisEventId(runId, analysisId),
+    });
+  };
 }

@@ -12,6 +12,12 @@ export const ORGANIZATION_EVENT_TYPES = [
 ] as const;
 export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
 
+/** The events of a call, emitted by its steps. */
+export type CallEventType = Extract<OrganizationEventType, 'call.started' | 'call.ended'>;
+
+/** The events of a campaign, emitted by its workflow. */
+export type CampaignEventType = Extract<OrganizationEventType, 'campaign.paused' | 'campaign.completed'>;
+
 /** What the test endpoint sends; never subscribed to, always deliverable. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 export type DeliveredEventType = OrganizationEventType | typeof TEST_EVENT_TYPE;

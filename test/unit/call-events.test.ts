@@ -1,5 +1,5 @@
 import { withAnalysisEvent, withCallEvents, withInboundCallStarted } from '../../activities/call-events';
-import { analysisEventId, callEventId } from '../../activities/organization-events.activities';
+import { analysisEventId, callEventId } from '../../domain/webhooks/event-ids';
 
 describe('the steps that mark call events', () => {
   it('emits call.started only for a placed call, and call.ended once the outcome is written', async () => {
