@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import mount from 'koa-mount';
 import serve from 'koa-static';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+// The package's index also loads swagger-ui's 2 MB browser bundles into Node; the path is all we need.
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
 
 // Served from the npm package, never a CDN: the docs must work offline.
 const page = `<!doctype html>
