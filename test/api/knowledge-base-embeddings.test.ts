@@ -111,11 +111,12 @@ describe('with a worker processing documents', () => {
   });
 
   it('embeds every chunk in batches during processing, through the endpoint’s failures, before completing', async () => {
-    const documents = [
-      await ingest(await makePdf(HANDBOOK_PDF), 'handbook.pdf'),
-      await ingest(await makeDocx(SERVICE_DOCX), 'service.docx'),
-      await ingest(makeMarkdown(DELIVERY_MARKDOWN), 'delivery.md'),
-    ];
+    // The three side by side: each waits on its workflow and on the endpoint's retries.
+    const documents = await Promise.all([
+      makePdf(HANDBOOK_PDF).then((pdf) => ingest(pdf, 'handbook.pdf')),
+      makeDocx(SERVICE_DOCX).then((docx) => ingest(docx, 'service.docx')),
+      ingest(makeMarkdown(DELIVERY_MARKDOWN), 'delivery.md'),
+    ]);
     for (const document of documents) {
       expect(document).toMatchObject({ status: 'completed', progress_percent: 100 });
       uuids.push(document.document_uuid);

@@ -23,9 +23,21 @@ import { waitFor } from '../helpers/wait-for';
 
 const { services, taskQueue, bed, withWorker } = useCampaignTestFile('campaign-schedule');
 let org: CallingOrganization;
+/**
+ * The time-skipping server of the second block: a JVM that takes seconds of CPU to start, so it
+ * starts at once and comes up while the first block's campaign waits.
+ */
+let skippingServer: Promise<TestWorkflowEnvironment> | undefined;
 
 beforeAll(async () => {
+  skippingServer = createTimeSkippingEnvironment();
+  // Awaited (and its failure reported) by the block that uses it.
+  void skippingServer.catch(() => undefined);
   org = await bed().organization({ ring_seconds: 0, talk_seconds: 0 });
+});
+afterAll(async () => {
+  const env = await skippingServer?.catch(() => undefined);
+  await env?.teardown();
 });
 
 const hhmm = (time: DateTime): string => time.toFormat('HH:mm');
@@ -114,7 +126,8 @@ describe('campaign schedule windows, on a time-skipping server', () => {
   const skippingQueue = uniqueTaskQueue('campaign-schedule-skipping');
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
+    if (!skippingServer) throw new Error('the time-skipping server is used before the file started it');
+    env = await skippingServer;
     // A plain client never unlocks time skipping: the clock jumps only when the test skips it, and
     // runs at the wall clock's pace otherwise (the simulator's calls take real time).
     const client = new Client({ connection: env.connection, dataConverter: testDataConverter });
@@ -125,7 +138,6 @@ describe('campaign schedule windows, on a time-skipping server', () => {
   }, 180_000);
   afterAll(async () => {
     await skippingBed?.close();
-    await env?.teardown();
   });
 
   it('sleeps on a durable timer until a window opens hours later, dialing nothing before it, then dials', async () => {

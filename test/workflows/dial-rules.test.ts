@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { o200kCounter } from '../../agent-runtime/token-counter';
 import { campaignProgressQuery, campaignWorkflowId } from '../../workflows/definitions';
 import {
   CAMPAIGN_WAIT,
@@ -11,22 +12,30 @@ import {
 import { callWorker } from '../helpers/call-worker';
 import type { CallingOrganization } from '../helpers/calls';
 import { TEST_SECRETS_KEY } from '../helpers/telephony';
-import { terminateAll } from '../helpers/temporal';
+import { terminateAll, uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait-for';
 
-const { services, taskQueue, bed } = useCampaignTestFile('dial-rules');
+const { services, taskQueue, bed, withWorker } = useCampaignTestFile('dial-rules');
 let org: CallingOrganization;
 const started: string[] = [];
 
 beforeAll(async () => {
   org = await bed().organization({ ring_seconds: 0, talk_seconds: 5 });
+  // The conversations count tokens with a tokenizer loaded on first use. Jest refuses a `require`
+  // between cases, and with cases side by side one may end just as another's conversation starts:
+  // load it now.
+  o200kCounter();
 });
 afterAll(async () => {
   await terminateAll(services.temporal.client, started);
 });
 
-const worker = (dialRules = { doNotCall: true, perDay: 0, perWeek: 0 }) =>
-  callWorker(services, { taskQueue, baseUrl: bed().baseUrl, identity: 'dial-rules-tests', dialRules });
+/**
+ * A worker of its own on `queue` (the cases side by side share the file's worker, on the file's
+ * queue, with the default rules: the do-not-call list only).
+ */
+const worker = (queue: string, dialRules = { doNotCall: true, perDay: 0, perWeek: 0 }) =>
+  callWorker(services, { taskQueue: queue, baseUrl: bed().baseUrl, identity: 'dial-rules-tests', dialRules });
 
 /** The app with frequency caps on (the test bed's has none). */
 const cappedApi = (perDay: number) =>
@@ -37,6 +46,10 @@ const cappedApi = (perDay: number) =>
     DIAL_CAP_PER_DAY: String(perDay),
     DIAL_CAP_PER_WEEK: '0',
   });
+
+/** The app starting its calls on `queue`. */
+const apiOn = (queue: string) =>
+  services.server({ TEMPORAL_TASK_QUEUE: queue, PUBLIC_BASE_URL: bed().baseUrl, SECRETS_KEY: TEST_SECRETS_KEY });
 
 const listNumber = (phoneNumber: string) =>
   request(bed().baseUrl)
@@ -80,16 +93,15 @@ const counters = async (campaignId: number) => {
   return row;
 };
 
+// The cases of each block run side by side (the calls talk for 5 s), each on its own numbers.
 describe('do-not-call at dial time', () => {
-  it('a campaign never dials a listed contact: it counts it as dnc_skipped and logs it', async () => {
+  it.concurrent('a campaign never dials a listed contact: it counts it as dnc_skipped and logs it', async () => {
     expect((await listNumber('+1 415 201 0002')).status).toBe(201);
     const contacts = ['+14152010001', '+14152010002', '+14152010003'].map((phoneNumber) => ({ phoneNumber }));
     const { campaignId } = await insertCampaign(services.db.dataSource, org, contacts, campaignSettings());
     const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
     started.push(handle.workflowId);
-    const progress = await (
-      await worker()
-    ).runUntil(async () => {
+    const progress = await withWorker(async () => {
       await handle.result();
       return handle.query(campaignProgressQuery);
     });
@@ -112,7 +124,7 @@ describe('do-not-call at dial time', () => {
     expect(api.body).toMatchObject({ dnc_skipped: 1, frequency_capped: 0, outcomes: { completed: 2 } });
   });
 
-  it('a single call to a listed number answers 422 and places nothing', async () => {
+  it.concurrent('a single call to a listed number answers 422 and places nothing', async () => {
     await listNumber('+14152020001');
     const res = await call('+14152020001');
     expect(res.status).toBe(422);
@@ -122,134 +134,154 @@ describe('do-not-call at dial time', () => {
     expect(await dialsTo('+14152020001')).toBe(0);
   });
 
-  it('a single call to another form of a listed number is refused: the list and the call compare one form', async () => {
-    expect((await listNumber('+442079460958')).status).toBe(201);
-    for (const form of ['+4402079460958', '+44 (0)20 7946 0958']) {
-      const res = await call(form);
-      expect({ form, status: res.status, body: res.body }).toEqual({
-        form,
-        status: 422,
-        body: { detail: "+442079460958 is on this organization's do-not-call list; the call was not placed" },
+  it.concurrent(
+    'a single call to another form of a listed number is refused: the list and the call compare one form',
+    async () => {
+      expect((await listNumber('+442079460958')).status).toBe(201);
+      for (const form of ['+4402079460958', '+44 (0)20 7946 0958']) {
+        const res = await call(form);
+        expect({ form, status: res.status, body: res.body }).toEqual({
+          form,
+          status: 422,
+          body: { detail: "+442079460958 is on this organization's do-not-call list; the call was not placed" },
+        });
+      }
+      expect(await dialsTo('+442079460958')).toBe(0);
+      expect(await dialsTo('+4402079460958')).toBe(0);
+    },
+  );
+
+  it.concurrent(
+    'an opt-out from a call typed with a national prefix blocks the campaign contact of the canonical number',
+    async () => {
+      const res = await call('+4402079460688');
+      expect(res.status).toBe(200);
+      const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
+      await withWorker(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
+      expect(await dialsTo('+442079460688')).toBe(1);
+      const [listed] = await services.db.dataSource.query<{ phone_number: string; source: string }[]>(
+        `SELECT phone_number, source FROM do_not_call_numbers WHERE run_id = $1`,
+        [runId],
+      );
+      expect(listed).toEqual({ phone_number: '+442079460688', source: 'opt_out' });
+
+      const { campaignId } = await insertCampaign(
+        services.db.dataSource,
+        org,
+        [{ phoneNumber: '+442079460688' }],
+        campaignSettings(),
+      );
+      const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
+      started.push(handle.workflowId);
+      await withWorker(() => handle.result());
+      expect(await counters(campaignId)).toMatchObject({ state: 'completed', dnc_skipped_count: 1, executed_count: 0 });
+      expect(await dialsTo('+442079460688')).toBe(1);
+    },
+  );
+
+  it.concurrent(
+    "the call workflow's own check refuses a number listed after the API let the call through",
+    async () => {
+      // Its own queue, polled only once the number is listed.
+      const queue = uniqueTaskQueue('dial-rules-late-listing');
+      const res = await call('+14152030001', apiOn(queue));
+      expect(res.status).toBe(200);
+      await listNumber('+14152030001');
+      const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
+      await (
+        await worker(queue)
+      ).runUntil(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
+      expect((await runOf(runId))?.gathered_context).toMatchObject({
+        call_status: 'canceled',
+        not_dialed: 'do_not_call',
       });
-    }
-    expect(await dialsTo('+442079460958')).toBe(0);
-    expect(await dialsTo('+4402079460958')).toBe(0);
-  });
+      expect(await dialsTo('+14152030001')).toBe(0);
+    },
+  );
 
-  it('an opt-out from a call typed with a national prefix blocks the campaign contact of the canonical number', async () => {
-    const res = await call('+4402079460688');
-    expect(res.status).toBe(200);
-    const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
-    await (
-      await worker()
-    ).runUntil(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
-    expect(await dialsTo('+442079460688')).toBe(1);
-    const [listed] = await services.db.dataSource.query<{ phone_number: string; source: string }[]>(
-      `SELECT phone_number, source FROM do_not_call_numbers WHERE run_id = $1`,
-      [runId],
-    );
-    expect(listed).toEqual({ phone_number: '+442079460688', source: 'opt_out' });
-
-    const { campaignId } = await insertCampaign(
-      services.db.dataSource,
-      org,
-      [{ phoneNumber: '+442079460688' }],
-      campaignSettings(),
-    );
-    const handle = await startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId);
-    started.push(handle.workflowId);
-    await (await worker()).runUntil(() => handle.result());
-    expect(await counters(campaignId)).toMatchObject({ state: 'completed', dnc_skipped_count: 1, executed_count: 0 });
-    expect(await dialsTo('+442079460688')).toBe(1);
-  });
-
-  it("the call workflow's own check refuses a number listed after the API let the call through", async () => {
-    const res = await call('+14152030001');
-    expect(res.status).toBe(200);
-    await listNumber('+14152030001');
-    const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
-    await (
-      await worker()
-    ).runUntil(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
-    expect((await runOf(runId))?.gathered_context).toMatchObject({
-      call_status: 'canceled',
-      not_dialed: 'do_not_call',
-    });
-    expect(await dialsTo('+14152030001')).toBe(0);
-  });
-
-  it('an opt-out in a simulated conversation puts the number on the list, with the run as its source', async () => {
-    const res = await call('+14152040688');
-    expect(res.status).toBe(200);
-    const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
-    await (
-      await worker()
-    ).runUntil(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
-    const list = await request(bed().baseUrl)
-      .get(`/api/v1/organizations/do-not-call?search=${encodeURIComponent('+1 415 204 0688')}`)
-      .set('X-API-Key', org.apiKey);
-    expect((list.body as { numbers: unknown[] }).numbers).toEqual([
-      expect.objectContaining({ phone_number: '+14152040688', source: 'opt_out', run_id: runId }),
-    ]);
-    expect((await call('+14152040688')).status).toBe(422);
-  });
+  it.concurrent(
+    'an opt-out in a simulated conversation puts the number on the list, with the run as its source',
+    async () => {
+      const res = await call('+14152040688');
+      expect(res.status).toBe(200);
+      const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
+      await withWorker(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
+      const list = await request(bed().baseUrl)
+        .get(`/api/v1/organizations/do-not-call?search=${encodeURIComponent('+1 415 204 0688')}`)
+        .set('X-API-Key', org.apiKey);
+      expect((list.body as { numbers: unknown[] }).numbers).toEqual([
+        expect.objectContaining({ phone_number: '+14152040688', source: 'opt_out', run_id: runId }),
+      ]);
+      expect((await call('+14152040688')).status).toBe(422);
+    },
+  );
 });
 
 describe('frequency caps across campaigns', () => {
-  it('two campaigns over the same numbers dial each number once under a cap of one a day, and put the rest off', async () => {
-    const numbers = ['+14152050001', '+14152050002', '+14152050003', '+14152050004'];
-    const contacts = numbers.map((phoneNumber) => ({ phoneNumber }));
-    const first = await insertCampaign(services.db.dataSource, org, contacts, campaignSettings({ max_concurrency: 4 }));
-    const second = await insertCampaign(
-      services.db.dataSource,
-      org,
-      contacts,
-      campaignSettings({ max_concurrency: 4 }),
-    );
-    await (
-      await worker({ doNotCall: true, perDay: 1, perWeek: 0 })
-    ).runUntil(async () => {
-      const handles = await Promise.all(
-        [first, second].map(({ campaignId }) =>
-          startCampaignWorkflow(services.temporal.client, taskQueue, org, campaignId),
-        ),
+  it.concurrent(
+    'two campaigns over the same numbers dial each number once under a cap of one a day, and put the rest off',
+    async () => {
+      // Its own queue: its worker's cap of one a day must not meet the other cases' calls.
+      const queue = uniqueTaskQueue('dial-rules-capped');
+      const numbers = ['+14152050001', '+14152050002', '+14152050003', '+14152050004'];
+      const contacts = numbers.map((phoneNumber) => ({ phoneNumber }));
+      const first = await insertCampaign(
+        services.db.dataSource,
+        org,
+        contacts,
+        campaignSettings({ max_concurrency: 4 }),
       );
-      started.push(...handles.map((handle) => handle.workflowId));
-      // Every contact is dialed by one campaign and put off by the other.
-      await waitFor(
-        'every contact to be dialed or put off',
-        async () => {
-          const [a, b] = await Promise.all([counters(first.campaignId), counters(second.campaignId)]);
-          return (
-            (a?.processed_rows ?? 0) + (b?.processed_rows ?? 0) === numbers.length &&
-            (a?.frequency_capped_count ?? 0) + (b?.frequency_capped_count ?? 0) === numbers.length
-          );
-        },
-        CAMPAIGN_WAIT,
+      const second = await insertCampaign(
+        services.db.dataSource,
+        org,
+        contacts,
+        campaignSettings({ max_concurrency: 4 }),
       );
-      const progress = await handles[1]?.query(campaignProgressQuery);
-      expect(progress?.frequency_capped).toBe((await counters(second.campaignId))?.frequency_capped_count);
-    });
-    for (const phoneNumber of numbers) expect(await dialsTo(phoneNumber)).toBe(1);
-    const deferred = await services.db.dataSource.query<{ hours: number }[]>(
-      `SELECT extract(epoch FROM scheduled_for - now()) / 3600 AS hours FROM campaign_attempts
+      await (
+        await worker(queue, { doNotCall: true, perDay: 1, perWeek: 0 })
+      ).runUntil(async () => {
+        const handles = await Promise.all(
+          [first, second].map(({ campaignId }) =>
+            startCampaignWorkflow(services.temporal.client, queue, org, campaignId),
+          ),
+        );
+        started.push(...handles.map((handle) => handle.workflowId));
+        // Every contact is dialed by one campaign and put off by the other.
+        await waitFor(
+          'every contact to be dialed or put off',
+          async () => {
+            const [a, b] = await Promise.all([counters(first.campaignId), counters(second.campaignId)]);
+            return (
+              (a?.processed_rows ?? 0) + (b?.processed_rows ?? 0) === numbers.length &&
+              (a?.frequency_capped_count ?? 0) + (b?.frequency_capped_count ?? 0) === numbers.length
+            );
+          },
+          CAMPAIGN_WAIT,
+        );
+        const progress = await handles[1]?.query(campaignProgressQuery);
+        expect(progress?.frequency_capped).toBe((await counters(second.campaignId))?.frequency_capped_count);
+      });
+      for (const phoneNumber of numbers) expect(await dialsTo(phoneNumber)).toBe(1);
+      const deferred = await services.db.dataSource.query<{ hours: number }[]>(
+        `SELECT extract(epoch FROM scheduled_for - now()) / 3600 AS hours FROM campaign_attempts
         WHERE campaign_id = ANY($1) AND status = 'queued'`,
-      [[first.campaignId, second.campaignId]],
-    );
-    expect(deferred).toHaveLength(numbers.length);
-    for (const { hours } of deferred) expect(Number(hours)).toBeGreaterThan(23);
-    const logs = [
-      ...(await campaignLogs(services.db.dataSource, first.campaignId)),
-      ...(await campaignLogs(services.db.dataSource, second.campaignId)),
-    ];
-    expect(logs.filter((log) => log.event === 'frequency_capped')).toHaveLength(numbers.length);
-    await terminateAll(
-      services.temporal.client,
-      [first, second].map(({ campaignId }) => campaignWorkflowId(campaignId)),
-    );
-  });
+        [[first.campaignId, second.campaignId]],
+      );
+      expect(deferred).toHaveLength(numbers.length);
+      for (const { hours } of deferred) expect(Number(hours)).toBeGreaterThan(23);
+      const logs = [
+        ...(await campaignLogs(services.db.dataSource, first.campaignId)),
+        ...(await campaignLogs(services.db.dataSource, second.campaignId)),
+      ];
+      expect(logs.filter((log) => log.event === 'frequency_capped')).toHaveLength(numbers.length);
+      await terminateAll(
+        services.temporal.client,
+        [first, second].map(({ campaignId }) => campaignWorkflowId(campaignId)),
+      );
+    },
+  );
 
-  it('counts every form of a number against its cap as one number', async () => {
+  it.concurrent('counts every form of a number against its cap as one number', async () => {
     const api = cappedApi(1);
     const first = await call('+44 20 7946 0959', api);
     expect(first.status).toBe(200);
@@ -265,7 +297,7 @@ describe('frequency caps across campaigns', () => {
     expect((second.body as { detail: string }).detail).toMatch(/^\+442079460959 has reached the frequency cap/);
   });
 
-  it('a single call over the cap answers 429 with Retry-After', async () => {
+  it.concurrent('a single call over the cap answers 429 with Retry-After', async () => {
     const api = cappedApi(1);
     const first = await call('+14152060001', api);
     expect(first.status).toBe(200);
