@@ -7,6 +7,7 @@ import { createDataSource } from '../entities/data-source';
 import { config, ConfigError, EMBEDDED_DATABASE, type Config } from '../platform/config';
 import { connectTemporalClient, ensureSearchAttributes, NO_PAYLOADS } from '../platform/temporal';
 import { promoteVersion } from '../workers/versioning';
+import { bundleIsCurrent } from '../workers/workflow-bundle-inputs';
 import { DEFAULT_BUNDLE_PATH, readWorkflowBundle } from '../workers/workflow-code';
 import { clusterLocation, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 import { copyNotice, reachableBinaries } from './postgres-binaries';
@@ -19,11 +20,12 @@ import { startTemporalDevServer, type RunningTemporal } from './temporal-dev-ser
 import { exitWithin, spawnTethered } from './tethered-spawn';
 
 /**
- * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL), the
- * Temporal dev server with its UI (unless TEMPORAL_ADDRESS), search attributes, migrations, then
- * the worker and the API as child processes; the worker's build is made the deployment's current
- * version, as an operator does after a deploy. Ctrl-C or SIGTERM stops everything in reverse order;
- * every child also stops by itself when this process dies without stopping them (kill -9, OOM).
+ * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL) with
+ * its migrations and, beside it, the Temporal dev server with its UI (unless TEMPORAL_ADDRESS) with
+ * our search attributes, then the worker and the API as child processes; the worker's build is
+ * made the deployment's current version, as an operator does after a deploy. Ctrl-C or SIGTERM
+ * stops everything in reverse order; every child also stops by itself when this process dies
+ * without stopping them (kill -9, OOM).
  */
 
 const say = (line: string) => console.log(`[start] ${line}`);
@@ -75,7 +77,9 @@ async function shutdown(code: number): Promise<never> {
   say('Stopping...');
   // The API first (no new work), then the worker (drains in-flight activities), then the servers.
   const grace = { api: 15_000, worker: (config().WORKER_SHUTDOWN_GRACE_SECONDS + 10) * 1000 };
-  for (const { name, process: child } of [...running.children].reverse()) {
+  const stopOrder = ['api', 'worker'];
+  const children = [...running.children].sort((a, b) => stopOrder.indexOf(a.name) - stopOrder.indexOf(b.name));
+  for (const { name, process: child } of children) {
     await stopChild(name, child, name === 'worker' ? grace.worker : grace.api);
   }
   for (const [name, server] of [
@@ -95,16 +99,80 @@ async function shutdown(code: number): Promise<never> {
 
 /**
  * The bundle the worker loads and its build id: the configured prebuilt one, else `workflows/`
- * bundled into DATA_DIR by the build's own script (in a child, so webpack's memory goes with it).
+ * bundled into DATA_DIR by the build's own script (in a child, so webpack's memory goes with it),
+ * unless the bundle there was made from exactly the files webpack would read now.
  */
 async function workflowBundle(cfg: Config): Promise<{ path: string; buildId: string }> {
   const prebuilt = cfg.WORKFLOW_BUNDLE_PATH ?? (cfg.NODE_ENV === 'production' ? DEFAULT_BUNDLE_PATH : undefined);
   const path = resolve(root, prebuilt ?? join(cfg.DATA_DIR, 'workflow-bundle.js'));
-  if (!prebuilt) {
+  if (!prebuilt && bundleIsCurrent(path)) {
+    say('Workflow code unchanged since the last bundle: the worker loads it as it is.');
+  } else if (!prebuilt) {
     const script = join(root, 'scripts', 'build-workflow-bundle.ts');
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', script, '--out', path], { cwd: root });
+    const args = ['--import', 'tsx', script, '--out', path, '--record-inputs'];
+    await promisify(execFile)(process.execPath, args, { cwd: root });
   }
   return { path, buildId: readWorkflowBundle(path).buildId };
+}
+
+/** PostgreSQL (the embedded server, unless DATABASE_URL) with every migration applied; its URL. */
+async function databaseReady(cfg: Config): Promise<string> {
+  let databaseUrl = cfg.DATABASE_URL;
+  if (cfg.EMBEDDED_POSTGRES) {
+    const cluster = clusterLocation(cfg.DATA_DIR, { chosen: cfg.DATA_DIR_CHOSEN });
+    say(`Starting embedded PostgreSQL on port ${cfg.EMBEDDED_POSTGRES_PORT} (data in ${cluster.dir})`);
+    if (cluster.relocated) {
+      say(`  (the "postgres" user cannot enter ${cfg.DATA_DIR} as root, so its cluster lives there instead)`);
+    }
+    const binaries = await reachableBinaries();
+    const notice = copyNotice(binaries);
+    if (notice) say(notice);
+    running.postgres = await startEmbeddedPostgres({
+      dataDir: cluster.dir,
+      binaries,
+      port: cfg.EMBEDDED_POSTGRES_PORT,
+      ...EMBEDDED_DATABASE,
+      log: (line) => cfg.LOG_LEVEL === 'debug' && say(`postgres: ${line}`),
+    });
+    databaseUrl = running.postgres.url;
+  }
+  const dataSource = createDataSource({ url: databaseUrl, applicationName: 'switchboard-start' });
+  await dataSource.initialize();
+  try {
+    const applied = await runMigrations(dataSource);
+    if (applied.length > 0) say(`Applied migrations: ${applied.join(', ')}`);
+  } finally {
+    await dataSource.destroy();
+  }
+  return databaseUrl;
+}
+
+/** Temporal (the dev server with its UI, unless TEMPORAL_ADDRESS) with our search attributes; its address. */
+async function temporalReady(cfg: Config): Promise<string> {
+  let temporalAddress = cfg.TEMPORAL_ADDRESS;
+  if (cfg.EMBEDDED_TEMPORAL) {
+    const executable = await provisionTemporalCli(say);
+    say(`Starting the Temporal dev server on port ${cfg.TEMPORAL_PORT} (CLI from ${executable.source})`);
+    running.temporal = await startTemporalDevServer({
+      executable,
+      dbFile: join(cfg.DATA_DIR, 'temporal.sqlite'),
+      port: cfg.TEMPORAL_PORT,
+      uiPort: cfg.TEMPORAL_UI_PORT,
+      namespace: cfg.TEMPORAL_NAMESPACE,
+      // The UI runs in the operator's browser on this machine: it reaches the API's codec server on localhost.
+      uiCodecEndpoint: `http://localhost:${cfg.PORT}/codec`,
+      log: (line) => say(`temporal: ${line}`),
+    });
+    temporalAddress = running.temporal.address;
+  }
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    const added = await ensureSearchAttributes(connection, cfg.TEMPORAL_NAMESPACE);
+    if (added.length > 0) say(`Registered search attributes: ${added.join(', ')}`);
+  } finally {
+    await connection.close();
+  }
+  return temporalAddress;
 }
 
 async function waitForApi(url: string, timeoutMs: number): Promise<void> {
@@ -164,58 +232,17 @@ async function main(): Promise<void> {
     say('Calls still run; a simulator call with audio needs these engines or a speech provider key.');
   }
 
-  let databaseUrl = cfg.DATABASE_URL;
-  if (cfg.EMBEDDED_POSTGRES) {
-    const cluster = clusterLocation(cfg.DATA_DIR, { chosen: cfg.DATA_DIR_CHOSEN });
-    say(`Starting embedded PostgreSQL on port ${cfg.EMBEDDED_POSTGRES_PORT} (data in ${cluster.dir})`);
-    if (cluster.relocated) {
-      say(`  (the "postgres" user cannot enter ${cfg.DATA_DIR} as root, so its cluster lives there instead)`);
-    }
-    const binaries = await reachableBinaries();
-    const notice = copyNotice(binaries);
-    if (notice) say(notice);
-    running.postgres = await startEmbeddedPostgres({
-      dataDir: cluster.dir,
-      binaries,
-      port: cfg.EMBEDDED_POSTGRES_PORT,
-      ...EMBEDDED_DATABASE,
-      log: (line) => cfg.LOG_LEVEL === 'debug' && say(`postgres: ${line}`),
-    });
-    databaseUrl = running.postgres.url;
-  }
+  // The two servers start side by side: neither needs the other.
+  const [database, temporal] = await Promise.allSettled([databaseReady(cfg), temporalReady(cfg)]);
+  if (database.status === 'rejected') throw database.reason;
+  if (temporal.status === 'rejected') throw temporal.reason;
+  const [databaseUrl, temporalAddress] = [database.value, temporal.value];
 
-  let temporalAddress = cfg.TEMPORAL_ADDRESS;
-  if (cfg.EMBEDDED_TEMPORAL) {
-    const executable = await provisionTemporalCli(say);
-    say(`Starting the Temporal dev server on port ${cfg.TEMPORAL_PORT} (CLI from ${executable.source})`);
-    running.temporal = await startTemporalDevServer({
-      executable,
-      dbFile: join(cfg.DATA_DIR, 'temporal.sqlite'),
-      port: cfg.TEMPORAL_PORT,
-      uiPort: cfg.TEMPORAL_UI_PORT,
-      namespace: cfg.TEMPORAL_NAMESPACE,
-      // The UI runs in the operator's browser on this machine: it reaches the API's codec server on localhost.
-      uiCodecEndpoint: `http://localhost:${cfg.PORT}/codec`,
-      log: (line) => say(`temporal: ${line}`),
-    });
-    temporalAddress = running.temporal.address;
-  }
-
-  const connection = await Connection.connect({ address: temporalAddress });
-  const added = await ensureSearchAttributes(connection, cfg.TEMPORAL_NAMESPACE);
-  await connection.close();
-  if (added.length > 0) say(`Registered search attributes: ${added.join(', ')}`);
-
-  const dataSource = createDataSource({ url: databaseUrl, applicationName: 'switchboard-start' });
-  await dataSource.initialize();
-  const applied = await runMigrations(dataSource);
-  await dataSource.destroy();
-  if (applied.length > 0) say(`Applied migrations: ${applied.join(', ')}`);
-
-  const { path: bundlePath, buildId } = await bundle;
   const env = localServiceEnvironment(process.env, { databaseUrl, temporalAddress });
-  spawnService('worker', 'workers/main.ts', { ...env, WORKFLOW_BUNDLE_PATH: bundlePath });
+  // The API loads no workflow code: it starts while webpack may still be bundling for the worker.
   spawnService('api', 'api/main.ts', env);
+  const { path: bundlePath, buildId } = await bundle;
+  spawnService('worker', 'workers/main.ts', { ...env, WORKFLOW_BUNDLE_PATH: bundlePath });
   if (cfg.TEMPORAL_WORKER_VERSIONING) await promote(temporalAddress, cfg, buildId);
 
   const apiUrl = `http://localhost:${cfg.PORT}`;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleWorkflowCode, type Logger } from '@temporalio/worker';
+import { bundleWorkflowCode, type BundleOptions, type Logger } from '@temporalio/worker';
 import type { Config } from '../platform/config';
 import { FAILURE_CONVERTER_PATH } from '../platform/payload-codec';
 import { WORKFLOW_TRACING_MODULE } from '../platform/tracing/worker-tracing';
@@ -31,7 +31,7 @@ export function buildIdOf(code: string, version: string = packageVersion): strin
 
 /** Bundles the workflows with the tracing interceptors and the failure converter, as `npm run build` does for production. */
 export async function bundleWorkflows(
-  options: { workflowsPath?: string; logger?: Logger } = {},
+  options: { workflowsPath?: string; logger?: Logger; webpackConfigHook?: BundleOptions['webpackConfigHook'] } = {},
 ): Promise<WorkflowCode> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve(options.workflowsPath ?? WORKFLOWS_PATH),
@@ -39,6 +39,7 @@ export async function bundleWorkflows(
     // Failures' messages and stacks are encrypted like every payload (docs/SECURITY.md).
     failureConverterPath: FAILURE_CONVERTER_PATH,
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.webpackConfigHook ? { webpackConfigHook: options.webpackConfigHook } : {}),
   });
   return { code, buildId: buildIdOf(code) };
 }

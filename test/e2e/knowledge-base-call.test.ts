@@ -118,7 +118,9 @@ beforeAll(async () => {
   offline = { app: laneApp(offlineQueue), taskQueue: offlineQueue };
   const handle = app.callback();
   http.on('request', (req, res) => void handle(req, res));
-  org = await callingOrganization(handle, { ring_seconds: 0, talk_seconds: 30 });
+  // On the simulated clock both agents have given the answer 11 s into the call (the offline one
+  // speaks its whole prompt first); the callee stays a little longer.
+  org = await callingOrganization(handle, { ring_seconds: 0, talk_seconds: 15 });
 
   // The handbook both calls retrieve from, ingested by a worker of the file's queue.
   const worker = await callWorker(services, { taskQueue, baseUrl, identity: 'knowledge-base-ingest' });
@@ -185,7 +187,7 @@ interface LoggedCall {
   result_excerpt: string;
 }
 
-// The two calls last their 30 s side by side, each on its own queue and worker; the last case
+// The two calls last their 15 s side by side, each on its own queue and worker; the last case
 // deletes the handbook once both are done.
 describe('an agent answering from its knowledge base', () => {
   it.concurrent('retrieves with the language model and speaks the answer; the retrieval is in the run', async () => {

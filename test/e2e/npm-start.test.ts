@@ -110,6 +110,7 @@ it('starts from a private folder, speaks on a simulator call with audio, and sto
         new RegExp(`^${COPIED_BINARIES_DIR}/[^/]+/bin/postgres$`),
       );
     }
+    expect(output).not.toContain('Workflow code unchanged');
     expect(output).toContain(`Temporal UI: http://localhost:${ports.TEMPORAL_UI_PORT}`);
     expect((await fetch(`${api()}/health/ready`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}/`)).status).toBe(200);
@@ -167,6 +168,8 @@ it('keeps its data across a restart, and leaves nothing running when its group i
   try {
     expect(started.output()).not.toContain('Applied migrations');
     expect(started.output()).not.toContain('Registered search attributes');
+    // Nothing of the workflow code changed: the first start's bundle is loaded, webpack does not run.
+    expect(started.output()).toContain('Workflow code unchanged since the last bundle');
     const client = new Client({
       connection: await Connection.connect({ address: `127.0.0.1:${ports.TEMPORAL_PORT}` }),
       dataConverter: testDataConverter,
