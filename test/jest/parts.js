@@ -32,8 +32,8 @@ const RUN_ALONE = [
   'test/e2e/web-call.test.ts',
 ];
 /**
- * One at a time. Each uses about a third of a core, so two together would halve their part of the
- * run, but that has yet to hold its real-time assertions on an otherwise idle machine (see
+ * One at a time. Each used a third of a core or less, so two together would nearly halve their part
+ * of the run, but that has yet to hold the real-time assertions on an otherwise idle machine (see
  * docs/development/tests.md, "What the time went to").
  */
 const RUN_ALONE_AT_ONCE = 1;
