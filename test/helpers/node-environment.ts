@@ -33,6 +33,7 @@ export default class NodeEnvironment extends TestEnvironment {
   private readonly running?: RunningFiles;
   private readonly file: string;
   private readonly alone: boolean;
+  private readonly aloneAtOnce: number;
 
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context);
@@ -41,6 +42,7 @@ export default class NodeEnvironment extends TestEnvironment {
     this.file = relative(rootDir, context.testPath);
     const runAlone = (testEnvironmentOptions.runAlone as string[] | undefined) ?? [];
     this.alone = runAlone.includes(this.file);
+    this.aloneAtOnce = (testEnvironmentOptions.runAloneAtOnce as number | undefined) ?? 1;
     // Only a run with the global setup (several files on shared servers) tracks its files.
     const folder = process.env[TEST_ENV.runningFiles];
     if (folder) this.running = new RunningFiles(folder);
@@ -48,7 +50,7 @@ export default class NodeEnvironment extends TestEnvironment {
 
   override async setup(): Promise<void> {
     await super.setup();
-    if (this.alone) await this.running?.enterAlone(this.file);
+    if (this.alone) await this.running?.enterAlone(this.file, this.aloneAtOnce);
     else await this.running?.enterShared(this.file);
   }
 

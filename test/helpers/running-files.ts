@@ -2,7 +2,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** The lock of the first slot among files that run alone; the others are `run-alone-<n>.lock`. */
 const LOCK = 'run-alone.lock';
+const lockName = (slot: number) => (slot === 0 ? LOCK : `run-alone-${slot}.lock`);
 /** Marks a worker with a file that must run alone, from before it takes the lock until it ends. */
 const ALONE_PREFIX = 'alone-';
 const POLL_MS = 500;
@@ -25,14 +27,15 @@ const defaultAnnounce = (line: string) => process.stderr.write(`[run alone] ${li
 /**
  * Which test files are running, across jest's worker processes, through markers in a folder the
  * global setup makes (a worker runs one file at a time). A file that must run alone marks itself
- * waiting, takes a lock among such files, then waits until no other worker runs a file; a shared
- * file does not start while a file that runs alone waits or runs. Markers and a lock left by a
- * worker that died are ignored.
+ * waiting, takes one of `atOnce` locks among such files (one by default: they run one at a time),
+ * then waits until no worker runs a shared file; a shared file does not start while a file that
+ * runs alone waits or runs. Markers and locks left by a worker that died are ignored.
  */
 export class RunningFiles {
   private readonly marker: string;
   private readonly aloneMarker: string;
-  private readonly lock: string;
+  /** The lock this worker holds, if any. */
+  private held: string | undefined;
 
   constructor(
     private readonly folder: string,
@@ -41,7 +44,6 @@ export class RunningFiles {
     mkdirSync(folder, { recursive: true });
     this.marker = join(folder, String(process.pid));
     this.aloneMarker = join(folder, `${ALONE_PREFIX}${process.pid}`);
-    this.lock = join(folder, LOCK);
   }
 
   /** Resolves once no file that runs alone waits or runs, and marks this worker busy. */
@@ -55,8 +57,11 @@ export class RunningFiles {
     writeFileSync(this.marker, '');
   }
 
-  /** Resolves once this file holds the lock and no other worker runs a file. */
-  async enterAlone(file: string): Promise<void> {
+  /**
+   * Resolves once this file holds one of `atOnce` locks (so at most that many files that run alone
+   * run together) and no other worker runs a shared file.
+   */
+  async enterAlone(file: string, atOnce = 1): Promise<void> {
     const started = Date.now();
     writeFileSync(this.aloneMarker, file);
     let announced = false;
@@ -65,8 +70,8 @@ export class RunningFiles {
       announced = true;
       this.announce(`${file} waits for ${why}`);
     };
-    while (!this.takeLock()) {
-      announce('another file that runs alone');
+    while (!this.takeLock(atOnce)) {
+      announce(atOnce === 1 ? 'another file that runs alone' : `${atOnce} other files that run alone`);
       await sleep(POLL_MS);
     }
     while (this.othersMarked('') > 0) {
@@ -79,25 +84,31 @@ export class RunningFiles {
   leave(): void {
     rmSync(this.marker, { force: true });
     rmSync(this.aloneMarker, { force: true });
-    if (this.lockHolder() === process.pid) rmSync(this.lock, { force: true });
+    if (this.held && this.lockHolder(this.held) === process.pid) rmSync(this.held, { force: true });
+    this.held = undefined;
   }
 
-  private takeLock(): boolean {
-    const holder = this.lockHolder();
-    if (holder !== undefined && holder !== process.pid && alive(holder)) return false;
-    if (holder !== undefined) rmSync(this.lock, { force: true });
-    try {
-      writeFileSync(this.lock, String(process.pid), { flag: 'wx' });
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw error;
+  /** Takes the first of `slots` locks that is free or left by a dead worker. */
+  private takeLock(slots: number): boolean {
+    for (let slot = 0; slot < slots; slot++) {
+      const lock = join(this.folder, lockName(slot));
+      const holder = this.lockHolder(lock);
+      if (holder !== undefined && holder !== process.pid && alive(holder)) continue;
+      if (holder !== undefined) rmSync(lock, { force: true });
+      try {
+        writeFileSync(lock, String(process.pid), { flag: 'wx' });
+        this.held = lock;
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
     }
+    return false;
   }
 
-  private lockHolder(): number | undefined {
+  private lockHolder(lock: string): number | undefined {
     try {
-      return Number(readFileSync(this.lock, 'utf8')) || undefined;
+      return Number(readFileSync(lock, 'utf8')) || undefined;
     } catch {
       return undefined;
     }

@@ -81,3 +81,25 @@ it('removes its markers and lock when it leaves', async () => {
   running.leave();
   expect(existsSync(join(dir, String(process.pid)))).toBe(false);
 });
+
+it('lets as many files that run alone run together as it is told, and holds the next one', async () => {
+  const dir = folder();
+  const [first, second] = [otherWorker(), otherWorker()];
+  writeFileSync(join(dir, 'run-alone.lock'), String(first.pid));
+  writeFileSync(join(dir, 'run-alone-1.lock'), String(second.pid));
+  // A third slot is free.
+  const third = files(dir);
+  expect(await settledWithin(third.enterAlone('test/e2e/audio.test.ts', 3), 2_000)).toBe(true);
+  expect(readFileSync(join(dir, 'run-alone-2.lock'), 'utf8')).toBe(String(process.pid));
+  third.leave();
+  expect(existsSync(join(dir, 'run-alone-2.lock'))).toBe(false);
+  // Two at a time: both slots are taken until a holder ends.
+  const entered = files(dir).enterAlone('test/voice/live.test.ts', 2);
+  expect(await settledWithin(entered, 1_500)).toBe(false);
+  second.kill();
+  await exited(second);
+  expect(await settledWithin(entered, 5_000)).toBe(true);
+  expect(readFileSync(join(dir, 'run-alone-1.lock'), 'utf8')).toBe(String(process.pid));
+  first.kill();
+  await exited(first);
+});
