@@ -79,6 +79,6 @@ export default async function globalSetup(): Promise<void> {
   process.env[TEST_ENV.workflowBundle] = bundlePath;
   process.env[TEST_ENV.runningFiles] = join(runDir, 'running-files');
   if (executable.type === 'existing-path') process.env[TEST_ENV.temporalCliPath] = executable.path;
-  (globalThis as Record<string, unknown>).__switchboardTestServers = { postgres, temporal };
+  (globalThis as Record<string, unknown>).__switchboardTestServers = { postgres, temporal, runDir };
   log(`PostgreSQL, Temporal (${temporal.address}) and the workflow bundle ready in ${Date.now() - started} ms`);
 }
