@@ -49,6 +49,8 @@ async function startWorker(taskQueue: string, publicBaseUrl = baseUrl): Promise<
       SECRETS_KEY: TEST_SECRETS_KEY,
       PUBLIC_BASE_URL: publicBaseUrl,
       WORKER_METRICS_PORT: String(await freePort()),
+      // No live calls here to make way for; a lowered worker starves beside the other test runs.
+      WORKER_NICE: '0',
       WORKFLOW_BUNDLE_PATH: testEnv('workflowBundle'),
       DATA_DIR: mkdtempSync(join(tmpdir(), 'switchboard-worker-')),
     },
