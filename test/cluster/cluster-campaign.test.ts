@@ -34,6 +34,7 @@ beforeAll(async () => {
   // The first run on a machine builds the server with Go (minutes); later runs find it cached.
   stack = await startClusterStack(services.db.url, taskQueue, {
     suggestContinueAsNewEvents: SUGGEST_CONTINUE_AS_NEW_EVENTS,
+    searchAttributesAtOnce: true,
   });
 }, 1_200_000);
 afterAll(() => stack?.close());

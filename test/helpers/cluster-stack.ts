@@ -52,17 +52,35 @@ export interface ClusterStackOptions {
    * makes a campaign of a few hundred contacts continue as new, as one of thousands does by default.
    */
   suggestContinueAsNewEvents?: number;
+  /**
+   * New search attributes usable at once, so the namespace script skips its fixed pause for the
+   * server's caches: the dynamic config then reads them on every use and refreshes the namespace
+   * cache every second (`system.forceSearchAttributesCacheRefreshOnRead`, as the upstream development
+   * config does, and `system.namespaceCacheRefreshInterval`). Off: the committed config's caches.
+   */
+  searchAttributesAtOnce?: boolean;
 }
 
-/** The committed dynamic config, plus the test's history limit when it sets one, in `dir`. */
-function dynamicConfigFile(dir: string, suggestContinueAsNewEvents: number | undefined): string | undefined {
-  if (suggestContinueAsNewEvents === undefined) return undefined;
+/** A dynamic config setting in the server's YAML form, for every namespace. */
+const setting = (key: string, value: string | number | boolean) =>
+  `${key}:\n  - value: ${value}\n    constraints: {}\n`;
+
+/** The committed dynamic config, plus the test's settings when it sets any, in `dir`. */
+function dynamicConfigFile(dir: string, options: ClusterStackOptions): string | undefined {
+  const added = [
+    ...(options.suggestContinueAsNewEvents === undefined
+      ? []
+      : [setting('limit.historyCount.suggestContinueAsNew', options.suggestContinueAsNewEvents)]),
+    ...(options.searchAttributesAtOnce
+      ? [
+          setting('system.forceSearchAttributesCacheRefreshOnRead', true),
+          setting('system.namespaceCacheRefreshInterval', '1s'),
+        ]
+      : []),
+  ];
+  if (added.length === 0) return undefined;
   const path = join(dir, 'dynamicconfig.yaml');
-  writeFileSync(
-    path,
-    `${readFileSync(DYNAMIC_CONFIG_FILE, 'utf8')}\nlimit.historyCount.suggestContinueAsNew:\n` +
-      `  - value: ${suggestContinueAsNewEvents}\n    constraints: {}\n`,
-  );
+  writeFileSync(path, `${readFileSync(DYNAMIC_CONFIG_FILE, 'utf8')}\n${added.join('')}`);
   return path;
 }
 
@@ -81,25 +99,11 @@ export async function startClusterStack(
   const postgres = postgresAddress(testEnv('postgresAdminUrl'));
   const suffix = randomBytes(4).toString('hex');
   const databases = { main: `temporal_${suffix}`, visibility: `temporal_visibility_${suffix}` };
-  await setupTemporalSchemas(binaries, postgres, () => undefined, databases);
   const ports = await freeTemporalPorts();
   const temporalAddress = `${HOST}:${ports.frontend}`;
-  const server = temporalServerCommand(binaries, postgres, ports, {
-    databases,
-    dynamicConfigFile: dynamicConfigFile(dir, options.suggestContinueAsNewEvents),
-  });
-  const temporal = new ManagedProcess({
-    name: 'temporal-server',
-    ...server,
-    ready: () => waitForTemporal(temporalAddress, 120_000),
-  });
-  await temporal.start();
-  await registerNamespace(cli.path, temporalAddress, 'default', () => undefined);
-  const connection = await Connection.connect({ address: temporalAddress });
   // Production refuses the development key: the cluster runs with a key of its own.
   const payloadKeys = `cluster-test:${randomBytes(32).toString('base64')}`;
   const dataConverter = temporalDataConverter({ NODE_ENV: 'production', PAYLOAD_ENCRYPTION_KEYS: payloadKeys });
-  const client = new Client({ connection, namespace: 'default', dataConverter });
 
   // Ports a test kills and restarts processes on: outside the range outgoing connections draw from.
   const taken = new Set(Object.values(ports));
@@ -139,6 +143,43 @@ export async function startClusterStack(
     env: { ...env, ...extra },
     cwd: root,
   });
+  const apis = apiPorts.map(
+    (port, i) =>
+      new ManagedProcess({
+        name: `api ${i + 1}`,
+        ...node('api/main.ts', { PORT: String(port) }),
+        ready: () => apiHealthy(apiBaseUrls[i] ?? ''),
+      }),
+  );
+  // The API processes start (tsx compiling them) while the server's schemas are made and it starts:
+  // they connect to Temporal lazily, as in `npm run start:cluster`.
+  const apisStarted = Promise.all(apis.map((api) => api.start()));
+  apisStarted.catch(() => undefined);
+
+  const server = temporalServerCommand(binaries, postgres, ports, {
+    databases,
+    dynamicConfigFile: dynamicConfigFile(dir, options),
+  });
+  const temporal = new ManagedProcess({
+    name: 'temporal-server',
+    ...server,
+    ready: () => waitForTemporal(temporalAddress, 120_000),
+  });
+  let connection: Connection;
+  try {
+    await setupTemporalSchemas(binaries, postgres, () => undefined, databases);
+    await temporal.start();
+    const settleSeconds = options.searchAttributesAtOnce ? 0 : undefined;
+    await registerNamespace(cli.path, temporalAddress, 'default', () => undefined, settleSeconds);
+    connection = await Connection.connect({ address: temporalAddress });
+    await apisStarted;
+  } catch (error) {
+    // No stack to close yet: stop what did start, or the processes outlive the test run.
+    for (const process of [...apis, temporal]) await process.kill();
+    throw error;
+  }
+  const client = new Client({ connection, namespace: 'default', dataConverter });
+
   // The first worker start waits for its build to be promoted, as `npm run start:cluster` does; the
   // other workers and every restart run the same build, current already.
   let promoted: Promise<void> | undefined;
@@ -153,15 +194,6 @@ export async function startClusterStack(
       }),
     );
   }
-  const apis = apiPorts.map(
-    (port, i) =>
-      new ManagedProcess({
-        name: `api ${i + 1}`,
-        ...node('api/main.ts', { PORT: String(port) }),
-        ready: () => apiHealthy(apiBaseUrls[i] ?? ''),
-      }),
-  );
-  await Promise.all(apis.map((api) => api.start()));
   const processes = [temporal, ...workers, ...apis];
   return {
     temporal,
