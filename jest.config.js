@@ -1,4 +1,5 @@
 // @ts-check
+const { availableParallelism } = require('node:os');
 const { common, servers, run } = require('./test/jest/parts');
 
 /**
@@ -15,7 +16,8 @@ module.exports = {
   ...run,
   // Half again as many files as cores: most slow files wait on clocks (ring and talk seconds, a
   // killed process's restart), so a third file beside two cores fills their idle time.
-  maxWorkers: '150%',
+  // (Jest caps a percentage at 100%, so the count is computed here.)
+  maxWorkers: Math.max(1, Math.floor(availableParallelism() * 1.5)),
   reporters: [
     'default',
     '<rootDir>/test/helpers/slowest-files-reporter.js',
