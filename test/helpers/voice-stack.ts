@@ -35,11 +35,6 @@ export interface VoiceStack {
   /** Conversations started on media streams (they settle once reported to their call workflows). */
   conversations: Promise<void>[];
   createWorker(): Promise<Worker>;
-  /**
-   * Runs `test` with a worker on the stack's task queue shared by the cases that run side by side:
-   * the first to need it starts it, the last one to end stops it (before the file's services close).
-   */
-  withWorker<T>(test: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -107,33 +102,6 @@ export async function startVoiceStack(
       );
     },
   });
-  const createWorker = () =>
-    callWorker(services, {
-      taskQueue,
-      baseUrl,
-      identity: name,
-      prices: { perMinuteUsd: 0.06, per1kTokensUsd: 0.002 },
-    });
-  let users = 0;
-  let shared: Promise<{ worker: Worker; running: Promise<void> }> | undefined;
-  const withWorker = async <T>(test: () => Promise<T>): Promise<T> => {
-    users += 1;
-    shared ??= createWorker().then((worker) => ({ worker, running: worker.run() }));
-    const mine = shared;
-    try {
-      const { running } = await mine;
-      const stopped = running.then(() => Promise.reject(new Error('the worker stopped during the test')));
-      return await Promise.race([test(), stopped]);
-    } finally {
-      users -= 1;
-      if (users === 0) {
-        shared = undefined;
-        const { worker, running } = await mine;
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-        await running;
-      }
-    }
-  };
   return {
     baseUrl,
     app,
@@ -144,8 +112,13 @@ export async function startVoiceStack(
     latencies,
     events,
     conversations,
-    createWorker,
-    withWorker,
+    createWorker: () =>
+      callWorker(services, {
+        taskQueue,
+        baseUrl,
+        identity: name,
+        prices: { perMinuteUsd: 0.06, per1kTokensUsd: 0.002 },
+      }),
     async close() {
       await media.close();
       await Promise.allSettled(conversations);
