@@ -16,6 +16,8 @@ export interface EmbeddedPostgresOptions {
   database: string;
   /** Where the programs are; found (and copied, if need be) when not given. */
   binaries?: PostgresBinaries;
+  /** Server settings for this start (`-c name=value`), e.g. `max_connections`. */
+  settings?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -134,7 +136,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
   clearStaleLock(dataDir, log);
 
-  const { child: server } = spawnTethered(binaries.postgres, ['-D', dataDir, '-p', String(options.port)], {
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  const { child: server } = spawnTethered(binaries.postgres, ['-D', dataDir, '-p', String(options.port), ...settings], {
     ...owner,
     cwd: dirname(dataDir),
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -56,6 +56,9 @@ export default async function globalSetup(): Promise<void> {
     password,
     database: template,
     binaries,
+    // Every file's pools, the API and worker processes the end-to-end files start, and the cluster
+    // test's Temporal server (a pool per service) share this server: the default 100 ran out.
+    settings: { max_connections: '500' },
   });
   const dataSource = createDataSource({ url: postgres.url, applicationName: 'test-setup' });
   await dataSource.initialize();
