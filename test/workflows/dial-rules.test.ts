@@ -75,6 +75,8 @@ const runOf = async (runId: number) => {
   >(`SELECT is_completed, gathered_context FROM runs WHERE id = $1`, [runId]);
   return row;
 };
+const runEnded = (runId: number) =>
+  waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT);
 const counters = async (campaignId: number) => {
   const [row] = await services.db.dataSource.query<
     {
@@ -157,7 +159,7 @@ describe('do-not-call at dial time', () => {
       const res = await call('+4402079460688');
       expect(res.status).toBe(200);
       const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
-      await withWorker(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
+      await withWorker(() => runEnded(runId));
       expect(await dialsTo('+442079460688')).toBe(1);
       const [listed] = await services.db.dataSource.query<{ phone_number: string; source: string }[]>(
         `SELECT phone_number, source FROM do_not_call_numbers WHERE run_id = $1`,
@@ -188,9 +190,7 @@ describe('do-not-call at dial time', () => {
       expect(res.status).toBe(200);
       await listNumber('+14152030001');
       const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
-      await (
-        await worker(queue)
-      ).runUntil(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
+      await (await worker(queue)).runUntil(() => runEnded(runId));
       expect((await runOf(runId))?.gathered_context).toMatchObject({
         call_status: 'canceled',
         not_dialed: 'do_not_call',
@@ -205,7 +205,7 @@ describe('do-not-call at dial time', () => {
       const res = await call('+14152040688');
       expect(res.status).toBe(200);
       const runId = (res.body as { workflow_run_id: number }).workflow_run_id;
-      await withWorker(() => waitFor('the run to end', async () => (await runOf(runId))?.is_completed, CAMPAIGN_WAIT));
+      await withWorker(() => runEnded(runId));
       const list = await request(bed().baseUrl)
         .get(`/api/v1/organizations/do-not-call?search=${encodeURIComponent('+1 415 204 0688')}`)
         .set('X-API-Key', org.apiKey);
